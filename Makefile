@@ -1,0 +1,53 @@
+# Two commands do everything on a bare machine (Python 3.11+ with pip):
+#   make demo   set up .venv and run the main job against the local sandbox
+#   make test   set up .venv and run lint, types, import layers and the test suite
+# Set-up is idempotent: it reinstalls only when pyproject.toml changes.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+DEMO_OUT ?= demo-output
+
+.PHONY: help setup demo test lint format types layers pytest bench clean
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+		|| { echo "edgereports needs Python 3.11 or newer (PYTHON=$(PYTHON))"; exit 1; }
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) \
+		|| { $(PYTHON) -m pip install --user virtualenv && $(PYTHON) -m virtualenv $(VENV); }
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+setup: $(STAMP)  ## create .venv and install the package with the test tools
+
+demo: $(STAMP)  ## run the main job against the local sandbox
+	$(BIN)/edgereports presets
+	$(BIN)/edgereports query --preset time_usage_enterprise --account-id 62c40843c7a1909709112345 \
+		--start 2022-07-07T09:50:00+05:30 --end 2022-07-08T09:50:00+05:30
+
+lint: $(STAMP)  ## ruff lint and format check
+	$(BIN)/ruff check edgereports tests benchmarks sample_data
+	$(BIN)/ruff format --check edgereports tests benchmarks sample_data
+
+format: $(STAMP)  ## apply ruff's fixes and formatting
+	$(BIN)/ruff check --fix edgereports tests benchmarks sample_data
+	$(BIN)/ruff format edgereports tests benchmarks sample_data
+
+types: $(STAMP)  ## mypy --strict on the package
+	$(BIN)/mypy
+
+layers: $(STAMP)  ## the import contracts of DESIGN.md
+	$(BIN)/lint-imports
+
+pytest: $(STAMP)  ## the test suite
+	$(BIN)/pytest
+
+test: lint types layers pytest  ## everything CI runs
+
+clean:  ## remove the environment and caches
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .import_linter_cache $(DEMO_OUT)

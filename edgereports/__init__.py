@@ -1,0 +1,77 @@
+"""edgereports: connectivity reports of the edge-network service as tidy pandas DataFrames.
+
+Example:
+    >>> import edgereports as er
+    >>> er.presets.time_usage_enterprise(
+    ...     account_id="A", start="2022-07-07T09:50:00+05:30", end="2022-07-08T09:50:00+05:30"
+    ... ).to_request()["granularity"]
+    'DAY'
+
+Names that need pandas or the HTTP stack are loaded on first use, so ``import edgereports``
+stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from . import presets
+from ._version import __version__
+from .config import Settings
+from .errors import (
+    ApiError,
+    AuthError,
+    ConfigError,
+    EdgeReportsError,
+    ExportLocked,
+    InputError,
+    NotFoundError,
+    PartialFailure,
+    QueryError,
+    RateLimitError,
+    SchemaError,
+    SyncTimeout,
+    TransportError,
+)
+from .query import Report
+from .terms import Metric
+from .vocabulary import VocabularyWarning
+
+# Public names loaded on first access: name -> module.
+_LAZY: dict[str, str] = {}
+
+__all__ = [
+    "ApiError",
+    "AuthError",
+    "ConfigError",
+    "EdgeReportsError",
+    "ExportLocked",
+    "InputError",
+    "Metric",
+    "NotFoundError",
+    "PartialFailure",
+    "QueryError",
+    "RateLimitError",
+    "Report",
+    "SchemaError",
+    "Settings",
+    "SyncTimeout",
+    "TransportError",
+    "VocabularyWarning",
+    "__version__",
+    "presets",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'edgereports' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,105 @@
+"""Settings: keys, addresses and timeouts, read from the environment only on request."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from .errors import ConfigError
+
+__all__ = ["ENV_VARS", "Settings"]
+
+#: The environment variables read by :meth:`Settings.from_env`, by field.
+ENV_VARS: dict[str, str] = {
+    "api_key": "EDGEREPORTS_API_KEY",
+    "partner_name": "EDGEREPORTS_PARTNER_NAME",
+    "base_url": "EDGEREPORTS_BASE_URL",
+    "reporting_url": "EDGEREPORTS_REPORTING_URL",
+    "timeout": "EDGEREPORTS_TIMEOUT",
+}
+
+
+def _check_url(name: str, value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = value.strip().rstrip("/")
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(
+            f"{name} must be an http(s) URL such as https://host.example, got {value!r}"
+        )
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Connection settings for the service (frozen; its repr never shows a key).
+
+    Args:
+        api_key: the developer's API key (SPEC 5).
+        partner_name: the subscription's Service ID (areas A and B).
+        base_url: address of the content and campaign APIs.
+        reporting_url: address of the reporting API.
+        timeout: read timeout in seconds for one request.
+
+    Example:
+        >>> Settings(api_key="k" * 8, reporting_url="https://r.example")  # doctest: +ELLIPSIS
+        Settings(api_key='***', partner_name=None, ..., reporting_url='https://r.example', ...)
+    """
+
+    api_key: str | None = field(default=None, repr=False)
+    partner_name: str | None = None
+    base_url: str | None = None
+    reporting_url: str | None = None
+    timeout: float = 30.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "base_url", _check_url("base_url", self.base_url))
+        object.__setattr__(self, "reporting_url", _check_url("reporting_url", self.reporting_url))
+        if self.api_key is not None and not self.api_key.strip():
+            raise ConfigError("api_key is empty; set EDGEREPORTS_API_KEY or pass api_key=")
+        if not self.timeout > 0:
+            raise ConfigError(f"timeout must be a positive number of seconds, got {self.timeout}")
+
+    def __repr__(self) -> str:
+        def shown(name: str) -> str:
+            value = getattr(self, name)
+            return "'***'" if name == "api_key" and value else repr(value)
+
+        fields = ", ".join(f"{f.name}={shown(f.name)}" for f in dataclasses.fields(self))
+        return f"Settings({fields})"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """Read settings from ``EDGEREPORTS_*`` environment variables.
+
+        Args:
+            environ: the mapping to read instead of ``os.environ`` (for tests).
+
+        Returns:
+            The settings; unset variables stay ``None`` (timeout 30 s).
+
+        Raises:
+            ConfigError: a variable is set but malformed (not a URL, not a number).
+        """
+        env = os.environ if environ is None else environ
+        values: dict[str, str] = {
+            name: env[var].strip() for name, var in ENV_VARS.items() if env.get(var, "").strip()
+        }
+        timeout = 30.0
+        if "timeout" in values:
+            try:
+                timeout = float(values.pop("timeout"))
+            except ValueError:
+                raise ConfigError(f"{ENV_VARS['timeout']} must be a number of seconds") from None
+        return cls(timeout=timeout, **values)
+
+    def require(self, *names: str) -> None:
+        """Raise :class:`ConfigError` naming every setting in ``names`` that is unset."""
+        missing = [n for n in names if getattr(self, n) in (None, "")]
+        if missing:
+            hint = ", ".join(f"{n} ({ENV_VARS[n]})" for n in missing)
+            raise ConfigError(f"missing settings: {hint}")

@@ -1,0 +1,184 @@
+"""The one exception tree of edgereports, and :func:`redact` for secrets in text and URLs.
+
+Every error the package raises is an :class:`EdgeReportsError`. Messages never contain an API
+key or an app key: anything that may carry one (URLs, bodies, chained causes) goes through
+:func:`redact` first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = [
+    "ApiError",
+    "AuthError",
+    "ConfigError",
+    "EdgeReportsError",
+    "ExportLocked",
+    "InputError",
+    "NotFoundError",
+    "PartialFailure",
+    "QueryError",
+    "RateLimitError",
+    "SchemaError",
+    "SyncTimeout",
+    "TransportError",
+    "redact",
+]
+
+REDACTED = "***"
+
+# Query parameters, headers and JSON members that carry a credential.
+_SECRET_NAMES = r"api[_-]?key|apikey|app[_-]?key|x-api-key|token|signature|sig"
+_PARAM = re.compile(rf"(?i)(?P<name>\b(?:{_SECRET_NAMES}))(?P<sep>=)(?P<value>[^&\s#'\"]+)")
+_HEADER = re.compile(
+    rf"(?i)(?P<name>['\"]?\b(?:{_SECRET_NAMES})['\"]?)(?P<sep>\s*:\s*['\"]?)(?P<value>[^'\",\s}}]+)"
+)
+
+
+def redact(text: object, secrets: Sequence[str | None] = ()) -> str:
+    """Return ``text`` as a string with every credential replaced by ``***``.
+
+    Replaces the value of ``apikey=``/``api_key=``/``app_key=`` query parameters, of
+    ``api_key: ...`` headers or JSON members, and every literal occurrence of ``secrets``.
+
+    Args:
+        text: anything; it is converted with ``str()``.
+        secrets: literal values to remove wherever they appear (e.g. the configured key).
+
+    Returns:
+        The redacted text.
+
+    Example:
+        >>> redact("https://h/report?apikey=s3cret&x=1")
+        'https://h/report?apikey=***&x=1'
+    """
+    out = str(text)
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            out = out.replace(secret, REDACTED)
+    out = _PARAM.sub(lambda m: f"{m['name']}{m['sep']}{REDACTED}", out)
+    out = _HEADER.sub(lambda m: f"{m['name']}{m['sep']}{REDACTED}", out)
+    return out
+
+
+class EdgeReportsError(Exception):
+    """Base of every error raised by edgereports."""
+
+
+class InputError(EdgeReportsError, ValueError):
+    """Bad arguments, caught before any network call."""
+
+
+class QueryError(InputError):
+    """An invalid report request; the message names the field and what is allowed."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class ConfigError(InputError):
+    """Missing or malformed settings or job files."""
+
+
+class TransportError(EdgeReportsError):
+    """A connection failure, a timeout or a broken body."""
+
+
+class ApiError(EdgeReportsError):
+    """A non-2xx answer from the service.
+
+    Attributes:
+        status_code: the HTTP status.
+        body_excerpt: at most 200 characters of the body, redacted.
+        url: the request URL, redacted.
+    """
+
+    def __init__(
+        self, message: str, *, status_code: int, body_excerpt: str = "", url: str = ""
+    ) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.body_excerpt = body_excerpt
+        self.url = url
+
+
+class AuthError(ApiError):
+    """401 or 403: the key is missing, wrong or not allowed."""
+
+
+class NotFoundError(ApiError):
+    """404: no such resource."""
+
+
+class RateLimitError(ApiError):
+    """429 after the retries ran out.
+
+    Attributes:
+        retry_after: seconds the service asked to wait, when it said.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int = 429,
+        body_excerpt: str = "",
+        url: str = "",
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message, status_code=status_code, body_excerpt=body_excerpt, url=url)
+        self.retry_after = retry_after
+
+
+class SchemaError(EdgeReportsError):
+    """A payload that matches no known shape; says where and why.
+
+    Attributes:
+        where: the path inside the payload, e.g. ``result[1][7].time_stamp``.
+    """
+
+    def __init__(self, message: str, *, where: str = "") -> None:
+        super().__init__(message)
+        self.where = where
+
+
+class PartialFailure(EdgeReportsError):
+    """Some windows or requests failed.
+
+    Attributes:
+        failures: one entry per failed part (which report, which window, which error).
+        frame: the frame of the parts that succeeded.
+    """
+
+    def __init__(self, message: str, *, failures: Sequence[Any], frame: Any = None) -> None:
+        super().__init__(message)
+        self.failures = list(failures)
+        self.frame = frame
+
+
+class SyncTimeout(EdgeReportsError, TimeoutError):
+    """Content still not synced to the edge when the wait ran out.
+
+    Attributes:
+        pending: the content ids still in progress.
+    """
+
+    def __init__(self, message: str, *, pending: Sequence[str]) -> None:
+        super().__init__(message)
+        self.pending = list(pending)
+
+
+class ExportLocked(EdgeReportsError):
+    """Another run holds the export's lock.
+
+    Attributes:
+        holder: what the lock file says of its holder (pid, host, start time).
+    """
+
+    def __init__(self, message: str, *, holder: str = "") -> None:
+        super().__init__(message)
+        self.holder = holder

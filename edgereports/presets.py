@@ -1,0 +1,270 @@
+"""The eleven query patterns of SPEC 4.3 as named functions, and a catalogue of them.
+
+Each preset takes keyword arguments and returns a :class:`~edgereports.query.Report`. ``start``
+and ``end`` accept what :meth:`Report.between` accepts (datetimes, dates, ISO-8601 strings,
+keywords). Subscriber presets take one value or a list (a list fans out in the client).
+
+Example:
+    >>> from edgereports import presets
+    >>> presets.ue_connections_avg_peak(
+    ...     account_id="A", start="2022-07-07T00:00:00Z", end="2022-07-08T00:00:00Z"
+    ... ).to_request()["metrics"]
+    [{'name': 'ue_connections', 'aggregation_type': 'MAX'}, \
+{'name': 'ue_connections', 'aggregation_type': 'AVG'}]
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from .errors import QueryError
+from .query import Report
+from .terms import Expression
+from .times import NOW, TimeLike
+from .vocabulary import suggest
+
+__all__ = [
+    "CATALOGUE",
+    "Param",
+    "PresetInfo",
+    "active_sim_count",
+    "bandwidth_percentile",
+    "build",
+    "byte_usage_subscriber",
+    "concurrent_online_ues",
+    "device_status",
+    "get",
+    "names",
+    "realtime_bandwidth",
+    "time_usage_enterprise",
+    "time_usage_subscriber",
+    "ue_connections_avg_peak",
+    "ue_connections_enterprise",
+    "ue_connections_subscriber",
+]
+
+Values = Expression | Iterable[Expression]
+#: Default percentile of :func:`bandwidth_percentile`.
+DEFAULT_PERCENTILE = 95
+
+
+def _base(account_id: Expression, start: TimeLike, end: TimeLike) -> Report:
+    return Report(account_id=account_id).between(start, end)
+
+
+def time_usage_enterprise(*, account_id: Expression, start: TimeLike, end: TimeLike) -> Report:
+    """Daily time usage of the whole enterprise (seconds, COUNT)."""
+    return _base(account_id, start, end).granularity("DAY").metric("time_usage_seconds", "COUNT")
+
+
+def time_usage_subscriber(
+    *, account_id: Expression, msisdn: Values, start: TimeLike, end: TimeLike
+) -> Report:
+    """Daily time usage per subscriber (MSISDN), seconds, COUNT."""
+    return (
+        _base(account_id, start, end)
+        .granularity("DAY")
+        .by("msisdn")
+        .where(msisdn=msisdn)
+        .metric("time_usage_seconds", "COUNT")
+    )
+
+
+def byte_usage_subscriber(
+    *, account_id: Expression, msisdn: Values, start: TimeLike, end: TimeLike
+) -> Report:
+    """Hourly uplink and downlink bytes per subscriber (MSISDN), COUNT."""
+    return (
+        _base(account_id, start, end)
+        .granularity("HOUR")
+        .by("msisdn")
+        .where(msisdn=msisdn)
+        .metric("uplink_bytes", "COUNT")
+        .metric("downlink_bytes", "COUNT")
+    )
+
+
+def realtime_bandwidth(*, account_id: Expression) -> Report:
+    """Current average uplink and downlink bandwidth (NOW)."""
+    return (
+        Report(account_id=account_id)
+        .now()
+        .metric("uplink_bandwidth", "AVG")
+        .metric("downlink_bandwidth", "AVG")
+    )
+
+
+def bandwidth_percentile(
+    *,
+    account_id: Expression,
+    customer_site_id: Values,
+    start: TimeLike,
+    end: TimeLike,
+    percentile: int | float = DEFAULT_PERCENTILE,
+) -> Report:
+    """Uplink and downlink bandwidth at a percentile over the range, per customer site."""
+    return (
+        _base(account_id, start, end)
+        .by("customer_site_id")
+        .where(customer_site_id=customer_site_id)
+        .metric("uplink_bandwidth", percentile=percentile)
+        .metric("downlink_bandwidth", percentile=percentile)
+    )
+
+
+def ue_connections_avg_peak(*, account_id: Expression, start: TimeLike, end: TimeLike) -> Report:
+    """Hourly peak (MAX) and average (AVG) UE connections."""
+    return (
+        _base(account_id, start, end)
+        .granularity("HOUR")
+        .metric("ue_connections", "MAX")
+        .metric("ue_connections", "AVG")
+    )
+
+
+def active_sim_count(*, account_id: Expression, start: TimeLike, end: TimeLike) -> Report:
+    """Active SIMs per day, physical and eSIM (sim, COUNT)."""
+    return _base(account_id, start, end).metric("sim", "COUNT")
+
+
+def ue_connections_subscriber(
+    *, account_id: Expression, imsi: Values, start: TimeLike, end: TimeLike
+) -> Report:
+    """Daily UE connections per subscriber (IMSI), COUNT."""
+    return (
+        _base(account_id, start, end)
+        .granularity("DAY")
+        .by("imsi")
+        .where(imsi=imsi)
+        .metric("ue_connections", "COUNT")
+    )
+
+
+def ue_connections_enterprise(*, account_id: Expression, start: TimeLike, end: TimeLike) -> Report:
+    """Daily UE connections of the whole enterprise, COUNT."""
+    return _base(account_id, start, end).granularity("DAY").metric("ue_connections", "COUNT")
+
+
+def concurrent_online_ues(
+    *, account_id: Expression, customer_site_id: Values | None = None
+) -> Report:
+    """UEs online now, per customer site (optionally one site)."""
+    report = Report(account_id=account_id).now().by("customer_site_id")
+    if customer_site_id is not None:
+        report = report.where(customer_site_id=customer_site_id)
+    return report.metric("ue_connections", "COUNT")
+
+
+def device_status(*, account_id: Expression) -> Report:
+    """Current online status of devices, with their eNodeB IP, UE IP and LR id."""
+    return (
+        Report(account_id=account_id)
+        .now()
+        .by("enodeb_ip", "ue_ip", "lr_id")
+        .metric("ue_online_status", "EXISTS")
+    )
+
+
+@dataclass(frozen=True)
+class Param:
+    """A preset parameter: its name, whether it is required, and what it means."""
+
+    name: str
+    required: bool
+    help: str
+
+
+@dataclass(frozen=True)
+class PresetInfo:
+    """A catalogue entry: name, one-line purpose, parameters and the function."""
+
+    name: str
+    purpose: str
+    params: tuple[Param, ...]
+    function: Callable[..., Report]
+
+    @property
+    def is_now(self) -> bool:
+        """True for presets that report the current value (no start/end)."""
+        return not any(p.name == "start" for p in self.params)
+
+
+_PARAM_HELP = {
+    "account_id": "the account to report on",
+    "start": "range start: ISO-8601 with offset, a date, or a keyword such as 'LAST DAY'",
+    "end": f"range end: ISO-8601 with offset, a date, or {NOW!r}",
+    "msisdn": "one subscriber MSISDN or a list of them",
+    "imsi": "one subscriber IMSI or a list of them",
+    "customer_site_id": "one customer site id or a list of them",
+    "percentile": f"the percentile to compute (0-100, default {DEFAULT_PERCENTILE})",
+}
+
+_FUNCTIONS: tuple[Callable[..., Report], ...] = (
+    time_usage_enterprise,
+    time_usage_subscriber,
+    byte_usage_subscriber,
+    realtime_bandwidth,
+    bandwidth_percentile,
+    ue_connections_avg_peak,
+    active_sim_count,
+    ue_connections_subscriber,
+    ue_connections_enterprise,
+    concurrent_online_ues,
+    device_status,
+)
+
+
+def _info(function: Callable[..., Report]) -> PresetInfo:
+    params = tuple(
+        Param(p.name, p.default is inspect.Parameter.empty, _PARAM_HELP[p.name])
+        for p in inspect.signature(function).parameters.values()
+    )
+    purpose = (function.__doc__ or "").strip().splitlines()[0]
+    return PresetInfo(function.__name__, purpose, params, function)
+
+
+#: The eleven presets of SPEC 4.3, in the spec's order.
+CATALOGUE: tuple[PresetInfo, ...] = tuple(_info(f) for f in _FUNCTIONS)
+
+
+def names() -> list[str]:
+    """The preset names, in the spec's order."""
+    return [p.name for p in CATALOGUE]
+
+
+def get(name: str) -> PresetInfo:
+    """Look up a preset by name.
+
+    Raises:
+        QueryError: no such preset (with a "did you mean" hint).
+    """
+    for info in CATALOGUE:
+        if info.name == name:
+            return info
+    raise QueryError(
+        f"unknown preset {name!r}{suggest(name, names())} (presets: {', '.join(names())})",
+        field="preset",
+    )
+
+
+def build(name: str, **params: object) -> Report:
+    """Build the report of preset ``name`` from keyword parameters.
+
+    Raises:
+        QueryError: unknown preset, a missing or unexpected parameter, or an invalid value.
+    """
+    info = get(name)
+    allowed = {p.name for p in info.params}
+    unexpected = sorted(set(params) - allowed)
+    if unexpected:
+        raise QueryError(
+            f"preset {name!r} takes no parameter {unexpected[0]!r}; "
+            f"it takes: {', '.join(p.name for p in info.params)}",
+            field=unexpected[0],
+        )
+    missing = [p.name for p in info.params if p.required and params.get(p.name) is None]
+    if missing:
+        raise QueryError(f"preset {name!r} needs {', '.join(missing)}", field=missing[0])
+    return info.function(**{k: v for k, v in params.items() if v is not None})

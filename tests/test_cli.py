@@ -1,0 +1,108 @@
+"""The edgereports command, run as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import edgereports as er
+
+WORKED = {
+    "start_date_time": "2022-07-07T09:50:00+05:30",
+    "end_date_time": "2022-07-08T09:50:00+05:30",
+    "granularity": "DAY",
+    "dimension_filter_clauses": [
+        {"filters": [{"dimension_name": "account_id", "operator": "EXACT", "expressions": ["A"]}]}
+    ],
+    "metrics": [{"name": "time_usage_seconds", "aggregation_type": "COUNT"}],
+}
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "edgereports.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_query_preset_prints_the_worked_example() -> None:
+    out = run(
+        "query",
+        "--preset",
+        "time_usage_enterprise",
+        "--account-id",
+        "A",
+        "--start",
+        "2022-07-07T09:50:00+05:30",
+        "--end",
+        "2022-07-08T09:50:00+05:30",
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.dumps(json.loads(out.stdout)) == json.dumps(WORKED)
+
+
+def test_query_from_flags() -> None:
+    out = run(
+        "query",
+        "--account-id",
+        "A",
+        "--last",
+        "day",
+        "--granularity",
+        "HOUR",
+        "--by",
+        "msisdn",
+        "--where",
+        "msisdn=1,2",
+        "--metric",
+        "ue_connections:MAX",
+        "--metric",
+        "uplink_bandwidth@99.5",
+        "--compact",
+    )
+    assert out.returncode == 0, out.stderr
+    d = json.loads(out.stdout)
+    assert (d["start_date_time"], d["end_date_time"]) == ("LAST DAY", "NOW")
+    assert d["dimension_filter_clauses"][0]["filters"][1]["expressions"] == ["1", "2"]
+    assert d["metrics"][1]["metric_filter_clauses"][0]["filters"][0]["comparison_value"] == 99.5
+    assert er.Report.from_request(d).to_request() == d
+
+
+def test_bad_input_exits_2_with_the_message() -> None:
+    out = run(
+        "query",
+        "--account-id",
+        "A",
+        "--now",
+        "--granularity",
+        "HOUR",
+        "--metric",
+        "ue_connections:max",
+    )
+    assert out.returncode == 2
+    assert "aggregation_type must be a non-empty upper-case token" in out.stderr
+    assert "Traceback" not in out.stderr
+    out = run("query", "--preset", "nope", "--account-id", "A")
+    assert out.returncode == 2 and "unknown preset 'nope'" in out.stderr
+
+
+def test_unknown_names_warn_on_stderr() -> None:
+    out = run("query", "--account-id", "A", "--now", "--metric", "uplink_bandwith:AVG")
+    assert out.returncode == 0
+    assert "warning:" in out.stderr and "did you mean 'uplink_bandwidth'" in out.stderr
+
+
+def test_help_version_and_presets() -> None:
+    out = run("--help")
+    assert out.returncode == 0 and "presets" in out.stdout and "examples:" in out.stdout
+    out = run("--version")
+    assert out.stdout.strip() == f"edgereports {er.__version__}"
+    out = run("presets")
+    for name in er.presets.names():
+        assert name in out.stdout
+    listed = json.loads(run("presets", "--json").stdout)
+    assert [p["name"] for p in listed] == er.presets.names()

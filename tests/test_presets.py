@@ -1,0 +1,146 @@
+"""Each preset against its row of SPEC 4.3's query-pattern table."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import edgereports as er
+from edgereports import presets
+
+A = "62c40843c7a1909709112345"
+S, E = "2022-07-07T09:50:00+05:30", "2022-07-08T09:50:00+05:30"
+
+# SPEC 4.3: purpose -> range, granularity, dimensions, metrics (aggregation or PERCENTILE).
+SPEC_ROWS: list[tuple[str, dict[str, Any], str, str | None, list[str], list[tuple[str, Any]]]] = [
+    ("time_usage_enterprise", {}, "dates", "DAY", [], [("time_usage_seconds", "COUNT")]),
+    (
+        "time_usage_subscriber",
+        {"msisdn": "919876543210"},
+        "dates",
+        "DAY",
+        ["msisdn"],
+        [("time_usage_seconds", "COUNT")],
+    ),
+    (
+        "byte_usage_subscriber",
+        {"msisdn": "919876543210"},
+        "dates",
+        "HOUR",
+        ["msisdn"],
+        [("uplink_bytes", "COUNT"), ("downlink_bytes", "COUNT")],
+    ),
+    (
+        "realtime_bandwidth",
+        {},
+        "now",
+        None,
+        [],
+        [("uplink_bandwidth", "AVG"), ("downlink_bandwidth", "AVG")],
+    ),
+    (
+        "bandwidth_percentile",
+        {"customer_site_id": "site-1", "percentile": 90},
+        "dates",
+        None,
+        ["customer_site_id"],
+        [("uplink_bandwidth", ("PERCENTILE", 90)), ("downlink_bandwidth", ("PERCENTILE", 90))],
+    ),
+    (
+        "ue_connections_avg_peak",
+        {},
+        "dates",
+        "HOUR",
+        [],
+        [("ue_connections", "MAX"), ("ue_connections", "AVG")],
+    ),
+    ("active_sim_count", {}, "dates", None, [], [("sim", "COUNT")]),
+    (
+        "ue_connections_subscriber",
+        {"imsi": "404450000000001"},
+        "dates",
+        "DAY",
+        ["imsi"],
+        [("ue_connections", "COUNT")],
+    ),
+    ("ue_connections_enterprise", {}, "dates", "DAY", [], [("ue_connections", "COUNT")]),
+    ("concurrent_online_ues", {}, "now", None, ["customer_site_id"], [("ue_connections", "COUNT")]),
+    (
+        "device_status",
+        {},
+        "now",
+        None,
+        ["enodeb_ip", "ue_ip", "lr_id"],
+        [("ue_online_status", "EXISTS")],
+    ),
+]
+
+
+def test_catalogue_lists_the_eleven_patterns_in_spec_order() -> None:
+    assert presets.names() == [row[0] for row in SPEC_ROWS]
+    for info in presets.CATALOGUE:
+        assert info.purpose and "\n" not in info.purpose
+        assert info.params[0].name == "account_id" and info.params[0].required
+
+
+@pytest.mark.parametrize("row", SPEC_ROWS, ids=[r[0] for r in SPEC_ROWS])
+def test_preset_matches_spec_row(row: Any) -> None:
+    name, params, rng, granularity, dims, metrics = row
+    if rng == "dates":
+        params = {**params, "start": S, "end": E}
+    d = presets.build(name, account_id=A, **params).to_request()
+    if rng == "now":
+        assert (d["start_date_time"], d["end_date_time"]) == ("NOW", "NOW")
+    else:
+        assert (d["start_date_time"], d["end_date_time"]) == (S, E)
+    assert d.get("granularity") == granularity
+    assert d.get("dimensions", []) == dims
+    first = d["dimension_filter_clauses"][0]["filters"]
+    assert first[0] == {"dimension_name": "account_id", "operator": "EXACT", "expressions": [A]}
+    for dim in dims:
+        if dim in params:  # the pattern's own filter narrows the result
+            assert {
+                "dimension_name": dim,
+                "operator": "EXACT",
+                "expressions": [params[dim]],
+            } in first
+    got = []
+    for m in d["metrics"]:
+        if "metric_filter_clauses" in m:
+            f = m["metric_filter_clauses"][0]["filters"][0]
+            got.append((m["name"], (f["operator"], f["comparison_value"])))
+            assert "aggregation_type" not in m
+        else:
+            got.append((m["name"], m["aggregation_type"]))
+    assert got == metrics
+    assert json.dumps(er.Report.from_request(d).to_request()) == json.dumps(d)
+
+
+def test_subscriber_presets_take_lists_for_fan_out() -> None:
+    report = presets.time_usage_subscriber(account_id=A, msisdn=["1", 2], start=S, end=E)
+    assert report.filter_values("msisdn") == ("1", 2)
+
+
+def test_bandwidth_percentile_defaults_to_95() -> None:
+    report = presets.bandwidth_percentile(account_id=A, customer_site_id="s", start=S, end=E)
+    assert [m.percentile for m in report.metrics] == [95, 95]
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "message"),
+    [
+        (
+            "time_usage_enterprize",
+            {},
+            "unknown preset 'time_usage_enterprize'; did you mean 'time_usage_enterprise'",
+        ),
+        ("time_usage_subscriber", {"start": S, "end": E}, "needs msisdn"),
+        ("realtime_bandwidth", {"start": S}, "takes no parameter 'start'; it takes: account_id"),
+        ("time_usage_enterprise", {"start": E, "end": S}, "must be before end_date_time"),
+    ],
+)
+def test_preset_errors(name: str, params: dict[str, Any], message: str) -> None:
+    with pytest.raises(er.QueryError, match=message):
+        presets.build(name, account_id=A, **params)
