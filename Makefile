@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)  ## create .venv and install the package with the test tools
 
-demo: $(STAMP)  ## run the main job against the local sandbox
+demo: $(STAMP)  ## list the presets and print one preset's request (until the demo exists)
 	$(BIN)/edgereports presets
 	$(BIN)/edgereports query --preset time_usage_enterprise --account-id 62c40843c7a1909709112345 \
 		--start 2022-07-07T09:50:00+05:30 --end 2022-07-08T09:50:00+05:30

@@ -1,7 +1,8 @@
 """The ``edgereports`` command.
 
-Exit status: 0 success; 1 a service, transport or data error; 2 bad input (arguments, a query
-the spec does not allow, settings); 130 interrupted.
+Exit status: 0 success; 1 a service, transport or data error (a partial failure included); 2 bad
+input (arguments, a query the spec does not allow, settings, a job file); 3 an export's lock is
+held by another run; 130 interrupted.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ examples:
   edgereports query --account-id A --last DAY --granularity HOUR --metric ue_connections:MAX
 
 settings come from EDGEREPORTS_API_KEY, EDGEREPORTS_PARTNER_NAME, EDGEREPORTS_BASE_URL and
-EDGEREPORTS_REPORTING_URL. Exit status: 0 ok, 1 service or data error, 2 bad input.
+EDGEREPORTS_REPORTING_URL. Exit status: 0 ok, 1 service or data error, 2 bad input,
+3 export locked by another run.
 """
 
 
@@ -190,7 +192,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and not getattr(args, "passes_through", False):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    args.extra_args = extra
     handler: Handler = args.handler
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -1,0 +1,113 @@
+"""The fast path for time-series JSON bytes: ``pyarrow.json`` with an explicit nested schema.
+
+The answer is one JSON object, so it is read as a one-row table whose ``result`` column is
+``list<list<struct<time_stamp, name, value, aggregation_type>>>`` (stamps parsed by pyarrow as
+``timestamp('us', 'UTC')``, the same ISO 8601 parser as the cast of the other paths, which also
+takes a stamp without offset as UTC); the points are flattened to
+columns without creating a Python object per point (about a quarter of the memory of a parsed
+``dict`` and half the time of ``json.loads``). Anything this path does not take as it is —
+nulls where members may be missing, an echoed key that is not a string, number or boolean, a
+value that is text, invalid UTF-8, a second JSON value — makes it return None,
+and the caller reads the payload with orjson instead, which finds and reports any error
+precisely. Both paths give equal frames.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.json as pajson
+
+from ..errors import SchemaError
+from ..schema import identifier
+from . import _flat
+from ._request import RequestInfo
+from .detect import first_byte
+from .timeseries import build
+
+_POINT = pa.struct(
+    [
+        ("time_stamp", pa.timestamp("us", tz="UTC")),
+        ("name", pa.large_string()),
+        ("value", pa.float64()),
+        ("aggregation_type", pa.large_string()),
+    ]
+)
+_SCHEMA = pa.schema([("result", pa.list_(pa.list_(_POINT)))])
+_LIMIT = 2**31 - 1024  # pyarrow's block_size is an int32
+_ECHO_TYPES = (pa.types.is_string, pa.types.is_integer, pa.types.is_floating, pa.types.is_boolean)
+_ARROW_ERRORS = (
+    pa.ArrowInvalid,
+    pa.ArrowTypeError,
+    pa.ArrowNotImplementedError,
+    pa.ArrowIndexError,
+)
+
+
+def read_timeseries(body: bytes, req: RequestInfo | None) -> pd.DataFrame | None:
+    """Read time-series JSON bytes into the frame, or return None to fall back to orjson.
+
+    Args:
+        body: the JSON bytes of one ``{"result": ...}`` object.
+        req: the request, when known.
+
+    Returns:
+        The timeseries frame (attrs not yet set), or None.
+    """
+    if len(body) >= _LIMIT or first_byte(body) != b"{":
+        return None  # pyarrow 26 crashes on a top-level JSON null (apache/arrow#47409)
+    try:
+        table = pajson.read_json(
+            io.BytesIO(body),
+            read_options=pajson.ReadOptions(block_size=len(body) + 1),
+            parse_options=pajson.ParseOptions(explicit_schema=_SCHEMA),
+        )
+        # pyarrow.json accepts invalid UTF-8 and can build invalid lists (apache/arrow#51305)
+        table.validate(full=True)
+        return _frame(table, req)
+    except (*_ARROW_ERRORS, SchemaError, ValueError):
+        return None
+
+
+def _frame(table: pa.Table, req: RequestInfo | None) -> pd.DataFrame | None:
+    if table.num_rows != 1:
+        return None
+    echo_names: list[str] = []
+    echo: list[_flat.KeyColumn] = []
+    for field in table.schema:
+        if field.name == "result":
+            continue
+        if not pa.types.is_null(field.type) and not any(t(field.type) for t in _ECHO_TYPES):
+            return None
+        value = table.column(field.name)[0].as_py()
+        if isinstance(value, float) and abs(value) >= 2**53:
+            return None  # orjson keeps such integers exact (up to 2**64)
+        echo_names.append(field.name)
+        echo.append(_flat.constant(identifier(value)))
+    result = table.column("result").combine_chunks()
+    if result.null_count:
+        return None
+    inner = result.flatten()
+    if inner.null_count:
+        return None
+    points = inner.flatten()
+    if points.null_count:
+        return None
+    fields = dict(zip([f.name for f in points.type], points.flatten(), strict=True))
+    stamps, names, values = fields["time_stamp"], fields["name"], fields["value"]
+    if stamps.null_count or names.null_count or values.null_count:
+        return None
+    micros = np.asarray(stamps.cast(pa.int64()).to_numpy(zero_copy_only=False), dtype=np.int64)
+    blocks = _flat.blocks(
+        echo,
+        _flat.column(names),
+        _flat.column(fields["aggregation_type"]),
+        None,
+        micros,
+        values.to_numpy(zero_copy_only=False),
+    )
+    source = {"metric": names, "aggregation": fields["aggregation_type"]}
+    return build(blocks, echo_names, req, source)

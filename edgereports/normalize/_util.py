@@ -1,0 +1,264 @@
+"""Shared helpers of the normalizer: SchemaError with an excerpt, timestamps, values, ids."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+import numpy as np
+import orjson
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import SchemaError, redact
+from ..schema import STRING, identifier
+
+#: The metric names the service is known to answer with (SPEC 2.8 and DESIGN's live facts).
+KNOWN_METRICS = frozenset(
+    {
+        "time_usage_seconds",
+        "uplink_bytes",
+        "downlink_bytes",
+        "uplink_bandwidth",
+        "downlink_bandwidth",
+        "ue_connections",
+        "sim",
+        "ue_online_status",
+        "packet_latency",
+        "jitter",
+        "packet_loss",
+    }
+)
+#: The dimension names and echoed identifiers the service is known to use.
+KNOWN_DIMENSIONS = frozenset(
+    {"account_id", "msisdn", "imsi", "customer_site_id", "enodeb_ip", "ue_ip", "lr_id"}
+)
+
+EXCERPT_LIMIT = 200
+_UTC_US = pa.timestamp("us", tz="UTC")
+# An ISO 8601 stamp that carries its offset: a time part, then Z or +hh[:mm] / -hh[:mm].
+_WITH_OFFSET = r"[Tt ]\d{2}.*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)\s*$"
+_MISSING: Any = object()
+_TRUE = frozenset({"YES", "TRUE"})
+_FALSE = frozenset({"NO", "FALSE"})
+
+Where = Callable[[int], str]
+
+
+def excerpt(value: object, limit: int = EXCERPT_LIMIT) -> str:
+    """Return a redacted JSON-ish rendering of ``value`` of at most ``limit`` characters."""
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        text = repr(value)
+    text = redact(text)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def fail(why: str, where: str, value: object = _MISSING) -> NoReturn:
+    """Raise :class:`SchemaError` saying why, where, and an excerpt of the offending value."""
+    message = f"{why} at {where or 'the top level'}"
+    if value is not _MISSING:
+        message += f": {excerpt(value)}"
+    raise SchemaError(message, where=where)
+
+
+def join(prefix: str, key: str) -> str:
+    """Join a payload path and a member name (``result[1][7]`` + ``time_stamp``)."""
+    return f"{prefix}.{key}" if prefix else key
+
+
+def ident(value: object, where: str) -> str | None:
+    """Return an echoed identifier as text (see :func:`edgereports.schema.identifier`)."""
+    try:
+        return identifier(value)
+    except ValueError:
+        fail("an identifier must be a string or a number", where, value)
+
+
+def value_of(value: object) -> tuple[float, str | None]:
+    """Return ``(number, raw_text)`` for a measure; raw_text is set when it was not a number.
+
+    Raises:
+        ValueError: with the reason, for values that are neither numbers nor text.
+    """
+    if value is None:
+        return math.nan, None
+    if isinstance(value, bool):
+        return (1.0, "true") if value else (0.0, "false")
+    if isinstance(value, int | float):
+        try:
+            return float(value), None
+        except OverflowError:
+            raise ValueError("value is too large") from None
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return math.nan, None
+        upper = text.upper()
+        if upper in _TRUE:
+            return 1.0, value
+        if upper in _FALSE:
+            return 0.0, value
+        try:
+            return float(text), None
+        except ValueError:
+            return math.nan, value
+    raise ValueError(f"value is a {type(value).__name__}, not a number")
+
+
+def looks_like_value(value: object) -> bool:
+    """Tell whether an unknown member of a current-value object looks like a measure."""
+    if isinstance(value, bool | int | float):
+        return True
+    if isinstance(value, str):
+        number, text = value_of(value)
+        return not math.isnan(number) and (text is None or text.strip().upper() in _TRUE | _FALSE)
+    return False
+
+
+def parse_values(items: Sequence[object], where: Where, *, allow_text: bool) -> np.ndarray:
+    """Return the measures of a time series as float64 (NaN for null).
+
+    Args:
+        items: the raw values.
+        where: maps an index to its payload path.
+        allow_text: unused text (not YES/NO/number) gives NaN instead of an error.
+
+    Raises:
+        SchemaError: for a value that is not a number, YES/NO or null.
+    """
+    try:
+        arr = pa.array(items, type=pa.float64())
+        return np.asarray(arr.to_numpy(zero_copy_only=False), dtype=np.float64)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError):
+        pass
+    out = np.empty(len(items), dtype=np.float64)
+    for i, item in enumerate(items):
+        try:
+            number, text = value_of(item)
+        except ValueError as exc:
+            fail(str(exc), where(i), item)
+        if text is not None and math.isnan(number) and not allow_text:
+            fail("value is not a number", where(i), item)
+        out[i] = number
+    return out
+
+
+def parse_stamps(
+    items: Sequence[object] | pa.Array | pa.ChunkedArray, where: Where, what: str
+) -> np.ndarray:
+    """Parse ISO 8601 timestamps with any UTC offset into int64 microseconds since the epoch, UTC.
+
+    The fast path casts a pyarrow string array to ``timestamp('us', 'UTC')``; stamps pyarrow
+    refuses (no offset, more than 6 fraction digits, ...) go through pandas' ISO 8601 parser,
+    which takes a stamp without offset as UTC.
+
+    Args:
+        items: the raw stamps (a list from JSON, or a pyarrow string array or column).
+        where: maps an index to its payload path.
+        what: the member name, for messages.
+
+    Returns:
+        An int64 array of microseconds since 1970-01-01T00:00Z.
+
+    Raises:
+        SchemaError: naming the first element that is missing, not text or not a time.
+    """
+    if isinstance(items, pa.Array | pa.ChunkedArray):
+        strings = items
+    else:
+        try:
+            strings = pa.array(items, type=pa.string())
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+            for i, item in enumerate(items):
+                if not isinstance(item, str) and item is not None:
+                    fail(f"{what} is not a text timestamp", where(i), item)
+            raise  # pragma: no cover - pyarrow refused a list of str/None
+    if strings.null_count:
+        first = int(np.flatnonzero(strings.is_null().to_numpy(zero_copy_only=False))[0])
+        fail(f"{what} is missing", where(first))
+    try:
+        stamps = strings.cast(_UTC_US)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return _slow_stamps(strings, where, what)
+    return np.asarray(stamps.cast(pa.int64()).to_numpy(), dtype=np.int64)
+
+
+def _slow_stamps(strings: pa.Array | pa.ChunkedArray, where: Where, what: str) -> np.ndarray:
+    """Parse with pandas' ISO 8601 parser: stamps with an offset, then those without (as UTC).
+
+    The two groups are parsed apart because pandas 2.2 applies the offset of the stamp before
+    to a stamp without one when they are parsed together.
+    """
+    texts = strings.to_pylist()
+    series = pd.Series(texts, dtype=object)
+    has_offset = np.asarray(
+        pc.match_substring_regex(strings, _WITH_OFFSET).to_numpy(zero_copy_only=False), dtype=bool
+    )
+    micros = np.zeros(len(texts), dtype=np.int64)
+    bad = np.zeros(len(texts), dtype=bool)
+    for mask, utc in ((has_offset, True), (~has_offset, False)):
+        if not mask.any():
+            continue
+        try:
+            parsed = pd.to_datetime(series[mask], format="ISO8601", utc=utc, errors="coerce")
+        except (ValueError, TypeError, OverflowError):  # pragma: no cover - coerce should hold
+            parsed = pd.Series(pd.NaT, index=series[mask].index, dtype="datetime64[ns]")
+        if getattr(parsed.dtype, "tz", None) is not None:
+            parsed = parsed.dt.tz_convert("UTC").dt.tz_localize(None)
+        bad[mask] = parsed.isna().to_numpy()
+        micros[mask] = parsed.astype("datetime64[us]").to_numpy().view(np.int64)
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        fail(f"{what} is not an ISO 8601 time", where(first), texts[first])
+    return micros
+
+
+def constant_strings(value: str | None, n: int) -> pa.Array:
+    """Return a pyarrow ``large_string`` array of ``n`` times ``value``."""
+    if value is None:
+        return pa.nulls(n, pa.large_string())
+    return pa.repeat(pa.scalar(value, pa.large_string()), n)
+
+
+def block_strings(per_block: Sequence[str | None], lengths: Sequence[int]) -> pd.Series:
+    """Return a ``string`` column holding ``per_block[k]`` on each of the ``lengths[k]`` rows."""
+    try:
+        if all(v == per_block[0] for v in per_block):
+            chunks = [constant_strings(per_block[0], int(sum(lengths)))]
+        else:
+            chunks = [constant_strings(v, int(n)) for v, n in zip(per_block, lengths, strict=True)]
+            if len(chunks) > 64:
+                chunks = [pa.concat_arrays(chunks)]
+    except (UnicodeError, pa.ArrowInvalid):
+        bad = next(v for v in per_block if v is not None and not _is_utf8(v))
+        fail("text is not valid UTF-8", "", bad)
+    array = pd.arrays.ArrowStringArray(pa.chunked_array(chunks, type=pa.large_string()))
+    return pd.Series(array, dtype=STRING, copy=False)
+
+
+def strings(values: Sequence[str | None]) -> pd.Series:
+    """Return a ``string`` column from Python strings (SchemaError for text that is not UTF-8)."""
+    try:
+        return pd.Series(pd.array(list(values), dtype=STRING))
+    except (UnicodeError, pa.ArrowInvalid, pa.ArrowTypeError):
+        bad = next(v for v in values if isinstance(v, str) and not _is_utf8(v))
+        fail("text is not valid UTF-8", "", bad)
+
+
+def timestamp_column(micros: np.ndarray) -> pd.Series:
+    """Return a ``datetime64[us, UTC]`` column from int64 microseconds."""
+    arr = pa.array(micros.astype(np.int64, copy=False), type=pa.int64()).view(_UTC_US)
+    series = arr.to_pandas()
+    return series if isinstance(series, pd.Series) else pd.Series(series)
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeError:
+        return False
+    return True
