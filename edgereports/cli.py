@@ -29,6 +29,7 @@ examples:
   edgereports query --preset time_usage_enterprise --account-id A \\
       --start 2022-07-07T09:50:00+05:30 --end 2022-07-08T09:50:00+05:30
   edgereports query --account-id A --last DAY --granularity HOUR --metric ue_connections:MAX
+  edgereports sandbox --port 8080
 
 settings come from EDGEREPORTS_API_KEY, EDGEREPORTS_PARTNER_NAME, EDGEREPORTS_BASE_URL and
 EDGEREPORTS_REPORTING_URL. Exit status: 0 ok, 1 service or data error, 2 bad input,
@@ -163,6 +164,13 @@ def _cmd_query(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_sandbox(args: argparse.Namespace) -> int:
+    from .sandbox.__main__ import main as sandbox_main
+
+    status: int = sandbox_main(args.extra_args)
+    return status
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``edgereports`` command."""
     parser = argparse.ArgumentParser(
@@ -186,6 +194,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_report_arguments(p)
     p.add_argument("--compact", action="store_true", help="print on one line")
     p.set_defaults(handler=_cmd_query)
+
+    p = sub.add_parser(
+        "sandbox",
+        help="run the local emulator of the service",
+        description="Run the local sandbox; 'edgereports sandbox --help' lists its options.",
+        add_help=False,
+    )
+    p.set_defaults(handler=_cmd_sandbox, passes_through=True)
 
     return parser
 

@@ -1,0 +1,159 @@
+"""Command line: ``python -m edgereports.sandbox [options]`` (also ``edgereports sandbox``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+
+from .faults import FaultConfig
+from .server import DEFAULT_API_KEY, DEFAULT_PARTNER, serve
+
+__all__ = ["build_parser", "main"]
+
+_EPILOG = """\
+examples:
+  python -m edgereports.sandbox                      # http://127.0.0.1:8080, real-time clock
+  python -m edgereports.sandbox --port 0 --seed 7 --devices 500
+  python -m edgereports.sandbox --now 2022-07-08T10:00:00+05:30 --sync-delay 0
+  python -m edgereports.sandbox --fault-rate 0.1 --rate-limit-rate 0.05 --retry-after 0
+
+Per-request faults: send the header X-Sandbox-Fault (e.g. "503", "429;retry-after=1",
+"drop", "latency=0.2"). Helper routes: /sandbox/info, /sandbox/network, /sandbox/faults,
+/sandbox/requests, /sandbox/clock; the OpenAPI document is at /openapi.json.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of the sandbox command."""
+    p = argparse.ArgumentParser(
+        prog="edgereports sandbox",
+        description="Run a local emulator of the edge video, campaign and connectivity "
+        "reporting service over a deterministic synthetic network.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--host", default="127.0.0.1", help="interface to bind (default: loopback)")
+    p.add_argument("--port", type=int, default=8080, help="TCP port, 0 for any free one")
+    p.add_argument("--seed", type=int, default=0, help="seed of the synthetic network")
+    p.add_argument("--devices", type=int, default=64, help="devices on the primary account")
+    p.add_argument("--extra-accounts", type=int, default=1, help="further, smaller accounts")
+    p.add_argument(
+        "--sync-delay",
+        type=float,
+        default=3.0,
+        help="seconds until onboarded content is synced (default 3)",
+    )
+    p.add_argument("--now", help="fix the clock at this ISO 8601 instant (with offset)")
+    p.add_argument("--api-key", default=DEFAULT_API_KEY, help="the accepted API key")
+    p.add_argument("--partner-name", default=DEFAULT_PARTNER, help="the accepted partner_name")
+    f = p.add_argument_group("faults (random, seeded)")
+    f.add_argument("--latency", type=float, default=0.0, help="seconds added to API requests")
+    f.add_argument("--latency-rate", type=float, default=1.0, help="share of requests delayed")
+    f.add_argument(
+        "--fault-rate",
+        type=float,
+        default=0.0,
+        help="share of API requests answered with a 5xx error",
+    )
+    f.add_argument(
+        "--fault-statuses",
+        default="500,502,503",
+        help="comma-separated statuses for --fault-rate (default 500,502,503)",
+    )
+    f.add_argument(
+        "--rate-limit-rate", type=float, default=0.0, help="share of API requests answered 429"
+    )
+    f.add_argument(
+        "--retry-after",
+        type=float,
+        default=1.0,
+        help="Retry-After seconds of a 429 (default 1; 0 allowed)",
+    )
+    f.add_argument(
+        "--drop-rate",
+        type=float,
+        default=0.0,
+        help="share of API requests whose connection drops mid-body",
+    )
+    f.add_argument("--fault-seed", type=int, default=0, help="seed of the fault draws")
+    p.add_argument("--verbose", action="store_true", help="log requests (keys are redacted)")
+    p.add_argument(
+        "--duration",
+        type=float,
+        default=None,
+        help="stop after this many seconds (default: run until Ctrl-C)",
+    )
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the sandbox until Ctrl-C (or ``--duration``); return the exit status.
+
+    Args:
+        argv: the arguments (default: ``sys.argv[1:]``).
+
+    Returns:
+        0 after a clean stop, 2 for bad options or an address that cannot be bound.
+    """
+    args = build_parser().parse_args(argv)
+    try:
+        statuses = tuple(int(s) for s in args.fault_statuses.split(",") if s.strip())
+        faults = FaultConfig(
+            latency=args.latency,
+            latency_rate=args.latency_rate,
+            error_rate=args.fault_rate,
+            error_statuses=statuses,
+            rate_limit_rate=args.rate_limit_rate,
+            retry_after=args.retry_after,
+            drop_rate=args.drop_rate,
+            seed=args.fault_seed,
+        )
+        ctx = serve(
+            seed=args.seed,
+            devices=args.devices,
+            extra_accounts=args.extra_accounts,
+            host=args.host,
+            port=args.port,
+            clock=args.now,
+            faults=faults,
+            sync_delay=args.sync_delay,
+            api_key=args.api_key,
+            partner_name=args.partner_name,
+            quiet=not args.verbose,
+        )
+        with ctx as sb:
+            shown_key = sb.api_key if sb.api_key == DEFAULT_API_KEY else "(as given by --api-key)"
+            primary = len(sb.network.sims_of(sb.account_id))
+            print(
+                f"edgereports sandbox: seed {sb.seed}, {primary} devices on the primary account "
+                f"({len(sb.network.devices)} in all), clock {sb.clock.now().isoformat()}"
+                f"{' (fixed)' if sb.clock.fixed else ''}"
+            )
+            print(f"  base URL:       {sb.base_url}")
+            print(f"  reporting URL:  {sb.reporting_url}  (POST {sb.report_endpoint})")
+            print(f"  API key:        {shown_key}")
+            print(f"  partner name:   {sb.partner_name}")
+            print(f"  account id:     {sb.account_id}")
+            print(f"  OpenAPI:        {sb.base_url}/openapi.json")
+            print(
+                "Press Ctrl-C to stop."
+                if args.duration is None
+                else f"Stopping after {args.duration:g} s.",
+                flush=True,
+            )
+            try:
+                deadline = None if args.duration is None else time.monotonic() + args.duration
+                while deadline is None or time.monotonic() < deadline:
+                    time.sleep(0.2 if deadline is not None else 1.0)
+            except KeyboardInterrupt:
+                print("stopped", flush=True)
+    except (ValueError, OSError) as exc:
+        print(f"edgereports sandbox: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

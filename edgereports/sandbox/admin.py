@@ -1,0 +1,127 @@
+"""Unauthenticated helper routes under ``/sandbox/`` (for tests, notebooks and the demo).
+
+- ``GET /sandbox/info``: addresses, partner name, primary account, seed, clock, limits.
+- ``GET /sandbox/network``: the whole inventory (accounts, sites, eNodeBs, SIMs, devices).
+- ``GET /sandbox/faults``: injected faults by kind, queued faults and the configuration;
+  ``POST /sandbox/faults`` with ``{"enqueue": ["503", "429;retry-after=0", "drop"]}`` queues
+  faults for the next API requests.
+- ``GET /sandbox/requests``: requests served per area and the report request bodies received.
+- ``GET /sandbox/clock``; ``POST /sandbox/clock`` with ``{"set": "<ISO 8601>"}``,
+  ``{"advance": <seconds>}`` or ``{"real_time": true}``.
+- ``POST /sandbox/reset``: forget request counts, the report log and fault counts.
+
+The API key is never shown by these routes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from .problems import ApiProblem
+
+if TYPE_CHECKING:
+    from flask import Flask, Response
+
+    from .state import SandboxState
+
+__all__ = ["register_admin"]
+
+
+def register_admin(app: Flask, state: SandboxState) -> None:
+    """Register the ``/sandbox/...`` routes on ``app``.
+
+    Args:
+        app: the Flask app.
+        state: the sandbox state.
+    """
+    from flask import Response, jsonify, request
+
+    network_json: list[bytes] = []
+
+    def clock_info() -> dict[str, Any]:
+        return {"now": state.clock.now().isoformat(), "fixed": state.clock.fixed}
+
+    def body() -> dict[str, Any]:
+        data = request.get_json(silent=True)
+        if not isinstance(data, dict):
+            raise ApiProblem(400, "the body must be a JSON object")
+        return data
+
+    @app.get("/sandbox/info")
+    def sandbox_info() -> Any:
+        base = state.base_url.rstrip("/")
+        return jsonify(
+            {
+                "base_url": base,
+                "reporting_url": base,
+                "report_endpoint": f"{base}/connectivity/v1/report",
+                "partner_name": state.partner_name,
+                "account_id": state.network.primary_account_id,
+                "seed": state.seed,
+                "devices": len(state.network.devices),
+                "sync_delay": state.sync_delay,
+                "clock": clock_info(),
+                "limits": dataclasses.asdict(state.limits),
+            }
+        )
+
+    @app.get("/sandbox/network")
+    def sandbox_network() -> Response:
+        if not network_json:
+            network_json.append(orjson.dumps(state.network.to_dict()))
+        return Response(network_json[0], mimetype="application/json")
+
+    @app.get("/sandbox/faults")
+    def sandbox_faults() -> Any:
+        cfg = dataclasses.asdict(state.faults.config)
+        return jsonify(
+            {"counts": state.faults.counts(), "pending": state.faults.pending(), "config": cfg}
+        )
+
+    @app.post("/sandbox/faults")
+    def sandbox_faults_enqueue() -> Any:
+        specs = body().get("enqueue")
+        if not isinstance(specs, list) or not all(isinstance(s, str) for s in specs):
+            raise ApiProblem(400, "enqueue must be an array of fault strings", field="enqueue")
+        try:
+            state.faults.enqueue(*specs)
+        except ValueError as exc:
+            raise ApiProblem(400, str(exc), field="enqueue") from None
+        return jsonify({"pending": state.faults.pending()})
+
+    @app.get("/sandbox/requests")
+    def sandbox_requests() -> Any:
+        return jsonify({"counts": state.request_counts(), "report_requests": state.reports()})
+
+    @app.get("/sandbox/clock")
+    def sandbox_clock() -> Any:
+        return jsonify(clock_info())
+
+    @app.post("/sandbox/clock")
+    def sandbox_clock_set() -> Any:
+        data = body()
+        try:
+            if "set" in data:
+                state.clock.set(str(data["set"]))
+            elif "advance" in data:
+                step = data["advance"]
+                if isinstance(step, bool) or not isinstance(step, int | float):
+                    raise ApiProblem(400, "advance must be a number of seconds", field="advance")
+                state.clock.advance(float(step))
+            elif data.get("real_time") is True:
+                state.clock.follow_real_time()
+            else:
+                raise ApiProblem(
+                    400, 'send {"set": ISO}, {"advance": seconds} or {"real_time": true}'
+                )
+        except ValueError as exc:
+            raise ApiProblem(400, str(exc), field="set") from None
+        return jsonify(clock_info())
+
+    @app.post("/sandbox/reset")
+    def sandbox_reset() -> Any:
+        state.reset_counters()
+        return jsonify({"status": "reset"})

@@ -1,0 +1,185 @@
+"""The sandbox's Flask application: routes of all three areas, auth, faults and JSON errors.
+
+Request flow for the API areas (reporting ``/connectivity/v1``, content
+``/api/v1/stream-tech``, campaigns ``/rmn-api/api/v1/rmn``): count the request, apply faults
+(``faults.py``), check credentials (header ``api_key`` then query ``partner_name`` for content
+and campaigns: 401 without the right key, 400 without ``partner_name``, 403 for another
+partner; query ``apikey`` for reporting), then the route. Every error is a JSON body
+(``problems.py``); an unexpected exception is a 500 JSON body with no traceback.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from .admin import register_admin
+from .campaigns import register_campaigns
+from .content import register_content
+from .faults import AREAS
+from .openapi import build_openapi
+from .problems import ApiProblem, problem_body
+from .reporting import register_reporting
+
+if TYPE_CHECKING:
+    from flask import Flask, Response
+
+    from .state import SandboxState
+
+__all__ = ["RAW_HEADERS", "area_of", "create_app"]
+
+RAW_HEADERS = "edgereports.sandbox.raw_headers"
+_LOG = logging.getLogger("edgereports.sandbox")
+
+
+def area_of(path: str) -> str | None:
+    """Return the area of a request path: reporting, content, campaigns, playback or None."""
+    if path.startswith("/connectivity/v1/"):
+        return "reporting"
+    if path.startswith("/api/v1/stream-tech/"):
+        return "content"
+    if path.startswith("/rmn-api/api/v1/rmn/"):
+        return "campaigns"
+    if path.startswith("/edge/"):
+        return "playback"
+    return None
+
+
+def _header(name: str) -> str | None:
+    """Return a request header whose name has an underscore (the dev server drops those)."""
+    from flask import request
+
+    for key, value in request.environ.get(RAW_HEADERS, ()):
+        if key.lower() == name:
+            return str(value)
+    env_key = "HTTP_" + name.upper()
+    if RAW_HEADERS not in request.environ and env_key in request.environ:
+        return str(request.environ[env_key])  # test clients keep underscores in the environ
+    return None
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    from flask import jsonify
+
+    resp = jsonify(problem_body(status, message))
+    resp.status_code = status
+    for k, v in (headers or {}).items():
+        resp.headers[k] = v
+    return resp
+
+
+def create_app(state: SandboxState) -> Flask:
+    """Create the Flask app of one sandbox.
+
+    Args:
+        state: the sandbox's state (network, clock, faults, credentials, stores).
+
+    Returns:
+        The app.
+    """
+    from flask import Flask, g, jsonify, request
+    from werkzeug.exceptions import HTTPException
+
+    app = Flask("edgereports.sandbox")
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.config["MAX_CONTENT_LENGTH"] = state.limits.upload_body
+
+    @app.before_request
+    def _before() -> Response | None:
+        area = area_of(request.path)
+        if area is None:
+            return None
+        state.count(area)
+        if area in ("reporting", "content"):
+            request.max_content_length = state.limits.json_body
+        if area in AREAS:
+            try:
+                spec = state.faults.decide(area, request.headers.get("X-Sandbox-Fault"))
+            except ValueError as exc:
+                return _error(400, f"X-Sandbox-Fault: {exc}")
+            if spec.latency:
+                state.faults.count("latency")
+                time.sleep(spec.latency)
+            if spec.status is not None:
+                state.faults.count(str(spec.status))
+                headers = {"X-Sandbox-Fault-Injected": str(spec.status)}
+                if spec.status == 429:
+                    ra = (
+                        state.faults.config.retry_after
+                        if spec.retry_after is None
+                        else spec.retry_after
+                    )
+                    headers["Retry-After"] = f"{ra:g}"
+                return _error(spec.status, f"injected fault: HTTP {spec.status}", headers)
+            g.sandbox_drop = spec.drop
+        if area in ("content", "campaigns"):
+            key = _header("api_key")
+            if not key:
+                return _error(401, "the api_key header is required")
+            if not hmac.compare_digest(key, state.api_key):
+                return _error(401, "invalid api_key")
+            partner = request.args.get("partner_name")
+            if not partner:
+                return _error(400, "the partner_name query parameter is required")
+            if partner != state.partner_name:
+                return _error(403, f"this api_key has no subscription {partner!r}")
+        return None
+
+    @app.after_request
+    def _after(resp: Response) -> Response:
+        if getattr(g, "sandbox_drop", False):
+            state.faults.count("drop")
+            data = resp.get_data()
+            half = data[: len(data) // 2]
+
+            def partial() -> Iterator[bytes]:
+                yield half
+
+            resp.response = partial()
+            resp.headers["Content-Length"] = str(len(data))
+            resp.headers["X-Sandbox-Fault-Injected"] = "drop"
+        return resp
+
+    @app.errorhandler(ApiProblem)
+    def _problem(exc: ApiProblem) -> Response:
+        resp = jsonify(exc.body())
+        resp.status_code = exc.status
+        for k, v in exc.headers.items():
+            resp.headers[k] = v
+        return resp
+
+    @app.errorhandler(HTTPException)
+    def _http(exc: HTTPException) -> Response:
+        status = exc.code or 500
+        messages = {
+            404: f"no route {request.path}",
+            405: f"method {request.method} is not allowed on {request.path}",
+            413: "the request body is too large (JSON bodies: at most "
+            f"{state.limits.json_body} bytes; uploads: {state.limits.upload_body})",
+        }
+        resp = _error(status, messages.get(status, exc.description or exc.name))
+        if status == 405 and exc.get_headers():
+            for k, v in exc.get_headers():
+                if k.lower() == "allow":
+                    resp.headers["Allow"] = v
+        return resp
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception) -> Response:
+        _LOG.error("sandbox error on %s %s: %r", request.method, request.path, exc)
+        return _error(500, f"internal sandbox error ({type(exc).__name__})")
+
+    register_reporting(app, state)
+    register_content(app, state)
+    register_campaigns(app, state)
+    register_admin(app, state)
+    document: dict[str, Any] = build_openapi(state)
+
+    @app.get("/openapi.json")
+    def openapi() -> Any:
+        return jsonify(document)
+
+    return app

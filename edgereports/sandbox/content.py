@@ -1,0 +1,341 @@
+"""Area A: content onboarding, edge URLs, app keys, signed URLs, CORS whitelist, playback.
+
+Semantics:
+
+- ``POST content/add`` accepts 1 to 50 ``urlList`` items (``url`` http(s), ``content_access``
+  ``public``, ``publish_access`` ``public`` or ``private`` (default ``private``),
+  ``partner_cloud_url`` optional) and answers ``INPROGRESS`` with a new ``content_id`` (24 hex
+  digits) per item. An item turns ``success`` once the clock passes ``createdAt + sync_delay``
+  (``serve(sync_delay=...)``, 3 s by default); ``updatedAt`` is then that moment.
+- ``content_url`` is ``{base_url}/edge/v1/{partner}/{content_id}/{file}?partner_name={partner}``
+  so that SPEC's ``&api_key=<API_KEY>`` can be appended as is.
+- App keys: two per sandbox, derived from the seed. ``signed-url`` needs one of them, an integer
+  ``expiry_time`` >= 1 (no maximum), the content's edge URL and ``allow_signed_cookie``
+  (``true``/``false``, default ``false``); it appends ``expires`` (epoch seconds), ``kid`` (which
+  key), ``cookie`` and ``signature`` (hex HMAC-SHA256 of ``content_id:expires:cookie`` with the
+  app key).
+- Whitelist: starts with the sandbox's own origin; entries are ``http(s)://host[:port]`` with no
+  path and no trailing slash. Adding an entry twice is accepted; deleting a missing one is 404.
+- Playback of the edge URLs: see ``playback.py``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from .hashing import key_of
+from .playback import serve_playback, sign
+from .problems import ApiProblem
+
+if TYPE_CHECKING:
+    from flask import Flask, Response
+
+    from .state import SandboxState
+
+__all__ = ["ContentItem", "ContentStore", "iso_ms", "register_content"]
+
+_ORIGIN = re.compile(r"^https?://[A-Za-z0-9.-]+(:\d{1,5})?$")
+_URL = re.compile(r"^https?://[^\s/?#]+[^\s]*$")
+PREFIX = "/api/v1/stream-tech"
+
+
+def iso_ms(epoch: float) -> str:
+    """Return ``YYYY-MM-DDTHH:MM:SS.mmmZ`` for epoch seconds."""
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
+
+
+@dataclass(frozen=True)
+class ContentItem:
+    """One onboarded content item."""
+
+    id: int
+    content_id: str
+    url: str
+    partner_cloud_url: str
+    content_access: str
+    publish_access: str
+    file_name: str
+    size: int
+    created: float
+
+
+class ContentStore:
+    """Thread-safe in-memory content, app keys and whitelist of one sandbox."""
+
+    def __init__(self, seed: int, default_origin: str) -> None:
+        self._lock = threading.Lock()
+        self._seed = seed
+        self._items: dict[str, ContentItem] = {}
+        self.app_keys = tuple(
+            f"{key_of(seed, 40, i):016x}{key_of(seed, 41, i):016x}" for i in range(2)
+        )
+        self._whitelist: list[str] = [default_origin] if default_origin else []
+
+    def add(self, url: str, cloud_url: str, access: str, publish: str, now: float) -> ContentItem:
+        """Onboard one item and return it."""
+        with self._lock:
+            n = len(self._items) + 1
+            cid = f"{key_of(self._seed, 30, n):016x}{key_of(self._seed, 31, n) & 0xFFFFFFFF:08x}"
+            name = urlsplit(url).path.rsplit("/", 1)[-1] or "index.m3u8"
+            size = 1_000_000 + key_of(self._seed, 32, n) % 499_000_000
+            item = ContentItem(n, cid, url, cloud_url, access, publish, name, size, now)
+            self._items[cid] = item
+            return item
+
+    def get(self, content_id: str) -> ContentItem | None:
+        """Return the item with ``content_id``, if any."""
+        with self._lock:
+            return self._items.get(content_id)
+
+    def all(self) -> list[ContentItem]:
+        """Return every item, oldest first."""
+        with self._lock:
+            return list(self._items.values())
+
+    def whitelist(self) -> list[str]:
+        """Return the whitelist."""
+        with self._lock:
+            return list(self._whitelist)
+
+    def whitelist_add(self, origin: str) -> bool:
+        """Add an origin; return False if it was already there."""
+        with self._lock:
+            if origin in self._whitelist:
+                return False
+            self._whitelist.append(origin)
+            return True
+
+    def whitelist_delete(self, origin: str) -> bool:
+        """Delete an origin; return False if it was not there."""
+        with self._lock:
+            if origin not in self._whitelist:
+                return False
+            self._whitelist.remove(origin)
+            return True
+
+    def key_id(self, app_key: str) -> str:
+        """Return the public id of an app key (the first 8 hex digits of its SHA-256)."""
+        return hashlib.sha256(app_key.encode()).hexdigest()[:8]
+
+    def key_by_id(self, kid: str) -> str | None:
+        """Return the app key with public id ``kid``, if any."""
+        return next((k for k in self.app_keys if self.key_id(k) == kid), None)
+
+
+def _json_body(fields: tuple[str, ...]) -> dict[str, Any]:
+    from flask import request
+
+    if not request.is_json:
+        raise ApiProblem(415, "Content-Type must be application/json")
+    body = request.get_json(silent=True)
+    if body is None:
+        raise ApiProblem(400, "the request body is not valid JSON")
+    if not isinstance(body, dict):
+        raise ApiProblem(400, "the request body must be a JSON object")
+    for key in body:
+        if key not in fields:
+            raise ApiProblem(400, f"unknown field {key!r}; allowed: {', '.join(fields)}", field=key)
+    return body
+
+
+def _origin(body: dict[str, Any]) -> str:
+    value = body.get("cors_whitelist_domain")
+    if not isinstance(value, str) or not value:
+        raise ApiProblem(
+            400, "cors_whitelist_domain must be a non-empty string", field="cors_whitelist_domain"
+        )
+    if value.endswith("/"):
+        raise ApiProblem(
+            400, "cors_whitelist_domain must not end with '/'", field="cors_whitelist_domain"
+        )
+    if len(value) > 253 or not _ORIGIN.match(value):
+        raise ApiProblem(
+            400,
+            "cors_whitelist_domain must be an origin like "
+            "https://player.example.com (scheme and host, no path)",
+            field="cors_whitelist_domain",
+        )
+    return value
+
+
+def register_content(app: Flask, state: SandboxState) -> ContentStore:
+    """Register the area A routes and the playback route on ``app``.
+
+    Args:
+        app: the Flask app.
+        state: the sandbox state (its ``stores["content"]`` is set).
+
+    Returns:
+        The content store.
+    """
+    from flask import jsonify, request
+
+    origin = state.base_url.rstrip("/")
+    store = ContentStore(state.seed, origin)
+    state.stores["content"] = store
+
+    def content_url(item: ContentItem) -> str:
+        base = state.base_url.rstrip("/") or request.host_url.rstrip("/")
+        p = state.partner_name
+        return f"{base}/edge/v1/{p}/{item.content_id}/{item.file_name}?partner_name={p}"
+
+    def record(item: ContentItem, now: float) -> dict[str, Any]:
+        synced = now >= item.created + state.sync_delay
+        return {
+            "id": item.id,
+            "partner_name": state.partner_name,
+            "content_id": item.content_id,
+            "content_url": content_url(item),
+            "partner_content_url": item.url,
+            "partner_cloud_url": item.partner_cloud_url,
+            "createdAt": iso_ms(item.created),
+            "updatedAt": iso_ms(item.created + state.sync_delay if synced else item.created),
+            "content_upload_status": "success" if synced else "INPROGRESS",
+            "content_access": item.content_access,
+            "publish_access": item.publish_access,
+            "content_status_message": "Content onboarded successfully"
+            if synced
+            else "Content onboarding is in progress",
+            "partner_content_file_name": item.file_name,
+            "content_size": item.size,
+        }
+
+    @app.post(f"{PREFIX}/content/add")
+    def content_add() -> Any:
+        body = _json_body(("urlList",))
+        items = body.get("urlList")
+        if not isinstance(items, list) or not items:
+            raise ApiProblem(400, "urlList must be a non-empty array", field="urlList")
+        if len(items) > state.limits.url_list:
+            raise ApiProblem(
+                400,
+                f"urlList holds {len(items)} items; at most {state.limits.url_list}",
+                field="urlList",
+            )
+        checked = []
+        for i, it in enumerate(items):
+            where = f"urlList[{i}]"
+            if not isinstance(it, dict):
+                raise ApiProblem(400, f"{where} must be an object", field=where)
+            allowed = ("url", "content_access", "publish_access", "partner_cloud_url")
+            for key in it:
+                if key not in allowed:
+                    raise ApiProblem(400, f"{where}: unknown field {key!r}", field=f"{where}.{key}")
+            url = it.get("url")
+            if not isinstance(url, str) or not _URL.match(url) or len(url) > 2048:
+                raise ApiProblem(400, f"{where}.url must be an http(s) URL", field=f"{where}.url")
+            cloud = it.get("partner_cloud_url", url)
+            if not isinstance(cloud, str) or not _URL.match(cloud) or len(cloud) > 2048:
+                raise ApiProblem(
+                    400,
+                    f"{where}.partner_cloud_url must be an http(s) URL",
+                    field=f"{where}.partner_cloud_url",
+                )
+            access = it.get("content_access", "public")
+            if access != "public":
+                raise ApiProblem(
+                    400, f"{where}.content_access must be 'public'", field=f"{where}.content_access"
+                )
+            publish = it.get("publish_access", "private")
+            if publish not in ("public", "private"):
+                raise ApiProblem(
+                    400,
+                    f"{where}.publish_access must be 'public' or 'private'",
+                    field=f"{where}.publish_access",
+                )
+            checked.append((url, cloud, access, publish))
+        now = state.clock.timestamp()
+        out = []
+        for url, cloud, access, publish in checked:
+            item = store.add(url, cloud, access, publish, now)
+            out.append(
+                {
+                    "message": "Content onboarding is in progress",
+                    "status": "INPROGRESS",
+                    "url": url,
+                    "content_id": item.content_id,
+                }
+            )
+        return jsonify(out)
+
+    @app.get(f"{PREFIX}/content/get-all")
+    def content_get_all() -> Any:
+        now = state.clock.timestamp()
+        return jsonify([record(it, now) for it in store.all()])
+
+    @app.get(f"{PREFIX}/content/get-url/<content_id>")
+    def content_get_url(content_id: str) -> Any:
+        item = store.get(content_id)
+        if item is None:
+            raise ApiProblem(
+                404,
+                f"unknown content_id {content_id!r} (use content_id, not id)",
+                field="content_id",
+            )
+        return jsonify({"url": content_url(item)})
+
+    @app.get(f"{PREFIX}/get-app-key")
+    def get_app_key() -> Any:
+        return jsonify({"app_keys": list(store.app_keys)})
+
+    @app.get(f"{PREFIX}/signed-url")
+    def signed_url() -> Any:
+        args = request.args
+        app_key = args.get("app_key")
+        if not app_key:
+            raise ApiProblem(400, "app_key is required", field="app_key")
+        if app_key not in store.app_keys:
+            raise ApiProblem(403, "app_key is not valid for this subscription", field="app_key")
+        raw = args.get("expiry_time", "")
+        if not raw.isdigit() or int(raw) < 1 or len(raw) > 15:
+            raise ApiProblem(
+                400, "expiry_time must be a whole number of seconds >= 1", field="expiry_time"
+            )
+        cookie_raw = args.get("allow_signed_cookie", "false")
+        if cookie_raw not in ("true", "false"):
+            raise ApiProblem(
+                400, "allow_signed_cookie must be 'true' or 'false'", field="allow_signed_cookie"
+            )
+        target = args.get("content", "")
+        parts = urlsplit(target).path.split("/")
+        item = store.get(parts[4]) if len(parts) > 5 and parts[1:3] == ["edge", "v1"] else None
+        if item is None or parts[3] != state.partner_name:
+            raise ApiProblem(
+                404, "content must be the edge URL of onboarded content", field="content"
+            )
+        expires = int(state.clock.timestamp()) + int(raw)
+        cookie = 1 if cookie_raw == "true" else 0
+        sig = sign(app_key, item.content_id, expires, cookie)
+        kid = store.key_id(app_key)
+        url = f"{content_url(item)}&expires={expires}&kid={kid}&cookie={cookie}&signature={sig}"
+        return jsonify({"url": url})
+
+    @app.get(f"{PREFIX}/get-whitelist-domain")
+    def get_whitelist() -> Any:
+        return jsonify({"cors_whitelist_domain": store.whitelist()})
+
+    @app.post(f"{PREFIX}/add-whitelist-domain")
+    def add_whitelist() -> Any:
+        value = _origin(_json_body(("cors_whitelist_domain",)))
+        added = store.whitelist_add(value)
+        msg = "Domain added to the whitelist" if added else "Domain is already whitelisted"
+        return jsonify({"status": "SUCCESS", "message": msg})
+
+    @app.delete(f"{PREFIX}/delete-whitelist-domain")
+    def delete_whitelist() -> Any:
+        value = _origin(_json_body(("cors_whitelist_domain",)))
+        if not store.whitelist_delete(value):
+            raise ApiProblem(404, f"{value} is not on the whitelist", field="cors_whitelist_domain")
+        return jsonify({"status": "SUCCESS", "message": "Domain removed from the whitelist"})
+
+    @app.route("/edge/v1/<partner>/<content_id>/<path:name>", methods=["GET", "OPTIONS"])
+    def playback(partner: str, content_id: str, name: str) -> Response:
+        return serve_playback(state, store, partner, content_id, name)
+
+    return store

@@ -1,0 +1,321 @@
+"""The seeded synthetic network: accounts, customer sites, eNodeBs, SIMs and devices (UEs).
+
+``build_network(seed, devices)`` returns the same :class:`Network` for the same arguments. The
+primary account holds ``devices`` devices; ``extra_accounts`` further accounts hold an eighth as
+many (at least four) so that account filters have something to exclude. Every device carries one
+SIM (so a subscriber, a SIM and a UE are the same thing here) and belongs to one eNodeB of one
+customer site.
+
+- Account ids are 24 lowercase hex digits; seed 0 gives SPEC's ``62c40843c7a1909709112345`` as
+  the primary account.
+- Customer sites are ``<CITY>-<a><nnn>`` (e.g. ``BLR-1001``, ``a`` the account number), with
+  one to three eNodeBs each (``10.<a>.<s>.<e>``); devices have a UE IP (``100.<64+a>.x.y``)
+  and an LR id (``LR`` + 6 digits).
+- SIMs have a 12-digit MSISDN starting ``91``, a 15-digit IMSI starting ``40445``, a kind
+  (``physical`` or ``esim``, about 30 % eSIM), an activation date (about 80 % during 2021, the
+  rest 2022 to 2024) and, for about 6 %, a deactivation date (exclusive) before 2026. A SIM is
+  active on day D when ``activation_date <= D < deactivation_date``; its device has traffic only
+  while its SIM is active.
+- Each device has a usage profile (``handset``, ``camera``, ``sensor`` or ``gateway``) that sets
+  how likely it is online per hour (by local time of day in India, +05:30, and weekday) and its
+  mean uplink and downlink rates. The activity itself is in ``activity.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .hashing import GOLDEN, fmix64, key_of
+
+__all__ = ["Account", "Device", "ENodeB", "Network", "Sim", "Site", "build_network"]
+
+SPEC_ACCOUNT_ID = "62c40843c7a1909709112345"
+MAX_DEVICES = 100_000
+_EPOCH = date(1970, 1, 1)
+_CITIES = ("BLR", "MUM", "DEL", "HYD", "CHE", "PUN", "KOL", "AMD")
+# name, share, online thresholds /4096 for (weekday 08-20 local, night, weekend 08-20 local),
+# full-hour sessions, mean uplink and downlink bytes per second (low, high)
+_PROFILES: tuple[
+    tuple[str, float, tuple[int, int, int], bool, tuple[int, int], tuple[int, int]], ...
+] = (
+    ("handset", 0.45, (2700, 450, 1500), False, (300, 1500), (3000, 15000)),
+    ("camera", 0.20, (3950, 3950, 3950), True, (12000, 30000), (500, 1500)),
+    ("sensor", 0.20, (1800, 1800, 1800), False, (20, 200), (10, 60)),
+    ("gateway", 0.15, (3600, 2400, 3000), True, (2000, 6000), (4000, 12000)),
+)
+_FAR_FUTURE_DAY = 10**6
+
+
+@dataclass(frozen=True)
+class Account:
+    """An enterprise account."""
+
+    account_id: str
+    name: str
+    primary: bool
+
+
+@dataclass(frozen=True)
+class Site:
+    """A customer site of an account."""
+
+    customer_site_id: str
+    account_id: str
+    name: str
+    city: str
+
+
+@dataclass(frozen=True)
+class ENodeB:
+    """A radio base station at a customer site."""
+
+    enodeb_ip: str
+    customer_site_id: str
+    account_id: str
+
+
+@dataclass(frozen=True)
+class Sim:
+    """A SIM: the subscriber the reporting endpoint calls ``msisdn`` or ``imsi``."""
+
+    msisdn: str
+    imsi: str
+    kind: str
+    activation_date: date
+    deactivation_date: date | None
+    account_id: str
+    device_id: str
+
+    def active_on(self, day: date) -> bool:
+        """Return whether the SIM is active on ``day`` (activation inclusive, deactivation not)."""
+        ends = self.deactivation_date
+        return self.activation_date <= day and (ends is None or day < ends)
+
+
+@dataclass(frozen=True)
+class Device:
+    """A device (UE) with its SIM, eNodeB, site and usage profile."""
+
+    device_id: str
+    account_id: str
+    customer_site_id: str
+    enodeb_ip: str
+    ue_ip: str
+    lr_id: str
+    msisdn: str
+    imsi: str
+    profile: str
+
+
+@dataclass(frozen=True, eq=False)
+class Network:
+    """The whole synthetic network: inventory as tuples, per-device parameters as numpy arrays.
+
+    The arrays are indexed like :attr:`devices` and are read-only: ``account``, ``site``,
+    ``enodeb`` (indexes), the activity parameters used by ``activity.py``, and one string array
+    per reporting dimension (``msisdn``, ``imsi``, ``customer_site_id``, ``enodeb_ip``,
+    ``ue_ip``, ``lr_id``).
+    """
+
+    seed: int
+    accounts: tuple[Account, ...]
+    sites: tuple[Site, ...]
+    enodebs: tuple[ENodeB, ...]
+    sims: tuple[Sim, ...]
+    devices: tuple[Device, ...]
+    arrays: dict[str, npt.NDArray[Any]] = field(repr=False)
+
+    @property
+    def primary_account_id(self) -> str:
+        """The id of the primary account."""
+        return self.accounts[0].account_id
+
+    def sims_of(self, account_id: str) -> tuple[Sim, ...]:
+        """Return the SIMs of one account, in inventory order."""
+        return tuple(s for s in self.sims if s.account_id == account_id)
+
+    def active_sim_counts(self, account_id: str, day: date) -> dict[str, int]:
+        """Return ``{"physical": n, "esim": m}`` for the SIMs of an account active on ``day``."""
+        counts = {"physical": 0, "esim": 0}
+        for sim in self.sims_of(account_id):
+            if sim.active_on(day):
+                counts[sim.kind] += 1
+        return counts
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the inventory as JSON-ready data (dates as ISO strings)."""
+
+        def iso(d: date | None) -> str | None:
+            return None if d is None else d.isoformat()
+
+        return {
+            "seed": self.seed,
+            "primary_account_id": self.primary_account_id,
+            "accounts": [vars(a) for a in self.accounts],
+            "sites": [vars(s) for s in self.sites],
+            "enodebs": [vars(e) for e in self.enodebs],
+            "sims": [
+                {
+                    **vars(s),
+                    "activation_date": iso(s.activation_date),
+                    "deactivation_date": iso(s.deactivation_date),
+                }
+                for s in self.sims
+            ],
+            "devices": [vars(d) for d in self.devices],
+        }
+
+
+def _account_id(seed: int, index: int) -> str:
+    if seed == 0 and index == 0:
+        return SPEC_ACCOUNT_ID
+    return f"{key_of(seed, 17, index):016x}{key_of(seed, 18, index) & 0xFFFFFFFF:08x}"
+
+
+def build_network(seed: int = 0, devices: int = 64, *, extra_accounts: int = 1) -> Network:
+    """Build the seeded synthetic network.
+
+    Args:
+        seed: the seed of everything (inventory and activity).
+        devices: devices (and SIMs) on the primary account, 1 to 100,000.
+        extra_accounts: how many further, smaller accounts to add (0 to 8).
+
+    Returns:
+        The network.
+
+    Raises:
+        ValueError: an argument is out of range.
+    """
+    if not 1 <= devices <= MAX_DEVICES:
+        raise ValueError(f"devices must be between 1 and {MAX_DEVICES}, got {devices}")
+    if not 0 <= extra_accounts <= 8:
+        raise ValueError(f"extra_accounts must be between 0 and 8, got {extra_accounts}")
+    if seed < 0:
+        raise ValueError(f"seed must be >= 0, got {seed}")
+    rng = np.random.Generator(np.random.Philox(key=key_of(seed, 1)))
+    sizes = [devices] + [max(4, devices // 8)] * extra_accounts
+    total = sum(sizes)
+
+    accounts: list[Account] = []
+    sites: list[Site] = []
+    enodebs: list[ENodeB] = []
+    dev_account = np.empty(total, dtype=np.int64)
+    dev_site = np.empty(total, dtype=np.int64)
+    dev_enb = np.empty(total, dtype=np.int64)
+    start = 0
+    for a, size in enumerate(sizes):
+        account_id = _account_id(seed, a)
+        accounts.append(Account(account_id, f"Sandbox Enterprise {a + 1}", a == 0))
+        n_sites = max(2, -(-size // 12))
+        first_site = len(sites)
+        for s in range(n_sites):
+            city = _CITIES[(a + s) % len(_CITIES)]
+            site_id = f"{city}-{a + 1}{s + 1:03d}"
+            sites.append(Site(site_id, account_id, f"{city} site {s + 1}", city))
+            for e in range(int(rng.integers(1, 4))):
+                enodebs.append(ENodeB(f"10.{10 + a}.{s}.{e + 1}", site_id, account_id))
+        stop = start + size
+        dev_account[start:stop] = a
+        dev_site[start:stop] = first_site + rng.integers(0, n_sites, size)
+        start = stop
+    enb_by_site: dict[str, list[int]] = {}
+    for i, enb in enumerate(enodebs):
+        enb_by_site.setdefault(enb.customer_site_id, []).append(i)
+    for i in range(total):
+        choices = enb_by_site[sites[dev_site[i]].customer_site_id]
+        dev_enb[i] = choices[int(rng.integers(0, len(choices)))]
+
+    msisdn = 7_000_000_000 + rng.choice(3_000_000_000, size=total, replace=False)
+    imsi = rng.choice(10_000_000_000, size=total, replace=False)
+    lr = 100_000 + rng.choice(900_000, size=total, replace=False)
+    esim = rng.random(total) < 0.3
+    late = rng.random(total) >= 0.8
+    d2021 = (date(2021, 1, 1) - _EPOCH).days
+    d2022 = (date(2022, 1, 1) - _EPOCH).days
+    d2025 = (date(2025, 1, 1) - _EPOCH).days
+    d2026 = (date(2026, 1, 1) - _EPOCH).days
+    act_day = np.where(
+        late, rng.integers(d2022, d2025, total), rng.integers(d2021, d2022, total)
+    ).astype(np.int64)
+    gone = rng.random(total) < 0.06
+    deact_day = np.where(
+        gone,
+        act_day + 30 + (rng.random(total) * (d2026 - act_day - 30)).astype(np.int64),
+        _FAR_FUTURE_DAY,
+    ).astype(np.int64)
+
+    shares = np.cumsum([p[1] for p in _PROFILES])
+    prof = np.searchsorted(shares, rng.random(total) * shares[-1], side="right")
+    prof = np.minimum(prof, len(_PROFILES) - 1)
+    thr = np.array([_PROFILES[p][2] for p in prof], dtype=np.int64).reshape(total, 3)
+    full = np.array([_PROFILES[p][3] for p in prof], dtype=bool)
+    up_lo, up_hi = (np.array([_PROFILES[p][4][k] for p in prof], float) for k in (0, 1))
+    dn_lo, dn_hi = (np.array([_PROFILES[p][5][k] for p in prof], float) for k in (0, 1))
+    rate_up = up_lo + rng.random(total) * (up_hi - up_lo)
+    rate_down = dn_lo + rng.random(total) * (dn_hi - dn_lo)
+    with np.errstate(over="ignore"):
+        keys = fmix64(np.arange(total, dtype=np.uint64) * GOLDEN ^ np.uint64(key_of(seed, 2)))
+
+    sims: list[Sim] = []
+    devs: list[Device] = []
+    per_account_counter = [0] * len(sizes)
+    for i in range(total):
+        a = int(dev_account[i])
+        k = per_account_counter[a]
+        per_account_counter[a] += 1
+        account_id = accounts[a].account_id
+        device_id = f"ue-{a}-{k:05d}"
+        ms = f"91{int(msisdn[i])}"
+        im = f"40445{int(imsi[i]):010d}"
+        deact = None if deact_day[i] >= _FAR_FUTURE_DAY else _EPOCH + timedelta(int(deact_day[i]))
+        sims.append(
+            Sim(
+                ms,
+                im,
+                "esim" if esim[i] else "physical",
+                _EPOCH + timedelta(int(act_day[i])),
+                deact,
+                account_id,
+                device_id,
+            )
+        )
+        devs.append(
+            Device(
+                device_id=device_id,
+                account_id=account_id,
+                customer_site_id=sites[dev_site[i]].customer_site_id,
+                enodeb_ip=enodebs[dev_enb[i]].enodeb_ip,
+                ue_ip=f"100.{64 + a}.{k // 250}.{k % 250 + 2}",
+                lr_id=f"LR{int(lr[i])}",
+                msisdn=ms,
+                imsi=im,
+                profile=_PROFILES[int(prof[i])][0],
+            )
+        )
+    arrays: dict[str, npt.NDArray[Any]] = {
+        "account": dev_account,
+        "site": dev_site,
+        "enodeb": dev_enb,
+        "key": keys,
+        "act_hour": act_day * 24,
+        "deact_hour": np.minimum(deact_day, _FAR_FUTURE_DAY) * 24,
+        "act_day": act_day,
+        "deact_day": deact_day,
+        "esim": esim,
+        "thr": thr,
+        "full": full,
+        "rate_up": rate_up,
+        "rate_down": rate_down,
+    }
+    for dim in ("msisdn", "imsi", "customer_site_id", "enodeb_ip", "ue_ip", "lr_id"):
+        arrays[dim] = np.array([getattr(d, dim) for d in devs], dtype=str)
+    for arr in arrays.values():
+        arr.setflags(write=False)
+    return Network(
+        seed, tuple(accounts), tuple(sites), tuple(enodebs), tuple(sims), tuple(devs), arrays
+    )

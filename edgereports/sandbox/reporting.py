@@ -1,0 +1,73 @@
+"""Area C: the report endpoint (``POST /connectivity/v1/report?apikey=...``).
+
+The request is validated by ``reportreq.py``, answered by ``engine.py`` and written by
+``render.py`` (JSON by default, CSV for ``Accept: text/csv``; another ``Accept`` gives 406).
+Errors: 401 for a missing or wrong ``apikey``, 415 when the body is not declared JSON, 413 for
+bodies over 1 MiB, 400 for malformed JSON or an invalid or ambiguous request, 404 for an
+unknown account. Every request that reaches the endpoint is counted; the JSON bodies that reach
+validation are remembered (``SandboxHandle.report_requests()``).
+
+Limits: a body of at most 1 MiB (else 413); a range of at most 1,100 days, 20 metric entries,
+1,000 expressions per filter; at most 500,000 points per answer and 200 million device-hours
+of work per request (else 400 saying which limit and what to do).
+"""
+
+from __future__ import annotations
+
+import hmac
+from typing import TYPE_CHECKING
+
+import orjson
+
+from .engine import answer
+from .problems import ApiProblem
+from .render import render_csv, render_json
+from .reportreq import parse_report
+
+if TYPE_CHECKING:
+    from flask import Flask, Response
+
+    from .state import SandboxState
+
+__all__ = ["REPORT_PATH", "register_reporting"]
+
+REPORT_PATH = "/connectivity/v1/report"
+
+
+def register_reporting(app: Flask, state: SandboxState) -> None:
+    """Register endpoint 13 on ``app``.
+
+    Args:
+        app: the Flask app.
+        state: the sandbox state.
+    """
+    from flask import Response, request
+
+    @app.post(REPORT_PATH)
+    def report() -> Response:
+        key = request.args.get("apikey")
+        if not key:
+            raise ApiProblem(401, "the apikey query parameter is required", field="apikey")
+        if not hmac.compare_digest(key, state.api_key):
+            raise ApiProblem(401, "invalid apikey", field="apikey")
+        want_csv = False
+        if request.headers.get("Accept"):
+            best = request.accept_mimetypes.best_match(["application/json", "text/csv"])
+            if best is None:
+                raise ApiProblem(
+                    406, "Accept must allow application/json or text/csv", field="Accept"
+                )
+            want_csv = best == "text/csv"
+        if request.mimetype != "application/json":
+            raise ApiProblem(415, "Content-Type must be application/json")
+        data = request.get_data(cache=False)
+        try:
+            body = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            raise ApiProblem(400, f"the request body is not valid JSON: {exc}") from None
+        state.log_report(body)
+        query = parse_report(body)
+        ans = answer(query, state.network, state.clock.timestamp(), state.seed)
+        if want_csv:
+            return Response(render_csv(ans), mimetype="text/csv")
+        return Response(render_json(ans), mimetype="application/json")

@@ -1,0 +1,241 @@
+"""``serve()``: run a sandbox in a background thread and hand back its addresses and controls."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from .clock import Clock
+from .faults import FaultConfig, FaultInjector
+from .network import Network, build_network
+from .state import Limits, SandboxState
+
+if TYPE_CHECKING:
+    from werkzeug.serving import BaseWSGIServer
+
+__all__ = ["DEFAULT_API_KEY", "DEFAULT_PARTNER", "SandboxHandle", "serve"]
+
+DEFAULT_API_KEY = "sandbox-demo-key"
+DEFAULT_PARTNER = "sandbox-partner"
+_SECRET_PARAM = re.compile(r"(?i)\b(apikey|api_key|app_key|signature)=[^&\s]*")
+
+
+def redact_path(text: str) -> str:
+    """Return ``text`` with credential query parameters replaced by ``***``."""
+    return _SECRET_PARAM.sub(lambda m: f"{m.group(1)}=***", text)
+
+
+@dataclass(frozen=True)
+class SandboxHandle:
+    """A running sandbox: addresses, credentials, inventory, clock and counters.
+
+    Attributes:
+        base_url: address of the content and campaign APIs (``http://127.0.0.1:PORT``).
+        reporting_url: address of the reporting API (the same server).
+        api_key: the accepted API key (never shown in the repr).
+        partner_name: the accepted ``partner_name``.
+        account_id: the primary account (24 hex digits).
+        network: the synthetic network (accounts, sites, eNodeBs, SIMs, devices).
+        clock: the sandbox clock; ``handle.clock.set(...)``/``advance(...)`` move it.
+        seed: the seed.
+    """
+
+    base_url: str
+    reporting_url: str
+    api_key: str = field(repr=False)
+    partner_name: str
+    account_id: str
+    network: Network = field(repr=False)
+    clock: Clock
+    seed: int
+    state: SandboxState = field(repr=False, compare=False)
+
+    @property
+    def report_endpoint(self) -> str:
+        """The full URL of endpoint 13 (without the ``apikey`` parameter)."""
+        return f"{self.reporting_url}/connectivity/v1/report"
+
+    @property
+    def content_url(self) -> str:
+        """The prefix of the content endpoints."""
+        return f"{self.base_url}/api/v1/stream-tech"
+
+    @property
+    def campaigns_url(self) -> str:
+        """The prefix of the campaign endpoints."""
+        return f"{self.base_url}/rmn-api/api/v1/rmn/agencies"
+
+    def fault_counts(self) -> dict[str, int]:
+        """Return the faults injected so far by kind (``latency``, ``"503"``, ``drop``...)."""
+        return self.state.faults.counts()
+
+    def enqueue_faults(self, *specs: str) -> None:
+        """Queue faults for the next API requests, one each (``X-Sandbox-Fault`` syntax).
+
+        Raises:
+            ValueError: a spec does not parse.
+        """
+        self.state.faults.enqueue(*specs)
+
+    def request_count(self, area: str = "reporting") -> int:
+        """Return how many requests reached ``area`` (reporting, content, campaigns, playback).
+
+        Every request counts, including those answered with an error or an injected fault.
+        """
+        return self.state.request_counts().get(area, 0)
+
+    def request_counts(self) -> dict[str, int]:
+        """Return requests per area."""
+        return self.state.request_counts()
+
+    def report_requests(self) -> list[Any]:
+        """Return the JSON bodies of the report requests received (oldest first)."""
+        return self.state.reports()
+
+    def reset_counters(self) -> None:
+        """Forget request counts, report bodies and fault counts."""
+        self.state.reset_counters()
+
+
+def _make_handler(quiet: bool) -> type:
+    from werkzeug.serving import WSGIRequestHandler
+
+    from .app import RAW_HEADERS
+
+    class Handler(WSGIRequestHandler):
+        """Keeps underscore headers (``api_key``) and redacts keys from request logs."""
+
+        def make_environ(self) -> dict[str, Any]:
+            environ = super().make_environ()
+            environ[RAW_HEADERS] = [(k, v) for k, v in self.headers.items() if "_" in k]
+            return environ
+
+        def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+            if quiet:
+                return
+            line = redact_path(f"{self.command} {self.path}")
+            self.log("info", '"%s" %s %s', line, code, size)
+
+        def log_error(self, format: str, *args: Any) -> None:
+            if not quiet:
+                super().log_error(format, *args)
+
+    return Handler
+
+
+def _as_clock(clock: Clock | datetime | str | None) -> Clock:
+    if isinstance(clock, Clock):
+        return clock
+    return Clock(clock)
+
+
+def _as_faults(faults: FaultConfig | Mapping[str, Any] | None) -> FaultConfig:
+    if faults is None:
+        return FaultConfig()
+    if isinstance(faults, FaultConfig):
+        return faults
+    return FaultConfig(**dict(faults))
+
+
+@contextmanager
+def serve(
+    *,
+    seed: int = 0,
+    devices: int = 64,
+    extra_accounts: int = 1,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    clock: Clock | datetime | str | None = None,
+    faults: FaultConfig | Mapping[str, Any] | None = None,
+    sync_delay: float = 3.0,
+    api_key: str = DEFAULT_API_KEY,
+    partner_name: str = DEFAULT_PARTNER,
+    limits: Limits | None = None,
+    quiet: bool = True,
+) -> Iterator[SandboxHandle]:
+    """Run a sandbox in a background thread for the duration of a ``with`` block.
+
+    Args:
+        seed: seed of the network, its activity, ids and keys.
+        devices: devices (and SIMs) on the primary account.
+        extra_accounts: further, smaller accounts.
+        host: interface to bind (loopback unless told otherwise).
+        port: TCP port; 0 picks a free one.
+        clock: a :class:`Clock`, a fixed instant (datetime or ISO string), or ``None`` for the
+            real time.
+        faults: a :class:`FaultConfig` or its fields as a mapping.
+        sync_delay: seconds until onboarded content is synced (by the sandbox clock).
+        api_key: the accepted API key.
+        partner_name: the accepted ``partner_name``.
+        limits: size limits.
+        quiet: do not log requests (logged lines never show keys).
+
+    Yields:
+        The handle.
+
+    Raises:
+        ValueError: an option is out of range.
+        OSError: the address cannot be bound.
+
+    Example:
+        >>> with serve(seed=1, clock="2022-07-08T10:00:00+05:30") as sb:  # doctest: +SKIP
+        ...     requests.post(f"{sb.report_endpoint}?apikey={sb.api_key}", json=body)
+    """
+    from werkzeug.serving import make_server
+
+    if sync_delay < 0:
+        raise ValueError("sync_delay must be >= 0")
+    if not api_key or not partner_name:
+        raise ValueError("api_key and partner_name must not be empty")
+    network = build_network(seed, devices, extra_accounts=extra_accounts)
+    state = SandboxState(
+        network=network,
+        clock=_as_clock(clock),
+        faults=FaultInjector(_as_faults(faults)),
+        api_key=api_key,
+        partner_name=partner_name,
+        seed=seed,
+        sync_delay=sync_delay,
+        limits=limits or Limits(),
+    )
+    holder: dict[str, Any] = {}
+
+    def dispatch(environ: dict[str, Any], start_response: Any) -> Any:
+        return holder["app"](environ, start_response)
+
+    server: BaseWSGIServer = make_server(
+        host, port, dispatch, threaded=True, request_handler=_make_handler(quiet)
+    )
+    shown = f"[{host}]" if ":" in host else host
+    state.base_url = f"http://{shown}:{server.server_port}"
+    from .app import create_app
+
+    holder["app"] = create_app(state)
+    thread = threading.Thread(
+        target=server.serve_forever,
+        kwargs={"poll_interval": 0.1},
+        name="edgereports-sandbox",
+        daemon=True,
+    )
+    thread.start()
+    try:
+        yield SandboxHandle(
+            base_url=state.base_url,
+            reporting_url=state.base_url,
+            api_key=api_key,
+            partner_name=partner_name,
+            account_id=network.primary_account_id,
+            network=network,
+            clock=state.clock,
+            seed=seed,
+            state=state,
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)

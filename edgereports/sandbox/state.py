@@ -1,0 +1,93 @@
+"""The mutable state of one sandbox instance: settings, counters, request log and stores."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from .clock import Clock
+from .faults import FaultInjector
+from .network import Network
+
+__all__ = ["Limits", "SandboxState"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Size limits (beyond them: 413 for bodies, 400 for the rest).
+
+    Attributes:
+        json_body: bytes of a JSON request body (report, content, whitelist).
+        upload_body: bytes of a campaign onboarding (multipart) body.
+        url_list: items in one ``content/add``.
+        report_log: report request bodies remembered for tests.
+    """
+
+    json_body: int = 1 << 20
+    upload_body: int = 16 << 20
+    url_list: int = 50
+    report_log: int = 10_000
+
+
+@dataclass(eq=False)
+class SandboxState:
+    """Everything one running sandbox shares between its request threads.
+
+    Attributes:
+        network: the synthetic network.
+        clock: the clock.
+        faults: the fault injector.
+        api_key: the accepted API key (areas A, B, C and playback).
+        partner_name: the accepted ``partner_name``.
+        seed: the seed.
+        sync_delay: seconds until onboarded content turns ``success``.
+        limits: size limits.
+        base_url: the server's own address, once bound.
+    """
+
+    network: Network
+    clock: Clock
+    faults: FaultInjector
+    api_key: str
+    partner_name: str
+    seed: int
+    sync_delay: float
+    limits: Limits = field(default_factory=Limits)
+    base_url: str = ""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    counts: Counter[str] = field(default_factory=Counter)
+    report_log: deque[Any] = field(default_factory=deque)
+    stores: dict[str, Any] = field(default_factory=dict)
+
+    def count(self, area: str) -> None:
+        """Count one request to ``area``."""
+        with self.lock:
+            self.counts[area] += 1
+
+    def log_report(self, body: Any) -> None:
+        """Remember a report request body (the oldest are forgotten past the limit)."""
+        with self.lock:
+            self.report_log.append(body)
+            while len(self.report_log) > self.limits.report_log:
+                self.report_log.popleft()
+
+    def request_counts(self) -> dict[str, int]:
+        """Return requests served so far per area (reporting, content, campaigns, playback)."""
+        with self.lock:
+            return {
+                k: self.counts.get(k, 0) for k in ("reporting", "content", "campaigns", "playback")
+            }
+
+    def reports(self) -> list[Any]:
+        """Return the report request bodies received so far (oldest first)."""
+        with self.lock:
+            return list(self.report_log)
+
+    def reset_counters(self) -> None:
+        """Forget request counts, the report log and fault counts (not content or campaigns)."""
+        with self.lock:
+            self.counts.clear()
+            self.report_log.clear()
+        self.faults.reset()
