@@ -31,12 +31,12 @@ demo: $(STAMP)  ## list the presets and print one preset's request (until the de
 		--start 2022-07-07T09:50:00+05:30 --end 2022-07-08T09:50:00+05:30
 
 lint: $(STAMP)  ## ruff lint and format check
-	$(BIN)/ruff check edgereports tests benchmarks sample_data
-	$(BIN)/ruff format --check edgereports tests benchmarks sample_data
+	$(BIN)/ruff check edgereports tests benchmarks sample_data examples
+	$(BIN)/ruff format --check edgereports tests benchmarks sample_data examples
 
 format: $(STAMP)  ## apply ruff's fixes and formatting
-	$(BIN)/ruff check --fix edgereports tests benchmarks sample_data
-	$(BIN)/ruff format edgereports tests benchmarks sample_data
+	$(BIN)/ruff check --fix edgereports tests benchmarks sample_data examples
+	$(BIN)/ruff format edgereports tests benchmarks sample_data examples
 
 types: $(STAMP)  ## mypy --strict on the package
 	$(BIN)/mypy

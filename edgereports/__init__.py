@@ -39,7 +39,11 @@ from .terms import Metric
 from .vocabulary import VocabularyWarning
 
 # Public names loaded on first access: name -> module.
-_LAZY: dict[str, str] = {}
+_LAZY: dict[str, str] = {
+    "Failure": ".reporting",
+    "FetchResult": ".reporting",
+    "ReportingClient": ".reporting",
+}
 
 __all__ = [
     "ApiError",
@@ -47,6 +51,8 @@ __all__ = [
     "ConfigError",
     "EdgeReportsError",
     "ExportLocked",
+    "Failure",
+    "FetchResult",
     "InputError",
     "Metric",
     "NotFoundError",
@@ -54,6 +60,7 @@ __all__ = [
     "QueryError",
     "RateLimitError",
     "Report",
+    "ReportingClient",
     "SchemaError",
     "Settings",
     "SyncTimeout",

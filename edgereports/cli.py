@@ -203,6 +203,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(handler=_cmd_sandbox, passes_through=True)
 
+    from . import cli_report
+
+    cli_report.add_parser(sub)
     return parser
 
 

@@ -1,0 +1,112 @@
+"""Benchmark of the reporting client against the local sandbox (loopback).
+
+1. Concurrency: the sandbox adds 100 ms of latency to every request; a 48-window pull (48 days
+   of DAY buckets, one-day windows) is fetched with ``max_workers=8`` and with
+   ``max_workers=1`` in the same run, and the speed-up is printed (target: at least 5x).
+2. Overhead: for a small report (one day, one metric) on a sandbox without latency, the time
+   of ``client.fetch`` per request against a bare ``requests`` POST of the same body on a
+   keep-alive session (the baseline: the same server work and the same loopback), so the
+   difference is the client's own time per request: planning, the retry layers, error
+   mapping and normalization to a frame (target: under 5 ms).
+
+Figures are printed; nothing here is a test.
+
+Usage::
+
+    python benchmarks/bench_client.py            # 100 overhead rounds
+    python benchmarks/bench_client.py --quick    # 30 overhead rounds
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from datetime import timedelta
+
+import requests
+
+from edgereports import presets
+from edgereports.reporting import ReportingClient
+from edgereports.sandbox import FaultConfig, serve
+
+CLOCK = "2022-07-08T10:00:00+05:30"
+
+
+def concurrency(latency: float) -> None:
+    with serve(seed=0, clock=CLOCK, faults=FaultConfig(latency=latency)) as sb:
+        report = presets.time_usage_enterprise(
+            account_id=sb.account_id, start="2022-05-01T00:00:00Z", end="2022-06-18T00:00:00Z"
+        )
+        timings = {}
+        frames = {}
+        warm = ReportingClient(sb.api_key, sb.reporting_url, progress=False)
+        warm.fetch(report, window=timedelta(days=24))  # imports (pandas, normalizer) and caches
+        for workers in (1, 8):
+            client = ReportingClient(
+                sb.api_key, sb.reporting_url, max_workers=workers, progress=False
+            )
+            before = sb.request_count()
+            started = time.perf_counter()
+            frames[workers] = client.fetch(report, window=timedelta(days=1))
+            timings[workers] = time.perf_counter() - started
+            requests_made = sb.request_count() - before
+            client.close()
+        assert frames[1].equals(frames[8]), "the two pulls differ"
+        print(f"concurrency: {requests_made} windows, {latency * 1000:.0f} ms latency each")
+        print(f"  max_workers=1: {timings[1]:.2f} s   max_workers=8: {timings[8]:.2f} s")
+        print(f"  speed-up 8 vs 1 workers: {timings[1] / timings[8]:.1f}x (target >= 5x)")
+
+
+def overhead(rounds: int) -> None:
+    with serve(seed=0, clock=CLOCK) as sb:
+        report = presets.time_usage_enterprise(
+            account_id=sb.account_id, start="2022-06-01T00:00:00Z", end="2022-06-02T00:00:00Z"
+        )
+        body = report.to_request()
+        session = requests.Session()
+        client = ReportingClient(sb.api_key, sb.reporting_url, progress=False)
+
+        def bare() -> None:
+            response = session.post(
+                sb.report_endpoint,
+                params={"apikey": sb.api_key},
+                json=body,
+                headers={"Accept": "application/json"},
+                timeout=10,
+            )
+            _ = response.content
+
+        def ours() -> None:
+            client.fetch(report)
+
+        for call in (bare, ours):  # warm up: connections, imports, caches
+            for _ in range(5):
+                call()
+        samples: dict[str, list[float]] = {"bare": [], "ours": []}
+        for _ in range(rounds):  # interleaved, so drift hits both alike
+            for name, call in (("bare", bare), ("ours", ours)):
+                started = time.perf_counter()
+                call()
+                samples[name].append(time.perf_counter() - started)
+        base = statistics.median(samples["bare"])
+        mine = statistics.median(samples["ours"])
+        print(f"overhead: small report (1 day, DAY, 1 metric), {rounds} rounds, medians")
+        print(f"  bare requests.post: {base * 1000:.2f} ms   client.fetch: {mine * 1000:.2f} ms")
+        print(
+            f"  client-side overhead per request: {(mine - base) * 1000:.2f} ms "
+            f"({mine / base:.2f}x the bare round trip; target < 5 ms)"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer overhead rounds")
+    parser.add_argument("--latency", type=float, default=0.1, help="seconds per request")
+    args = parser.parse_args()
+    concurrency(args.latency)
+    overhead(30 if args.quick else 100)
+
+
+if __name__ == "__main__":
+    main()

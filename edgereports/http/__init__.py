@@ -1,0 +1,28 @@
+"""The shared HTTP layer: one ``requests`` session with retries, timeouts and redaction.
+
+:func:`make_session` builds a session whose adapters retry connection errors, 429, 500, 502,
+503 and 504 through urllib3's ``Retry`` (POST included: a report is a read), with exponential
+backoff plus jitter, honouring ``Retry-After`` up to a cap and never looping without a wait.
+:class:`HttpClient` adds a second retry layer (tenacity) for what urllib3 cannot see (a
+connection dropped while the body is read), sharing one budget of attempts with urllib3, and maps
+every failure to the error tree of :mod:`edgereports.errors` with redacted URLs and bodies.
+Creating a client installs a logging filter that redacts keys from the records of the
+``urllib3``, ``requests`` and ``edgereports`` loggers (urllib3 logs request URLs at DEBUG).
+
+Modules: ``session`` (retry policy, adapter, :func:`make_session`), ``client``
+(:class:`HttpClient`), ``redaction`` (the logging filter).
+"""
+
+from __future__ import annotations
+
+from .client import HttpClient
+from .redaction import REDACTED_LOGGERS, install_log_redaction
+from .session import RETRY_STATUSES, make_session
+
+__all__ = [
+    "REDACTED_LOGGERS",
+    "RETRY_STATUSES",
+    "HttpClient",
+    "install_log_redaction",
+    "make_session",
+]

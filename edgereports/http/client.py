@@ -1,0 +1,254 @@
+"""``HttpClient``: requests against one base URL, retried, mapped to errors and redacted."""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import requests
+import tenacity
+from urllib3.exceptions import MaxRetryError
+
+from ..errors import (
+    ApiError,
+    AuthError,
+    ConfigError,
+    EdgeReportsError,
+    NotFoundError,
+    RateLimitError,
+    TransportError,
+    redact,
+)
+from .redaction import install_log_redaction
+from .session import BudgetAdapter, make_session
+
+__all__ = ["HttpClient"]
+
+logger = logging.getLogger("edgereports.http")
+
+_EXCERPT = 200
+_OUTER_RETRYABLE = (
+    requests.exceptions.ChunkedEncodingError,
+    requests.exceptions.ContentDecodingError,
+    requests.exceptions.ConnectionError,
+    requests.exceptions.Timeout,
+)
+
+
+class HttpClient:
+    """Requests against one base URL, with retries, timeouts and errors mapped and redacted.
+
+    Args:
+        base_url: the service address; request paths are joined to it.
+        secrets: values to redact from every message (e.g. the API key).
+        timeout: seconds, or ``(connect, read)`` seconds.
+        retries: retries after the first attempt, shared by urllib3 and the body-read layer.
+        session: a session to use as is (proxies, certificates); ours retries when omitted.
+        retry_after_cap: the longest ``Retry-After`` honoured, in seconds.
+
+    Raises:
+        ConfigError: ``retries`` is negative.
+
+    Example:
+        >>> HttpClient("https://r.example", secrets=["k3y-secret"])
+        HttpClient(base_url='https://r.example')
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        secrets: Sequence[str | None] = (),
+        timeout: float | tuple[float, float] = (5.0, 30.0),
+        retries: int = 4,
+        session: requests.Session | None = None,
+        retry_after_cap: float = 60.0,
+    ) -> None:
+        if retries < 0:
+            raise ConfigError(f"retries must be 0 or more, got {retries}")
+        self.base_url = base_url.rstrip("/")
+        self._secrets = [s for s in secrets if s]
+        self.timeout = timeout
+        self.retries = retries
+        self._owns_session = session is None
+        self.session = session or make_session(retries=retries, retry_after_cap=retry_after_cap)
+        install_log_redaction(self._secrets)
+
+    def __repr__(self) -> str:
+        return f"HttpClient(base_url={redact(self.base_url, self._secrets)!r})"
+
+    def close(self) -> None:
+        """Close the session if this client created it."""
+        if self._owns_session:
+            self.session.close()
+
+    def redact(self, text: object) -> str:
+        """``text`` with this client's secrets and any credential pattern replaced by ``***``."""
+        return redact(text, self._secrets)
+
+    def url(self, path: str) -> str:
+        """The absolute URL of ``path`` (a full URL is returned as is)."""
+        if path.startswith(("http://", "https://")):
+            return path
+        return f"{self.base_url}/{path.lstrip('/')}"
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        json: Any = None,
+        data: Any = None,
+        files: Any = None,
+        what: str = "",
+    ) -> requests.Response:
+        """Send one request with retries; returns the response with its body read.
+
+        Args:
+            method: the HTTP method.
+            path: a path joined to ``base_url``, or a full URL.
+            params: query parameters.
+            headers: request headers.
+            json: a JSON body.
+            data: a form or raw body.
+            files: multipart files.
+            what: names the request in messages, e.g. ``"window 2022-07-07..2022-07-08"``.
+
+        Returns:
+            The 2xx response; ``response.content`` is already read.
+
+        Raises:
+            AuthError: 401 or 403.
+            NotFoundError: 404.
+            RateLimitError: 429 after the retries ran out.
+            ApiError: any other non-2xx status.
+            TransportError: connection failures, timeouts and broken bodies after the retries.
+        """
+        url = self.url(path)
+        adapter = self.session.get_adapter(url)
+        budgeted = adapter if isinstance(adapter, BudgetAdapter) else None
+        allowed = self.retries + 1
+        used = [0]  # attempts spent by urllib3 and by this layer together
+        backoff = budgeted.backoff if budgeted is not None else 0.5
+
+        def attempt() -> requests.Response:
+            with budgeted.budget(allowed - used[0]) if budgeted else contextlib.nullcontext():
+                try:
+                    response = self.session.request(
+                        method,
+                        url,
+                        params=params,
+                        headers=headers,
+                        json=json,
+                        data=data,
+                        files=files,
+                        timeout=self.timeout,
+                    )
+                    _ = response.content  # a body dropped half-way raises here, inside the retry
+                    return response
+                finally:
+                    used[0] += budgeted.attempts if budgeted else 1
+
+        def before_sleep(state: tenacity.RetryCallState) -> None:
+            failure = state.outcome.exception() if state.outcome else None
+            self._debug(
+                "retrying %s %s after %r (%d of %d attempts used)",
+                method,
+                url,
+                failure,
+                used[0],
+                allowed,
+            )
+
+        retrying = tenacity.Retrying(
+            stop=lambda _state: used[0] >= allowed,
+            wait=tenacity.wait_exponential(multiplier=backoff, max=60.0)
+            + tenacity.wait_random(0, backoff),
+            retry=tenacity.retry_if_exception_type(_OUTER_RETRYABLE),
+            before_sleep=before_sleep,
+            reraise=True,
+        )
+        started = time.perf_counter()
+        try:
+            response = retrying(attempt)
+        except requests.exceptions.RequestException as exc:  # retried ones and the rest
+            raise self._transport_error(exc, method, url, used[0], what) from None
+        elapsed = time.perf_counter() - started
+        self._debug(
+            "%s %s -> %s in %.3fs, %d attempt(s)",
+            method,
+            url,
+            response.status_code,
+            elapsed,
+            used[0],
+        )
+        if response.status_code >= 300:
+            raise self._status_error(response, method, url, used[0], what) from None
+        return response
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _debug(self, message: str, *args: object) -> None:
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug(self.redact(message % args))
+
+    def _prefix(self, what: str) -> str:
+        return f"{self.redact(what)}: " if what else ""
+
+    def _transport_error(
+        self, exc: BaseException, method: str, url: str, attempts: int, what: str
+    ) -> TransportError:
+        cause: BaseException = exc
+        if exc.args and isinstance(exc.args[0], MaxRetryError) and exc.args[0].reason is not None:
+            cause = exc.args[0].reason
+        detail = self.redact(f"{type(cause).__name__}: {cause}")[:300]
+        sent = getattr(exc, "request", None)
+        url = getattr(sent, "url", None) or url
+        return TransportError(
+            f"{self._prefix(what)}{method} {self.redact(url)} failed after {attempts} "
+            f"attempt(s): {type(exc).__name__} ({detail})"
+        )
+
+    def _status_error(
+        self, response: requests.Response, method: str, url: str, attempts: int, what: str
+    ) -> EdgeReportsError:
+        status = response.status_code
+        shown_url = self.redact(response.url or url)
+        try:
+            text = response.content.decode(response.encoding or "utf-8", errors="replace")
+        except Exception:  # pragma: no cover - content is bytes here
+            text = ""
+        excerpt = self.redact(" ".join(text.split()))[:_EXCERPT]
+        message = (
+            f"{self._prefix(what)}{method} {shown_url} answered HTTP {status} "
+            f"{response.reason or ''}".rstrip()
+            + f" after {attempts} attempt(s)"
+            + (f": {excerpt}" if excerpt else "")
+        )
+        kwargs: dict[str, Any] = {"status_code": status, "body_excerpt": excerpt, "url": shown_url}
+        if status in (401, 403):
+            return AuthError(message, **kwargs)
+        if status == 404:
+            return NotFoundError(message, **kwargs)
+        if status == 429:
+            retry_after = _retry_after(response.headers.get("Retry-After"))
+            return RateLimitError(message, retry_after=retry_after, **kwargs)
+        return ApiError(message, **kwargs)
+
+
+def _retry_after(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        return max(float(value.strip()), 0.0)
+    except ValueError:
+        parsed = email.utils.parsedate_tz(value)
+        if parsed is None:
+            return None
+        return max(email.utils.mktime_tz(parsed) - time.time(), 0.0)

@@ -1,0 +1,192 @@
+"""The retrying session: urllib3 ``Retry`` with a Retry-After floor and cap, mounted on an
+adapter that shares one budget of attempts with :class:`~edgereports.http.HttpClient`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import random
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3.exceptions import MaxRetryError
+from urllib3.util.retry import Retry
+
+__all__ = ["RETRY_STATUSES", "BudgetAdapter", "make_session"]
+
+#: The statuses retried by urllib3 (and, when retries run out, mapped to errors).
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+
+
+class _Retry(Retry):
+    """urllib3 ``Retry`` with a Retry-After floor and cap, and backoff from the first retry."""
+
+    def __init__(self, *args: Any, retry_after_min: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.retry_after_min = retry_after_min
+
+    def new(self, **kw: Any) -> _Retry:
+        kw.setdefault("retry_after_min", self.retry_after_min)
+        return super().new(**kw)
+
+    def parse_retry_after(self, retry_after: str) -> float:
+        """Seconds to wait: a number (fractions allowed) or an HTTP date, clamped."""
+        try:
+            seconds = float(retry_after.strip())
+        except ValueError:
+            parsed = email.utils.parsedate_tz(retry_after)
+            if parsed is None:
+                raise
+            seconds = email.utils.mktime_tz(parsed) - time.time()
+        return float(min(max(seconds, self.retry_after_min), self.retry_after_max))
+
+    def get_retry_after(self, response: Any) -> float | None:
+        """The clamped Retry-After of ``response``; None when absent or unreadable."""
+        value = response.headers.get("Retry-After")
+        if value is None:
+            return None
+        try:
+            return self.parse_retry_after(value)
+        except ValueError:
+            return None
+
+    def sleep_for_retry(self, response: Any) -> bool:
+        retry_after = self.get_retry_after(response)
+        if retry_after is None:
+            return False
+        if retry_after > 0:
+            time.sleep(retry_after)
+        return True
+
+    def get_backoff_time(self) -> float:
+        """``backoff_factor * 2**(n-1)`` plus jitter after ``n`` consecutive errors (n >= 1)."""
+        errors = 0
+        for item in reversed(self.history):
+            if item.redirect_location is not None:
+                break
+            errors += 1
+        if errors == 0:
+            return 0.0
+        value = self.backoff_factor * (2 ** (errors - 1))
+        if self.backoff_jitter:
+            value += random.random() * self.backoff_jitter
+        return float(max(0.0, min(self.backoff_max, value)))
+
+    def increment(self, *args: Any, **kwargs: Any) -> _Retry:
+        try:
+            return super().increment(*args, **kwargs)
+        except MaxRetryError as exc:
+            exc.attempts = len(self.history) + 1  # type: ignore[attr-defined]
+            raise
+
+
+class BudgetAdapter(HTTPAdapter):
+    """An adapter whose retry total can be lowered per thread, and that counts attempts."""
+
+    def __init__(self, retry: _Retry, pool_maxsize: int) -> None:
+        self._local = threading.local()
+        self._default_retry: Retry = retry
+        super().__init__(
+            max_retries=retry, pool_connections=pool_maxsize, pool_maxsize=pool_maxsize
+        )
+
+    def __setstate__(self, state: dict[str, Any]) -> None:  # unpickling: no __init__ ran
+        self._local = threading.local()
+        super().__setstate__(state)  # type: ignore[misc]
+
+    @property
+    def max_retries(self) -> Retry:
+        override: Retry | None = getattr(self._local, "retry", None)
+        return override if override is not None else self._default_retry
+
+    @max_retries.setter
+    def max_retries(self, value: Retry) -> None:
+        self._default_retry = value
+
+    @property
+    def backoff(self) -> float:
+        """The backoff factor of the mounted retry policy."""
+        return float(self._default_retry.backoff_factor)
+
+    @contextlib.contextmanager
+    def budget(self, attempts: int) -> Iterator[None]:
+        """Allow at most ``attempts`` attempts (first try included) in this thread."""
+        base = self._default_retry
+        total = attempts - 1 if base.total is None else min(int(base.total), attempts - 1)
+        self._local.retry = base.new(total=max(total, 0))
+        self._local.attempts = 1
+        try:
+            yield
+        finally:
+            self._local.retry = None
+
+    @property
+    def attempts(self) -> int:
+        """The number of attempts the last ``send`` of this thread made."""
+        return int(getattr(self._local, "attempts", 1))
+
+    def send(
+        self, request: requests.PreparedRequest, *args: Any, **kwargs: Any
+    ) -> requests.Response:
+        self._local.attempts = 1
+        try:
+            response = super().send(request, *args, **kwargs)
+        except requests.exceptions.RequestException as exc:
+            cause = exc.args[0] if exc.args else None
+            self._local.attempts = int(getattr(cause, "attempts", 1))
+            raise
+        retries = getattr(response.raw, "retries", None)
+        if isinstance(retries, Retry):
+            self._local.attempts = len(retries.history) + 1
+        return response
+
+
+def make_session(
+    *,
+    retries: int = 4,
+    backoff: float = 0.5,
+    retry_after_cap: float = 60.0,
+    pool_maxsize: int = 16,
+) -> requests.Session:
+    """Build a session that retries connection errors and 429/5xx answers.
+
+    Args:
+        retries: retries after the first attempt (connect, read and status alike).
+        backoff: the first wait in seconds; it doubles per consecutive error, plus up to
+            ``backoff`` of random jitter. Also the least wait for a ``Retry-After: 0``.
+        retry_after_cap: the longest wait a ``Retry-After`` header can ask for, in seconds.
+        pool_maxsize: connections kept per host (at least the number of worker threads).
+
+    Returns:
+        A ``requests.Session`` with the retrying adapter mounted on ``http://`` and ``https://``.
+
+    Example:
+        >>> make_session(retries=2).get_adapter("https://h.example").max_retries.total
+        2
+    """
+    retry = _Retry(
+        total=retries,
+        connect=retries,
+        read=retries,
+        status=retries,
+        status_forcelist=sorted(RETRY_STATUSES),
+        allowed_methods=frozenset(Retry.DEFAULT_ALLOWED_METHODS | {"POST"}),
+        backoff_factor=backoff,
+        backoff_jitter=backoff,
+        backoff_max=max(retry_after_cap, backoff),
+        respect_retry_after_header=True,
+        retry_after_max=retry_after_cap,
+        retry_after_min=min(backoff, retry_after_cap),
+        raise_on_status=False,
+        raise_on_redirect=False,
+    )
+    session = requests.Session()
+    adapter = BudgetAdapter(retry, pool_maxsize)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
