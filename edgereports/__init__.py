@@ -40,6 +40,9 @@ from .vocabulary import VocabularyWarning
 
 # Public names loaded on first access: name -> module.
 _LAZY: dict[str, str] = {
+    "Campaign": ".campaigns",
+    "CampaignClient": ".campaigns",
+    "ContentClient": ".content",
     "Failure": ".reporting",
     "FetchResult": ".reporting",
     "ReportingClient": ".reporting",
@@ -48,7 +51,10 @@ _LAZY: dict[str, str] = {
 __all__ = [
     "ApiError",
     "AuthError",
+    "Campaign",
+    "CampaignClient",
     "ConfigError",
+    "ContentClient",
     "EdgeReportsError",
     "ExportLocked",
     "Failure",

@@ -30,6 +30,10 @@ examples:
       --start 2022-07-07T09:50:00+05:30 --end 2022-07-08T09:50:00+05:30
   edgereports query --account-id A --last DAY --granularity HOUR --metric ue_connections:MAX
   edgereports sandbox --port 8080
+  edgereports content list
+  edgereports campaigns status spring-sale
+  edgereports content list
+  edgereports campaigns status spring-sale
 
 settings come from EDGEREPORTS_API_KEY, EDGEREPORTS_PARTNER_NAME, EDGEREPORTS_BASE_URL and
 EDGEREPORTS_REPORTING_URL. Exit status: 0 ok, 1 service or data error, 2 bad input,
@@ -203,9 +207,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(handler=_cmd_sandbox, passes_through=True)
 
-    from . import cli_report
+    from . import cli_content, cli_report
 
     cli_report.add_parser(sub)
+    cli_content.add_parsers(sub)
     return parser
 
 
