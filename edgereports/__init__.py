@@ -46,6 +46,8 @@ _LAZY: dict[str, str] = {
     "Failure": ".reporting",
     "FetchResult": ".reporting",
     "ReportingClient": ".reporting",
+    "read_export": ".export",
+    "run_export": ".export",
 }
 
 __all__ = [
@@ -74,6 +76,8 @@ __all__ = [
     "VocabularyWarning",
     "__version__",
     "presets",
+    "read_export",
+    "run_export",
 ]
 
 

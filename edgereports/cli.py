@@ -207,9 +207,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(handler=_cmd_sandbox, passes_through=True)
 
-    from . import cli_content, cli_report
+    from . import cli_content, cli_export, cli_report
 
     cli_report.add_parser(sub)
+    cli_export.add_parser(sub)
     cli_content.add_parsers(sub)
     return parser
 

@@ -1,0 +1,251 @@
+"""Benchmark of the scheduled export against the sandbox.
+
+Exports one year of DAY data (``time_usage_subscriber``) and 90 days of HOUR data
+(``byte_usage_subscriber``) for 100 subscribers from a local sandbox (run in this process) into
+a temporary directory, with the default windows (31 days for DAY, 7 for HOUR). Each
+measurement runs in a fresh subprocess, which imports everything, runs a one-window warm-up
+(1 subscriber, 1 day: it loads the modules imported lazily and opens the connection pool),
+then records its RSS and measures its wall time and its peak RSS above that level:
+
+- baseline: the same windows fetched with ``ReportingClient.fetch`` and dropped (no Parquet);
+- export: ``run_export`` on a job file of the two reports (fetch, write, state, lock);
+- export of a third of the history (the HOUR report over 30 days): the peak must not grow
+  with the history, since each window is written and dropped before the next.
+
+Printed: rows, seconds, rows/s and the ratio to the baseline, the share of the export's wall
+time spent writing Parquet vs fetching, and the peak RSS against (max_workers + 1) x the
+largest single window's frame. Nothing here is a test or an assertion.
+
+Usage::
+
+    python benchmarks/bench_export.py                 # 100 subscribers, 365 DAY + 90 HOUR days
+    python benchmarks/bench_export.py --quick         # 20 subscribers, 60 + 14 days
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+NOW = datetime(2025, 1, 1, 3, 0, tzinfo=UTC)
+
+
+def job_file(
+    directory: Path,
+    account: str,
+    msisdns: list[str],
+    *,
+    days_day: int,
+    days_hour: int,
+    max_workers: int,
+    name: str = "job",
+) -> Path:
+    """Write a job: DAY usage over ``days_day`` days and HOUR bytes over ``days_hour`` days."""
+    end = NOW.replace(hour=0)
+    listed = ", ".join(f'"{m}"' for m in msisdns)
+    reports = []
+    if days_day:
+        reports.append(f"""
+[[reports]]
+name = "usage_daily"
+preset = "time_usage_subscriber"
+params = {{ msisdn = [{listed}] }}
+start = {(end - timedelta(days=days_day)).date().isoformat()}
+""")
+    if days_hour:
+        reports.append(f"""
+[[reports]]
+name = "bytes_hourly"
+preset = "byte_usage_subscriber"
+params = {{ msisdn = [{listed}] }}
+start = {(end - timedelta(days=days_hour)).date().isoformat()}
+""")
+    text = f"""
+output = "{directory / name}"
+max_workers = {max_workers}
+
+[defaults]
+account_id = "{account}"
+{"".join(reports)}"""
+    path = directory / f"{name}.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _rss_kib() -> int:
+    with open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0  # pragma: no cover - Linux only
+
+
+def child(args: dict[str, Any]) -> dict[str, Any]:
+    """One measurement, in this (fresh) process."""
+    import numpy  # noqa: F401
+    import orjson  # noqa: F401
+    import pandas as pd
+    import pyarrow.dataset
+    import pyarrow.parquet  # noqa: F401
+    import requests  # noqa: F401
+
+    import edgereports.normalize  # noqa: F401
+    from edgereports.export import load_job, run_export
+    from edgereports.export.plan import plan_report, to_utc
+    from edgereports.reporting import ReportingClient
+
+    job = load_job(args["job"])
+    warm = load_job(args["warm"])
+    now = to_utc(args["now"])
+    client = ReportingClient(args["key"], args["url"], max_workers=job.max_workers, progress=False)
+
+    def fetch_all(which: Any) -> int:
+        rows = 0
+        for report in which.reports:
+            for w in plan_report(report, None, now=now).windows:
+                frame = client.fetch(
+                    report.for_window(w.start, w.end), window=timedelta(days=report.window_days)
+                )
+                stamps = frame[report.time_column]
+                lo, hi = pd.Timestamp(w.start), pd.Timestamp(w.end)
+                rows += int(((stamps >= lo) & (stamps < hi)).sum())
+                del frame, stamps
+        return rows
+
+    if args["mode"] == "baseline":
+        fetch_all(warm)
+    else:
+        run_export(warm, client=client, now=now, progress=False)
+    base = _rss_kib()
+    started = time.perf_counter()
+    out: dict[str, Any] = {}
+    if args["mode"] == "baseline":
+        out["rows"] = fetch_all(job)
+    else:
+        summary = run_export(job, client=client, now=now, progress=False)
+        out.update(
+            rows=summary.rows,
+            ok=summary.ok,
+            bytes=summary.bytes_written,
+            files=sum(r.files for r in summary.reports),
+            windows=summary.windows,
+            write_seconds=sum(r.write_seconds for r in summary.reports),
+            fetch_seconds=sum(r.fetch_seconds for r in summary.reports),
+            largest_frame=max(r.largest_frame_bytes for r in summary.reports),
+        )
+    out["seconds"] = time.perf_counter() - started
+    out["peak_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base
+    out["base_kib"] = base
+    return out
+
+
+def measure(mode: str, job: Path, warm: Path, sb: Any) -> dict[str, Any]:
+    """Run one measurement in a fresh interpreter and return its figures."""
+    args = {
+        "mode": mode,
+        "job": str(job),
+        "warm": str(warm),
+        "now": NOW.isoformat(),
+        "key": sb.api_key,
+        "url": sb.reporting_url,
+    }
+    proc = subprocess.run(
+        [sys.executable, __file__, "--child", json.dumps(args)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"{mode} failed:\n{proc.stderr}")
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main() -> None:
+    """Run the benchmark and print its figures."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="20 subscribers, 60 + 14 days")
+    parser.add_argument("--subscribers", type=int, default=100)
+    parser.add_argument("--max-workers", type=int, default=4)
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    opts = parser.parse_args()
+    if opts.child:
+        print(json.dumps(child(json.loads(opts.child))))
+        return
+    subscribers = 20 if opts.quick else opts.subscribers
+    days_day, days_hour = (60, 14) if opts.quick else (365, 90)
+    w = opts.max_workers
+
+    from edgereports.sandbox import serve
+
+    with (
+        serve(seed=0, devices=max(subscribers + 20, 64), clock=NOW) as sb,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
+        msisdns = [s.msisdn for s in sb.network.sims_of(sb.account_id)][:subscribers]
+        where = Path(tmp)
+        full = job_file(
+            where, sb.account_id, msisdns, days_day=days_day, days_hour=days_hour, max_workers=w
+        )
+        third = job_file(
+            where,
+            sb.account_id,
+            msisdns,
+            days_day=0,
+            days_hour=days_hour // 3,
+            max_workers=w,
+            name="third",
+        )
+        warm = job_file(
+            where, sb.account_id, msisdns[:1], days_day=0, days_hour=1, max_workers=w, name="warm"
+        )
+        measure("baseline", full, warm, sb)  # the sandbox's own caches warm up
+        base = measure("baseline", full, warm, sb)
+        run = measure("export", full, warm, sb)
+        short = measure("export", third, warm, sb)
+
+    bound = (w + 1) * run["largest_frame"] / 2**20
+    peak = run["peak_kib"] / 1024
+    write_share = run["write_seconds"] / run["seconds"]
+    print(
+        f"export of {subscribers} subscribers: {days_day} days of DAY + {days_hour} days of "
+        f"HOUR, max_workers={w}: {run['windows']} windows, {run['files']} partitions, "
+        f"{run['bytes'] / 1e6:.1f} MB of Parquet, ok={run['ok']}"
+    )
+    print(f"{'':<30}{'rows':>10}{'seconds':>10}{'rows/s':>10}{'x baseline':>12}")
+    for label, r in (("baseline: fetch only", base), ("export: fetch+write+state", run)):
+        print(
+            f"{label:<30}{r['rows']:>10,}{r['seconds']:>10.2f}{r['rows'] / r['seconds']:>10,.0f}"
+            f"{r['seconds'] / base['seconds']:>12.2f}"
+        )
+    print(
+        f"export wall time: writing Parquet {write_share:.1%}, fetching and the rest "
+        f"{1 - write_share:.1%}"
+    )
+    print(
+        f"largest window frame {run['largest_frame'] / 2**20:.2f} MiB; "
+        f"bound (max_workers+1) x frame = {bound:.1f} MiB"
+    )
+    print(
+        f"peak RSS above the post-import level: export {peak:.1f} MiB = {peak / bound:.2f} x "
+        f"bound ({'under' if peak < bound else 'OVER'}); fetch-only baseline "
+        f"{base['peak_kib'] / 1024:.1f} MiB = {base['peak_kib'] / 1024 / bound:.2f} x bound"
+    )
+    print(
+        f"peak vs history: {days_hour // 3} days of HOUR alone {short['peak_kib'] / 1024:.1f} "
+        f"MiB, the whole export {peak:.1f} MiB (post-import RSS {run['base_kib'] / 1024:.0f} MiB)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,226 @@
+"""The export job file: TOML read with :mod:`tomllib`, validated into a frozen :class:`Job`.
+
+Every problem is a :class:`~edgereports.errors.ConfigError` that names the file, the report and
+the key. A key is never echoed: messages name the variable or the key, not its value.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+from .reports import DEFAULT_KEYS, ReportJob, check_keys, hint, parse_report, positive_int
+
+__all__ = [
+    "DEFAULT_API_KEY_ENV",
+    "DEFAULT_MAX_WORKERS",
+    "Connection",
+    "Job",
+    "ReportJob",
+    "load_job",
+    "parse_job",
+]
+
+#: The variable that holds the API key unless ``[connection] api_key_env`` names another.
+DEFAULT_API_KEY_ENV = "EDGEREPORTS_API_KEY"
+#: Windows in flight and fan-out requests at once, unless ``max_workers`` says otherwise.
+DEFAULT_MAX_WORKERS = 4
+
+_TOP_KEYS = ("name", "output", "max_workers", "connection", "defaults", "reports")
+_CONNECTION_KEYS = ("reporting_url", "api_key_env", "api_key", "api_key_in_file", "timeout")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True)
+class Connection:
+    """Where the job connects; unset values come from the environment (``EDGEREPORTS_*``).
+
+    Attributes:
+        reporting_url: the reporting API address, or ``None`` for ``EDGEREPORTS_REPORTING_URL``.
+        api_key_env: the environment variable that holds the API key.
+        api_key: the key itself, only when the job file insists (``api_key_in_file = true``).
+        timeout: the read timeout in seconds, or ``None`` for the settings' default.
+    """
+
+    reporting_url: str | None = None
+    api_key_env: str = DEFAULT_API_KEY_ENV
+    api_key: str | None = field(default=None, repr=False)
+    timeout: float | None = None
+
+    def __repr__(self) -> str:
+        key = "'***'" if self.api_key else "None"
+        return (
+            f"Connection(reporting_url={self.reporting_url!r}, api_key_env={self.api_key_env!r}, "
+            f"api_key={key}, timeout={self.timeout!r})"
+        )
+
+
+@dataclass(frozen=True)
+class Job:
+    """A validated export job.
+
+    Attributes:
+        name: the job's name (default: the file name without ``.toml``).
+        output: the output root (relative paths in the file are relative to the file).
+        connection: where to connect.
+        reports: the reports, in file order.
+        max_workers: windows fetched at once, and fan-out requests per window.
+        source: the job file, when read from one (for messages).
+    """
+
+    name: str
+    output: Path
+    connection: Connection
+    reports: tuple[ReportJob, ...]
+    max_workers: int = DEFAULT_MAX_WORKERS
+    source: Path | None = None
+
+    def report(self, name: str) -> ReportJob:
+        """Return the report named ``name``.
+
+        Raises:
+            ConfigError: no report has that name.
+        """
+        for r in self.reports:
+            if r.name == name:
+                return r
+        names = [r.name for r in self.reports]
+        raise ConfigError(
+            f"{self._where()}: no report named {name!r}{hint(name, names)} "
+            f"(reports: {', '.join(names)})"
+        )
+
+    def _where(self) -> str:
+        return str(self.source) if self.source else f"job {self.name!r}"
+
+
+def load_job(path: str | Path) -> Job:
+    """Read and validate a job file.
+
+    Args:
+        path: the TOML job file.
+
+    Returns:
+        The job; a relative ``output`` is resolved against the file's directory.
+
+    Raises:
+        ConfigError: the file is missing, not TOML, or invalid; the message names the file,
+            the report and the key.
+    """
+    file = Path(path)
+    try:
+        text = file.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read job file {file}: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(text.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{file}: not a valid TOML file: {exc}") from None
+    return parse_job(data, source=file)
+
+
+def parse_job(data: Mapping[str, Any], *, source: str | Path | None = None) -> Job:
+    """Validate a job given as parsed TOML (a dict).
+
+    Args:
+        data: the parsed job file.
+        source: the file it came from; names the job, anchors a relative ``output`` and appears
+            in messages. Without it, ``output`` is relative to the working directory.
+
+    Returns:
+        The job.
+
+    Raises:
+        ConfigError: the job is invalid; the message names the file, the report and the key.
+    """
+    src = Path(source) if source is not None else None
+    where = str(src) if src else "job"
+    check_keys(data, _TOP_KEYS, where)
+    name = data.get("name", src.stem if src else "job")
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError(f"{where}: name must be a non-empty string")
+    output = data.get("output")
+    if not isinstance(output, str) or not output.strip():
+        raise ConfigError(
+            f'{where}: output must name the output directory, e.g. output = "exports"'
+        )
+    root = Path(output).expanduser()
+    if not root.is_absolute() and src is not None:
+        root = src.resolve().parent / root
+    max_workers = positive_int(data.get("max_workers", DEFAULT_MAX_WORKERS), where, "max_workers")
+    connection = _connection(_table(data, "connection", where), where)
+    defaults = _table(data, "defaults", where)
+    check_keys(defaults, DEFAULT_KEYS, f"{where} [defaults]")
+    items = data.get("reports")
+    if not isinstance(items, list) or not items:
+        raise ConfigError(
+            f"{where}: no reports; add at least one [[reports]] table with a name and a preset"
+        )
+    reports: list[ReportJob] = []
+    for i, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            raise ConfigError(f"{where}: reports[{i}] must be a table ([[reports]])")
+        reports.append(parse_report(item, defaults, where, i))
+    seen: set[str] = set()
+    for r in reports:
+        if r.name in seen:
+            raise ConfigError(f"{where}: two reports are named {r.name!r}; names must differ")
+        seen.add(r.name)
+    return Job(
+        name=name.strip(),
+        output=root,
+        connection=connection,
+        reports=tuple(reports),
+        max_workers=max_workers,
+        source=src,
+    )
+
+
+def _connection(table: Mapping[str, Any], where: str) -> Connection:
+    label = f"{where} [connection]"
+    check_keys(table, _CONNECTION_KEYS, label)
+    url = table.get("reporting_url")
+    if url is not None and not isinstance(url, str):
+        raise ConfigError(f"{label}: reporting_url must be a string URL")
+    env = table.get("api_key_env", DEFAULT_API_KEY_ENV)
+    if not isinstance(env, str) or not _ENV_NAME.fullmatch(env):
+        raise ConfigError(
+            f"{label}: api_key_env must name an environment variable, e.g. "
+            f'api_key_env = "{DEFAULT_API_KEY_ENV}"'
+        )
+    key = table.get("api_key")
+    insist = table.get("api_key_in_file", False)
+    if not isinstance(insist, bool):
+        raise ConfigError(f"{label}: api_key_in_file must be true or false")
+    if key is not None:
+        if not insist:
+            raise ConfigError(
+                f"{label}: the file holds an API key (key api_key); keep keys out of job "
+                f'files: remove it and set {env} in the environment, or api_key_env = "NAME" '
+                "to name another variable (add api_key_in_file = true only if you insist)"
+            )
+        if not isinstance(key, str) or len(key.strip()) < 4:
+            raise ConfigError(f"{label}: api_key must be a non-empty string")
+    timeout = table.get("timeout")
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
+    ):
+        raise ConfigError(f"{label}: timeout must be a positive number of seconds")
+    return Connection(
+        reporting_url=url,
+        api_key_env=env,
+        api_key=key.strip() if isinstance(key, str) else None,
+        timeout=None if timeout is None else float(timeout),
+    )
+
+
+def _table(data: Mapping[str, Any], key: str, where: str) -> Mapping[str, Any]:
+    value = data.get(key, {})
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{where}: {key} must be a table ([{key}])")
+    return value

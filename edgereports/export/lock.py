@@ -1,0 +1,125 @@
+"""The export lock: one writer per report directory, failing fast with ``ExportLocked``.
+
+Each report directory holds a lock file ``_lock``. A run takes an exclusive, non-blocking
+:func:`fcntl.flock` on the lock file of every report it writes, then writes its holder (pid,
+host, start time, job) into it. A second run of the same job (or another job writing the same
+report) fails at once with :class:`~edgereports.errors.ExportLocked` naming that holder. The
+kernel drops the lock when the process ends, even on SIGKILL, so a crashed run never leaves a
+stale lock. The lock file itself is never deleted (deleting flock files races). flock works
+between processes of one machine; do not share an output root between machines over NFS.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+
+from ..errors import ExportLocked, redact
+
+__all__ = ["LOCK_FILE", "ExportLock", "describe_holder"]
+
+LOCK_FILE = "_lock"
+_HOLDER_LIMIT = 300
+
+
+def describe_holder(text: str) -> str:
+    """Render what a lock file says of its holder as one line (redacted, bounded)."""
+    text = text.strip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict) and "pid" in data:
+        out = f"pid {data.get('pid')} on {data.get('host', '?')} since {data.get('started', '?')}"
+        if data.get("job"):
+            out += f" (job {data['job']})"
+    else:
+        out = " ".join(text.split()) or "unknown holder (empty lock file)"
+    out = redact(out)
+    return out if len(out) <= _HOLDER_LIMIT else out[: _HOLDER_LIMIT - 3] + "..."
+
+
+class ExportLock:
+    """Exclusive locks on report directories, taken all at once or not at all.
+
+    Args:
+        directories: the report directories to lock (created when missing).
+        job: the job's name or file, written into the lock files for the holder message.
+
+    Example:
+        >>> with ExportLock([Path("out/usage")], job="nightly.toml"):  # doctest: +SKIP
+        ...     ...
+    """
+
+    def __init__(self, directories: Iterable[Path], *, job: str = "") -> None:
+        self._dirs = sorted({Path(d) for d in directories})
+        self._job = job
+        self._fds: list[int] = []
+
+    def acquire(self) -> None:
+        """Take every lock, or none.
+
+        Raises:
+            ExportLocked: another process holds one of them; names the holder.
+        """
+        import fcntl
+
+        holder = json.dumps(
+            {
+                "pid": os.getpid(),
+                "host": socket.gethostname(),
+                "started": datetime.now(UTC).isoformat(timespec="seconds"),
+                "job": self._job,
+            }
+        )
+        try:
+            for directory in self._dirs:
+                directory.mkdir(parents=True, exist_ok=True)
+                path = directory / LOCK_FILE
+                fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    other = os.pread(fd, 4096, 0).decode("utf-8", "replace")
+                    os.close(fd)
+                    who = describe_holder(other)
+                    raise ExportLocked(
+                        f"another export run holds {path}: {who}; it fails fast instead of "
+                        "waiting (the lock goes away when that process ends)",
+                        holder=who,
+                    ) from None
+                self._fds.append(fd)
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, holder.encode("utf-8"), 0)
+        except BaseException:
+            self.release()
+            raise
+
+    def release(self) -> None:
+        """Drop every lock taken (the lock files stay)."""
+        import fcntl
+
+        while self._fds:
+            fd = self._fds.pop()
+            try:
+                os.ftruncate(fd, 0)
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            finally:
+                os.close(fd)
+
+    def __enter__(self) -> ExportLock:
+        self.acquire()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.release()

@@ -1,0 +1,153 @@
+"""The plan of a run: which windows of whole UTC days each report fetches.
+
+The first run of a report fetches from its start date; later runs from the saved watermark
+minus the lookback, rounded down to a UTC midnight. Every run stops at the end of the last
+complete bucket (``--until`` can stop it earlier; it is rounded down to a UTC midnight). Windows
+start on UTC midnights and span ``window_days`` days; only the last one may end inside a day
+(an HOUR report's current day, up to its last complete hour), and that day is re-fetched whole
+by the next run because the watermark then lies inside it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+from ..errors import ConfigError
+from .reports import ReportJob
+
+__all__ = ["ReportPlan", "Window", "floor_day", "last_complete_end", "plan_report", "to_utc"]
+
+_DAY = timedelta(days=1)
+
+
+@dataclass(frozen=True, order=True)
+class Window:
+    """A fetch window ``[start, end)`` in UTC; ``start`` is a UTC midnight."""
+
+    start: datetime
+    end: datetime
+
+    def days(self) -> list[date]:
+        """The UTC days whose partitions this window writes (the last may be partial)."""
+        out: list[date] = []
+        day = floor_day(self.start)
+        while day < self.end:
+            out.append(day.date())
+            day += _DAY
+        return out
+
+    def __str__(self) -> str:
+        return f"{_stamp(self.start)} → {_stamp(self.end)}"
+
+
+@dataclass(frozen=True)
+class ReportPlan:
+    """The windows one report fetches in this run, and why.
+
+    Attributes:
+        name: the report's output name.
+        windows: the windows, oldest first.
+        watermark: the watermark before the run (``None`` on a first run).
+        begin: where the run starts; ``end``: the end of the last complete bucket (or --until).
+        reason: ``"first run"``, ``"incremental"``, ``"full refresh"`` or ``"up to date"``.
+    """
+
+    name: str
+    windows: tuple[Window, ...]
+    watermark: datetime | None
+    begin: datetime
+    end: datetime
+    reason: str
+
+    def lines(self) -> list[str]:
+        """The plan as text, one line per window (what ``--dry-run`` prints)."""
+        since = "none" if self.watermark is None else _stamp(self.watermark)
+        head = (
+            f"{self.name}: {self.reason}, watermark {since}, {len(self.windows)} window(s) "
+            f"{_stamp(self.begin)} → {_stamp(self.end)}"
+        )
+        if not self.windows:
+            return [f"{self.name}: {self.reason}, watermark {since}, nothing to fetch"]
+        return [head, *(f"  {w}  ({len(w.days())} day(s))" for w in self.windows)]
+
+
+def to_utc(value: datetime | date | str, what: str = "--until") -> datetime:
+    """Read an instant: an aware datetime, a date (UTC midnight) or an ISO-8601 string.
+
+    Raises:
+        ConfigError: a naive datetime or an unreadable string.
+    """
+    if isinstance(value, str):
+        text = value.strip().replace("Z", "+00:00").replace("z", "+00:00")
+        try:
+            value = date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
+        except ValueError:
+            raise ConfigError(
+                f"{what} {value!r} is not a date (2024-06-30) or an ISO-8601 timestamp with "
+                "an offset (2024-06-30T00:00:00Z)"
+            ) from None
+    if isinstance(value, datetime):
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ConfigError(f"{what} {value.isoformat()!r} has no UTC offset")
+        return value.astimezone(UTC)
+    return datetime(value.year, value.month, value.day, tzinfo=UTC)
+
+
+def floor_day(when: datetime) -> datetime:
+    """The UTC midnight at or before ``when``."""
+    return when.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def last_complete_end(now: datetime, bucket: timedelta) -> datetime:
+    """The end of the last complete bucket at ``now`` (``now`` floored to the bucket size)."""
+    midnight = floor_day(now)
+    return midnight + ((now.astimezone(UTC) - midnight) // bucket) * bucket
+
+
+def plan_report(
+    report: ReportJob,
+    watermark: datetime | None,
+    *,
+    now: datetime,
+    until: datetime | None = None,
+    full_refresh: bool = False,
+) -> ReportPlan:
+    """Plan the windows of one report.
+
+    Args:
+        report: the report of the job.
+        watermark: the end of the data on disk from earlier runs (``None`` for none).
+        now: the current instant (aware).
+        until: stop at this instant, rounded down to a UTC midnight.
+        full_refresh: ignore the watermark and fetch everything from the start date.
+
+    Returns:
+        The plan; its windows cover ``[begin, end)`` with no gap and no overlap.
+    """
+    end = last_complete_end(now, report.bucket)
+    if until is not None:
+        end = min(end, floor_day(until))
+    if full_refresh or watermark is None:
+        begin = report.start
+        reason = "full refresh" if full_refresh else "first run"
+    else:
+        begin = max(report.start, floor_day(watermark - report.lookback))
+        reason = "incremental"
+    windows: list[Window] = []
+    step = timedelta(days=report.window_days)
+    cursor = begin
+    while cursor < end:
+        nxt = min(cursor + step, end)
+        windows.append(Window(cursor, nxt))
+        cursor = nxt
+    if not windows and reason == "incremental":
+        reason = "up to date"
+    return ReportPlan(report.name, tuple(windows), watermark, begin, max(begin, end), reason)
+
+
+def _stamp(when: datetime) -> str:
+    when = when.astimezone(UTC)
+    if when == floor_day(when):
+        return when.date().isoformat()
+    return when.strftime("%Y-%m-%dT%H:%MZ")

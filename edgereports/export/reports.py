@@ -1,0 +1,302 @@
+"""One ``[[reports]]`` table of a job file: a preset with parameters, or a full request.
+
+Validated into a frozen :class:`ReportJob`; every problem is a
+:class:`~edgereports.errors.ConfigError` naming the file, the report and the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from .. import presets
+from ..errors import ConfigError, QueryError
+from ..query import Report
+
+__all__ = [
+    "DEFAULT_KEYS",
+    "DEFAULT_LOOKBACK",
+    "DEFAULT_WINDOW_DAYS",
+    "ReportJob",
+    "parse_lookback",
+    "parse_report",
+    "parse_start",
+]
+
+#: How far back each run re-fetches unless a report says otherwise.
+DEFAULT_LOOKBACK = timedelta(days=2)
+#: Days per export window by granularity (SIM counts, ``None``, are daily).
+DEFAULT_WINDOW_DAYS = {"DAY": 31, "HOUR": 7, None: 31}
+#: The keys ``[defaults]`` may set for every report.
+DEFAULT_KEYS = ("account_id", "start", "lookback", "window_days")
+
+_REPORT_KEYS = (
+    "name",
+    "preset",
+    "params",
+    "request",
+    "granularity",
+    "account_id",
+    "start",
+    "lookback",
+    "window_days",
+)
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+_LOOKBACK = re.compile(r"(\d+)\s*(d|day|days|h|hour|hours)", re.IGNORECASE)
+_PLACEHOLDER = (date(2000, 1, 1), date(2000, 1, 2))
+_BUCKETS = {"DAY": timedelta(days=1), "HOUR": timedelta(hours=1)}
+
+
+@dataclass(frozen=True)
+class ReportJob:
+    """One report of a job: what to fetch, from when, and where it goes.
+
+    Attributes:
+        name: the output name (the directory under the output root).
+        report: the request without its range (a placeholder range; see :meth:`for_window`).
+        granularity: ``"DAY"`` or ``"HOUR"``; ``None`` for SIM counts (daily).
+        start: the first UTC midnight to export.
+        lookback: how far before the watermark each run re-fetches (rounded out to whole days).
+        window_days: UTC days per fetch window.
+    """
+
+    name: str
+    report: Report
+    granularity: str | None
+    start: datetime
+    lookback: timedelta
+    window_days: int
+
+    @property
+    def shape(self) -> str:
+        """The frame shape: ``"timeseries"`` or ``"sim_count"``."""
+        return "timeseries" if self.granularity is not None else "sim_count"
+
+    @property
+    def time_column(self) -> str:
+        """The column that holds the bucket: ``time_stamp`` or ``date`` (SIM counts)."""
+        return "time_stamp" if self.granularity is not None else "date"
+
+    @property
+    def bucket(self) -> timedelta:
+        """The bucket size (one day for SIM counts)."""
+        return _BUCKETS[self.granularity] if self.granularity else timedelta(days=1)
+
+    def for_window(self, start: datetime, end: datetime) -> Report:
+        """The report over ``[start, end)``."""
+        return self.report.between(start, end)
+
+    def definition(self) -> dict[str, Any]:
+        """The request without its range: what the dataset's rows mean (no secret in it)."""
+        request = self.report.to_request()
+        return {k: v for k, v in request.items() if k not in ("start_date_time", "end_date_time")}
+
+
+def parse_lookback(value: object, where: str) -> timedelta:
+    """Read a lookback: a number of days, or a string such as ``"2d"`` or ``"36h"``.
+
+    Raises:
+        ConfigError: anything else, naming ``where``.
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return timedelta(days=value)
+    if isinstance(value, str):
+        match = _LOOKBACK.fullmatch(value.strip())
+        if match:
+            amount, unit = int(match[1]), match[2].lower()
+            return timedelta(hours=amount) if unit.startswith("h") else timedelta(days=amount)
+    raise ConfigError(
+        f'{where}: lookback must be a number of days or a string like "2d" or "36h", got {value!r}'
+    )
+
+
+def parse_start(value: object, where: str) -> datetime:
+    """Read a start: a TOML date, an offset datetime, or such a string; floored to a UTC day.
+
+    Raises:
+        ConfigError: anything else, naming ``where``.
+    """
+    when: datetime | None = None
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            value = date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
+        except ValueError:
+            value = None
+    if isinstance(value, datetime):
+        if value.tzinfo is not None and value.utcoffset() is not None:
+            when = value.astimezone(UTC)
+    elif isinstance(value, date):
+        when = datetime(value.year, value.month, value.day, tzinfo=UTC)
+    if when is None:
+        raise ConfigError(
+            f"{where}: start must be a date such as 2024-01-01 or a timestamp with an offset "
+            "such as 2024-01-01T00:00:00Z (it is rounded down to a UTC day)"
+        )
+    return when.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def parse_report(
+    item: Mapping[str, Any], defaults: Mapping[str, Any], where: str, i: int
+) -> ReportJob:
+    """Validate the ``i``-th ``[[reports]]`` table of the job file ``where``.
+
+    Args:
+        item: the table.
+        defaults: the job's ``[defaults]``.
+        where: the job file, for messages.
+        i: the table's position.
+
+    Returns:
+        The report.
+
+    Raises:
+        ConfigError: the table is invalid; the message names the file, report and key.
+    """
+    raw_name = item.get("name", item.get("preset"))
+    label = f"{where} reports[{i}]" + (f" ({raw_name!r})" if isinstance(raw_name, str) else "")
+    check_keys(item, _REPORT_KEYS, label)
+    if not isinstance(raw_name, str) or not _NAME.fullmatch(raw_name):
+        raise ConfigError(
+            f"{label}: name must be a directory name of letters, digits, '_', '.' or '-' "
+            f"that does not start with '_' or '.', got {raw_name!r}"
+        )
+    merged = {**defaults, **{k: v for k, v in item.items() if k in DEFAULT_KEYS}}
+    report = _build(item, merged, label)
+    grain = item.get("granularity")
+    if grain is not None:
+        if not isinstance(grain, str) or grain.strip().upper() not in _BUCKETS:
+            raise ConfigError(f'{label}: granularity must be "DAY" or "HOUR", got {grain!r}')
+        report = report.granularity(grain.strip().upper())
+    report = _check_exportable(report, label)
+    if "start" not in merged:
+        raise ConfigError(f"{label}: no start; set start = 2024-01-01 here or in [defaults]")
+    start = parse_start(merged["start"], f"{label}: key start")
+    lookback = parse_lookback(
+        merged.get("lookback", DEFAULT_LOOKBACK.days), f"{label}: key lookback"
+    )
+    window_days = merged.get("window_days", DEFAULT_WINDOW_DAYS[report.grain])
+    return ReportJob(
+        name=raw_name,
+        report=report,
+        granularity=report.grain,
+        start=start,
+        lookback=lookback,
+        window_days=positive_int(window_days, label, "window_days"),
+    )
+
+
+def _build(item: Mapping[str, Any], merged: Mapping[str, Any], label: str) -> Report:
+    has_preset, has_request = "preset" in item, "request" in item
+    if has_preset == has_request:
+        raise ConfigError(
+            f"{label}: give either preset (with params) or request (a full request table), "
+            "not both and not neither"
+        )
+    if has_request:
+        if "params" in item:
+            raise ConfigError(f"{label}: params go with preset, not with request")
+        request = item["request"]
+        if not isinstance(request, Mapping):
+            raise ConfigError(f"{label}: request must be a table (the JSON request of SPEC 2.8)")
+        for key in ("start_date_time", "end_date_time"):
+            if key in request:
+                raise ConfigError(
+                    f"{label}: key request.{key}: remove it; the export sets the range per "
+                    "window from start, the watermark and the lookback"
+                )
+        try:
+            report = Report.from_request(request).between(*_PLACEHOLDER).validate()
+        except QueryError as exc:
+            raise ConfigError(f"{label}: key request.{exc.field or ''}: {exc}") from None
+        if report.account_id is None and "account_id" in merged:
+            try:
+                report = dataclasses.replace(report, account_id=merged["account_id"])
+            except QueryError as exc:
+                raise ConfigError(f"{label}: key account_id: {exc}") from None
+        elif report.account_id is not None and "account_id" in item:
+            raise ConfigError(
+                f"{label}: key account_id: the request already filters on an account; "
+                "remove account_id from this report"
+            )
+        return report
+    preset = item["preset"]
+    if not isinstance(preset, str):
+        raise ConfigError(f"{label}: preset must be a preset name, got {preset!r}")
+    params = item.get("params", {})
+    if not isinstance(params, Mapping):
+        raise ConfigError(f"{label}: params must be a table, e.g. params = {{ msisdn = [...] }}")
+    for key in ("start", "end"):
+        if key in params:
+            raise ConfigError(
+                f"{label}: key params.{key}: remove it; the export sets the range per window "
+                "(use start = ... on the report for the first day)"
+            )
+    try:
+        info = presets.get(preset)
+    except QueryError as exc:
+        raise ConfigError(f"{label}: key preset: {exc}") from None
+    if info.is_now:
+        raise ConfigError(
+            f"{label}: key preset: {preset!r} reports the current value (NOW); the export "
+            "needs a report over dates with a granularity, or SIM counts"
+        )
+    args: dict[str, Any] = dict(params)
+    if "account_id" in merged and "account_id" not in args:
+        args["account_id"] = merged["account_id"]
+    try:
+        return presets.build(preset, start=_PLACEHOLDER[0], end=_PLACEHOLDER[1], **args)
+    except QueryError as exc:
+        key = "account_id" if exc.field == "account_id" else f"params.{exc.field}"
+        raise ConfigError(f"{label}: key {key}: {exc}") from None
+
+
+def _check_exportable(report: Report, label: str) -> Report:
+    metrics = report.metrics
+    if report.dimensions and "day" in report.dimensions:
+        raise ConfigError(f"{label}: a dimension named 'day' clashes with the partition column")
+    if any(m.percentile is not None for m in metrics):
+        raise ConfigError(
+            f"{label}: PERCENTILE metrics give one value over the whole range; the export "
+            "writes time series (DAY or HOUR) and SIM counts"
+        )
+    is_sim = any(m.name == "sim" for m in metrics)
+    if is_sim:
+        if report.grain is not None or len(metrics) != 1:
+            raise ConfigError(
+                f"{label}: a SIM count report has the one metric sim (COUNT) and no granularity"
+            )
+        return report
+    if report.grain is None:
+        raise ConfigError(
+            f'{label}: no granularity; add granularity = "DAY" or "HOUR" (the export writes '
+            "time series and SIM counts)"
+        )
+    if report.grain not in _BUCKETS:
+        raise ConfigError(f'{label}: granularity must be "DAY" or "HOUR", got {report.grain!r}')
+    return report
+
+
+def check_keys(table: Mapping[str, Any], allowed: tuple[str, ...], where: str) -> None:
+    for key in table:
+        if key not in allowed:
+            raise ConfigError(
+                f"{where}: unknown key {key!r}{hint(str(key), allowed)} "
+                f"(allowed: {', '.join(allowed)})"
+            )
+
+
+def positive_int(value: object, where: str, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{where}: {key} must be a whole number of at least 1, got {value!r}")
+    return value
+
+
+def hint(word: str, choices: tuple[str, ...] | list[str]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -1,0 +1,387 @@
+"""One export run: plan, fetch windows concurrently, write each as it arrives, move watermarks.
+
+Memory stays bounded: at most ``max_workers`` windows are fetched or waiting at once, and each
+is written to its partitions and dropped before the next is submitted. A window that fails is
+listed and not written (its days keep their previous complete files); the others are written;
+the watermark moves only over the unbroken run of written windows from the plan's start, so the
+next run retries from the first failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import deque
+from collections.abc import Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .._version import __version__
+from ..errors import AuthError, ConfigError, EdgeReportsError, redact
+from .job import Job, load_job
+from .lock import ExportLock
+from .plan import ReportPlan, Window, plan_report, to_utc
+from .reports import ReportJob
+from .state import ReportState, load_state, save_state
+from .summary import ExportSummary, ReportResult, WindowFailure
+from .writer import TestHook, partitions, remove_partition, sweep_temporaries, write_window
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..query import Report
+    from ..reporting import ReportingClient
+
+__all__ = ["Fetcher", "make_client", "run_export"]
+
+
+class Fetcher(Protocol):
+    """What the run needs of a client: :meth:`ReportingClient.fetch`."""
+
+    def fetch(self, report: Report, *, window: timedelta | None = None) -> pd.DataFrame: ...
+
+
+@dataclass
+class _Fetched:
+    window: Window
+    frame: pd.DataFrame | None = None
+    error: BaseException | None = None
+    seconds: float = 0.0
+
+
+@dataclass
+class _Progress:
+    """The per-report state of a run while it goes."""
+
+    report: ReportJob
+    plan: ReportPlan
+    report_dir: Path
+    state: ReportState
+    result: ReportResult
+    done: set[int] = field(default_factory=set)
+
+
+def run_export(
+    job: str | Path | Job,
+    *,
+    until: datetime | str | None = None,
+    only: str | Sequence[str] | None = None,
+    dry_run: bool = False,
+    full_refresh: bool = False,
+    client: Fetcher | None = None,
+    now: datetime | None = None,
+    progress: bool | None = None,
+) -> ExportSummary:
+    """Run an export job: fetch what is new, write it as partitioned Parquet, save watermarks.
+
+    Args:
+        job: the job file, or a :class:`Job`.
+        until: stop at this instant (rounded down to a UTC midnight); default: the end of the
+            last complete bucket.
+        only: run only the report(s) with these names.
+        dry_run: plan and return; fetch, write and lock nothing (``summary.plan_text()``).
+        full_refresh: ignore the watermarks, re-fetch from each start date, and delete
+            partitions outside the refreshed range once the whole report succeeded.
+        client: the client to fetch with (a :class:`~edgereports.ReportingClient`); by
+            default one built from the job's connection and the environment.
+        now: the current instant (for tests; default the real time).
+        progress: show a bar per report (default: only on a terminal or in a notebook).
+
+    Returns:
+        The summary; ``summary.ok`` is False when some windows failed (they are listed, the
+        others are written, and the next run retries them).
+
+    Raises:
+        ConfigError: the job file is invalid, a report changed its definition since the data
+            was written (run with ``full_refresh=True``), or no key/URL is configured.
+        ExportLocked: another run holds the lock of one of the reports.
+
+    Example:
+        >>> summary = run_export("nightly.toml")  # doctest: +SKIP
+        >>> print(summary)  # doctest: +SKIP
+    """
+    started = time.monotonic()
+    spec = job if isinstance(job, Job) else load_job(job)
+    chosen = _select(spec, only)
+    instant = to_utc(now, "now") if now is not None else datetime.now(UTC)
+    stop = to_utc(until) if until is not None else None
+    dirs = {r.name: spec.output / r.name for r in chosen}
+    summary = ExportSummary(job=spec.name, output=spec.output, dry_run=dry_run)
+    if dry_run:
+        for r in chosen:
+            state = load_state(dirs[r.name])
+            _check_definition(spec, r, state, full_refresh)
+            plan = plan_report(
+                r, state.watermark, now=instant, until=stop, full_refresh=full_refresh
+            )
+            summary.reports.append(ReportResult(name=r.name, plan=plan))
+        summary.seconds = time.monotonic() - started
+        return summary
+    hook = TestHook.from_env()
+    with ExportLock(dirs.values(), job=str(spec.source or spec.name)):
+        runs: list[_Progress] = []
+        for r in chosen:
+            state = load_state(dirs[r.name])
+            _check_definition(spec, r, state, full_refresh)
+            plan = plan_report(
+                r, state.watermark, now=instant, until=stop, full_refresh=full_refresh
+            )
+            sweep_temporaries(dirs[r.name])
+            result = ReportResult(name=r.name, plan=plan, watermark_after=state.watermark)
+            runs.append(_Progress(r, plan, dirs[r.name], state, result))
+            summary.reports.append(result)
+        if any(p.plan.windows for p in runs):
+            if client is not None:
+                _run_all(runs, client, spec.max_workers, hook, full_refresh, progress)
+            else:
+                with make_client(spec) as own:
+                    _run_all(runs, own, spec.max_workers, hook, full_refresh, progress)
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+def make_client(job: Job) -> ReportingClient:
+    """Build the reporting client of a job from its connection and the environment.
+
+    Raises:
+        ConfigError: no API key or no reporting URL is configured.
+    """
+    from ..config import ENV_VARS, Settings
+    from ..reporting import ReportingClient
+
+    settings = Settings.from_env()
+    conn = job.connection
+    where = str(job.source or job.name)
+    key = conn.api_key or os.environ.get(conn.api_key_env, "").strip() or None
+    if not key:
+        raise ConfigError(
+            f"{where}: no API key; set the environment variable {conn.api_key_env} "
+            "(or name another one with [connection] api_key_env)"
+        )
+    url = conn.reporting_url or settings.reporting_url
+    if not url:
+        raise ConfigError(
+            f"{where}: no reporting URL; set {ENV_VARS['reporting_url']} or "
+            "[connection] reporting_url"
+        )
+    timeout = conn.timeout if conn.timeout is not None else settings.timeout
+    return ReportingClient(
+        api_key=key,
+        reporting_url=url,
+        max_workers=job.max_workers,
+        progress=False,
+        timeout=(min(5.0, timeout), timeout),
+    )
+
+
+def _select(job: Job, only: str | Sequence[str] | None) -> list[ReportJob]:
+    if only is None:
+        return list(job.reports)
+    names = [only] if isinstance(only, str) else list(only)
+    return [job.report(n) for n in dict.fromkeys(names)]
+
+
+def _check_definition(job: Job, report: ReportJob, state: ReportState, full: bool) -> None:
+    if full or state.definition is None:
+        return
+    now = json.loads(json.dumps(report.definition()))
+    if now != state.definition:
+        raise ConfigError(
+            f"{job.source or job.name}: report {report.name!r} asks for other data than the "
+            f"data already exported under {job.output / report.name} (its request changed: "
+            "metrics, dimensions, filters or granularity); run once with --full-refresh to "
+            "rebuild it, or give the changed report a new name"
+        )
+
+
+def _run_all(
+    runs: list[_Progress],
+    client: Fetcher,
+    workers: int,
+    hook: TestHook,
+    full_refresh: bool,
+    progress: bool | None,
+) -> None:
+    queue = deque((p, i) for p in runs for i in range(len(p.plan.windows)))
+    bars = {id(p): _bar(p, progress, n) for n, p in enumerate(runs)}
+    weights = {id(p): _weight(p.report, workers) for p in runs}
+    aborted: AuthError | None = None
+    pending: dict[Future[_Fetched], tuple[_Progress, int]] = {}
+    busy = 0
+
+    def handle(p: _Progress, i: int, got: _Fetched) -> AuthError | None:
+        p.result.fetch_seconds += got.seconds
+        bars[id(p)].update(1)
+        if got.error is None and got.frame is not None:
+            _write(p, i, got, hook)
+            return None
+        _fail(p, i, got.error)
+        return got.error if isinstance(got.error, AuthError) else None
+
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="export") as pool:
+        try:
+            while True:
+                # Each window's fetch fans out into up to `weight` concurrent requests; keep
+                # the requests in flight (and the frames held) within max_workers. A window
+                # that takes the whole budget is fetched in this thread, one after the other.
+                while queue and aborted is None:
+                    p, i = queue[0]
+                    weight = weights[id(p)]
+                    if pending and busy + weight > workers:
+                        break
+                    queue.popleft()
+                    if not pending and weight >= workers:
+                        aborted = handle(p, i, _fetch(client, p.report, p.plan.windows[i]))
+                        continue
+                    busy += weight
+                    pending[pool.submit(_fetch, client, p.report, p.plan.windows[i])] = (p, i)
+                if not pending:
+                    break
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    p, i = pending.pop(future)
+                    busy -= weights[id(p)]
+                    aborted = handle(p, i, future.result()) or aborted
+                del finished
+            for p, i in queue:
+                _fail(p, i, aborted, skipped=True)
+        finally:
+            for bar in bars.values():
+                bar.close()
+    if full_refresh:
+        for p in runs:
+            if p.result.ok and p.plan.windows:
+                _prune(p)
+
+
+def _fetch(client: Fetcher, report: ReportJob, window: Window) -> _Fetched:
+    started = time.monotonic()
+    try:
+        frame = client.fetch(
+            report.for_window(window.start, window.end),
+            window=timedelta(days=report.window_days),
+        )
+        return _Fetched(window, frame=frame, seconds=time.monotonic() - started)
+    except EdgeReportsError as exc:
+        return _Fetched(window, error=exc, seconds=time.monotonic() - started)
+
+
+def _write(p: _Progress, index: int, got: _Fetched, hook: TestHook) -> None:
+    window = got.window
+    assert got.frame is not None
+    p.result.largest_frame_bytes = max(
+        p.result.largest_frame_bytes, int(got.frame.memory_usage(deep=True).sum())
+    )
+    metadata = {
+        "report": p.report.name,
+        "request": p.report.for_window(window.start, window.end).to_request(),
+        "window": [window.start.isoformat(), window.end.isoformat()],
+        "toolkit_version": __version__,
+    }
+    started = time.monotonic()
+    try:
+        wrote = write_window(
+            got.frame,
+            p.report_dir,
+            window.days(),
+            shape=p.report.shape,
+            start=window.start,
+            end=window.end,
+            metadata=metadata,
+            hook=hook,
+        )
+    except (OSError, ValueError) as exc:
+        p.result.write_seconds += time.monotonic() - started
+        _fail(p, index, exc)
+        return
+    r = p.result
+    r.write_seconds += time.monotonic() - started
+    r.windows_written += 1
+    r.rows += wrote.rows
+    r.files += wrote.files
+    r.removed += wrote.removed
+    r.bytes_written += wrote.bytes
+    p.done.add(index)
+    if wrote.dimensions or not p.state.columns:
+        p.state = ReportState(
+            watermark=p.state.watermark,
+            definition=p.state.definition,
+            shape=p.report.shape,
+            columns=wrote.dimensions,
+        )
+    hook.reach("after-move-before-state")
+    _advance(p)
+
+
+def _advance(p: _Progress) -> None:
+    """Move the watermark over the unbroken run of written windows and save the state."""
+    prefix = 0
+    while prefix in p.done:
+        prefix += 1
+    if prefix == 0:
+        return
+    end = p.plan.windows[prefix - 1].end
+    old = p.state.watermark
+    full = p.plan.reason == "full refresh"
+    mark = end if full or old is None else max(old, end)
+    if mark == old and p.state.definition is not None:
+        return
+    p.state = ReportState(
+        watermark=mark,
+        definition=p.report.definition(),
+        shape=p.report.shape,
+        columns=p.state.columns,
+        updated_at=datetime.now(UTC),
+    )
+    save_state(p.report_dir, p.state)
+    p.result.watermark_after = mark
+
+
+def _fail(p: _Progress, index: int, error: BaseException | None, *, skipped: bool = False) -> None:
+    window = p.plan.windows[index]
+    kind = type(error).__name__ if error is not None else "Error"
+    text = redact(str(error)) if error is not None else "unknown error"
+    if skipped:
+        text = f"not attempted after {kind}: {text}"
+        kind = "Skipped"
+    p.result.failures.append(WindowFailure(p.report.name, window, kind, text, error))
+
+
+def _prune(p: _Progress) -> None:
+    lo, hi = p.plan.begin.date(), p.plan.end
+    for day in partitions(p.report_dir):
+        start = datetime(day.year, day.month, day.day, tzinfo=UTC)
+        if day < lo or start >= hi:
+            p.result.removed += remove_partition(p.report_dir, day)
+
+
+def _weight(report: ReportJob, workers: int) -> int:
+    """The requests one window of ``report`` sends at once (its fan-out, capped)."""
+    from ..reporting.fanout import branches
+
+    return max(1, min(workers, len(branches(report.report))))
+
+
+def _bar(p: _Progress, setting: bool | None, position: int) -> Any:
+    from ..reporting.progress import wants_progress
+
+    total = len(p.plan.windows)
+    if not total or not wants_progress(setting, max(total, 2)):
+        return _NoBar()
+    from tqdm.auto import tqdm
+
+    return tqdm(
+        total=total, desc=p.report.name, unit="window", position=position, dynamic_ncols=True
+    )
+
+
+class _NoBar:
+    def update(self, n: int = 1) -> None:
+        return None
+
+    def close(self) -> None:
+        return None

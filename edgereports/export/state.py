@@ -1,0 +1,159 @@
+"""The state of one exported report (its watermark), saved atomically beside its partitions.
+
+``OUTPUT/<report>/_state.json`` holds the watermark (the end of the data on disk), the report's
+definition (the request without its range, no secret), the frame shape and the toolkit version.
+It is written to a temporary file in the same directory, flushed to disk and moved into place
+with :func:`os.replace`, so a run killed at any moment leaves either the old or the new state.
+Readers such as pyarrow, Spark and Trino skip names that start with ``_`` or ``.``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .._version import __version__
+from ..errors import ConfigError
+
+__all__ = [
+    "STATE_FILE",
+    "ReportState",
+    "atomic_write_bytes",
+    "load_state",
+    "save_state",
+    "temporary_path",
+]
+
+STATE_FILE = "_state.json"
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class ReportState:
+    """What earlier runs left for one report.
+
+    Attributes:
+        watermark: the end of the contiguous data on disk (UTC), or ``None``.
+        definition: the request without its range that wrote the data.
+        shape: ``"timeseries"`` or ``"sim_count"``.
+        columns: the dimension columns of the frames written (for empty read-backs).
+        updated_at: when the state was last saved.
+    """
+
+    watermark: datetime | None = None
+    definition: dict[str, Any] | None = None
+    shape: str | None = None
+    columns: tuple[str, ...] = ()
+    updated_at: datetime | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object saved in the state file."""
+        return {
+            "format": FORMAT,
+            "watermark": _iso(self.watermark),
+            "definition": self.definition,
+            "shape": self.shape,
+            "dimensions": list(self.columns),
+            "updated_at": _iso(self.updated_at),
+            "toolkit_version": __version__,
+            **self.extra,
+        }
+
+
+def load_state(report_dir: Path) -> ReportState:
+    """Read the state of the report in ``report_dir`` (an empty state when there is none).
+
+    Raises:
+        ConfigError: the state file exists but cannot be read or is not a state.
+    """
+    path = report_dir / STATE_FILE
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ReportState()
+    except OSError as exc:
+        raise ConfigError(f"cannot read export state {path}: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(raw)
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise ValueError("not an export state of format 1")
+        known = {"format", "watermark", "definition", "shape", "dimensions", "updated_at"}
+        return ReportState(
+            watermark=_parse(data.get("watermark")),
+            definition=data.get("definition"),
+            shape=data.get("shape"),
+            columns=tuple(data.get("dimensions") or ()),
+            updated_at=_parse(data.get("updated_at")),
+            extra={k: v for k, v in data.items() if k not in known | {"toolkit_version"}},
+        )
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(
+            f"export state {path} is damaged ({exc}); move it away and run with --full-refresh"
+        ) from None
+
+
+def save_state(report_dir: Path, state: ReportState) -> None:
+    """Write the state atomically (temporary file, fsync, :func:`os.replace`)."""
+    text = json.dumps(state.to_json(), indent=2, sort_keys=False) + "\n"
+    atomic_write_bytes(report_dir / STATE_FILE, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same directory."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temporary_path(path)
+    try:
+        with open(tmp, "xb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+
+
+def temporary_path(path: Path) -> Path:
+    """A fresh hidden name beside ``path`` (``.NAME.<random>.tmp``; the umask applies)."""
+    return path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+
+
+def fsync_dir(directory: Path) -> None:
+    """Flush a directory entry to disk (where the platform allows it)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def now_utc() -> datetime:
+    """The current instant in UTC."""
+    return datetime.now(UTC)
+
+
+def _iso(when: datetime | None) -> str | None:
+    return None if when is None else when.astimezone(UTC).isoformat()
+
+
+def _parse(text: object) -> datetime | None:
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        raise ValueError(f"timestamp expected, got {text!r}")
+    value = datetime.fromisoformat(text)
+    if value.tzinfo is None:
+        raise ValueError(f"timestamp {text!r} has no offset")
+    return value.astimezone(UTC)

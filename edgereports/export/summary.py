@@ -1,0 +1,178 @@
+"""The result of an export run: per report windows, rows, bytes, failures; one screen of text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .plan import ReportPlan, Window
+
+__all__ = ["ExportSummary", "ReportResult", "WindowFailure"]
+
+_MAX_FAILURE_LINES = 8
+
+
+@dataclass(frozen=True)
+class WindowFailure:
+    """One window that was not written.
+
+    Attributes:
+        report: the report's name.
+        window: the window.
+        kind: the error's class name (``Skipped`` when it was not attempted).
+        message: the error's message (redacted).
+        error: the exception itself (``None`` when skipped).
+    """
+
+    report: str
+    window: Window
+    kind: str
+    message: str
+    error: BaseException | None = field(default=None, repr=False, compare=False)
+
+    def __str__(self) -> str:
+        first = self.message.splitlines()[0] if self.message else ""
+        return f"{self.report} {self.window}: {self.kind}: {first}"
+
+
+@dataclass
+class ReportResult:
+    """What a run did for one report.
+
+    Attributes:
+        name: the report's name.
+        plan: the windows planned.
+        windows_written: windows fetched and written.
+        rows: rows written; ``files``: partitions written; ``removed``: partitions deleted.
+        bytes_written: bytes of the partitions written.
+        failures: the windows not written.
+        watermark_after: the watermark saved at the end (the old one when it did not move).
+        fetch_seconds: the summed fetch time of its windows (they overlap in time).
+        write_seconds: the time spent writing Parquet.
+        largest_frame_bytes: the in-memory size of its largest window frame.
+    """
+
+    name: str
+    plan: ReportPlan
+    windows_written: int = 0
+    rows: int = 0
+    files: int = 0
+    removed: int = 0
+    bytes_written: int = 0
+    failures: list[WindowFailure] = field(default_factory=list)
+    watermark_after: datetime | None = None
+    fetch_seconds: float = 0.0
+    write_seconds: float = 0.0
+    largest_frame_bytes: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True when every planned window was written."""
+        return not self.failures
+
+
+@dataclass
+class ExportSummary:
+    """What :func:`run_export` did; ``str()`` is the one-screen summary.
+
+    Attributes:
+        job: the job's name.
+        output: the output root.
+        dry_run: True when nothing was fetched or written.
+        reports: one result per report run.
+        seconds: the run's wall time.
+    """
+
+    job: str
+    output: Path
+    dry_run: bool = False
+    reports: list[ReportResult] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """True when no window failed."""
+        return all(r.ok for r in self.reports)
+
+    @property
+    def exit_code(self) -> int:
+        """The CLI's exit status for this run: 0 when ok, 1 when some windows failed."""
+        return 0 if self.ok else 1
+
+    @property
+    def failures(self) -> list[WindowFailure]:
+        """Every window not written, report by report."""
+        return [f for r in self.reports for f in r.failures]
+
+    @property
+    def rows(self) -> int:
+        """Rows written in all."""
+        return sum(r.rows for r in self.reports)
+
+    @property
+    def bytes_written(self) -> int:
+        """Bytes written in all."""
+        return sum(r.bytes_written for r in self.reports)
+
+    @property
+    def windows(self) -> int:
+        """Windows planned in all."""
+        return sum(len(r.plan.windows) for r in self.reports)
+
+    def plan_text(self) -> str:
+        """The plan, one line per window (what ``--dry-run`` prints)."""
+        lines = [f"export {self.job!r} → {self.output}"]
+        for r in self.reports:
+            lines += r.plan.lines()
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        if self.dry_run:
+            return self.plan_text()
+        status = "ok" if self.ok else f"FAILED ({len(self.failures)} window(s) not written)"
+        lines = [f"export {self.job!r} → {self.output}: {status} in {self.seconds:.1f} s"]
+        width = max([len(r.name) for r in self.reports] + [6])
+        lines.append(
+            f"{'report':<{width}}  {'windows':>9}  {'rows':>10}  {'files':>6}  "
+            f"{'bytes':>9}  watermark"
+        )
+        for r in self.reports:
+            windows = f"{r.windows_written}/{len(r.plan.windows)}"
+            mark = _stamp(r.watermark_after)
+            lines.append(
+                f"{r.name:<{width}}  {windows:>9}  {r.rows:>10,}  {r.files:>6}  "
+                f"{_size(r.bytes_written):>9}  {mark}"
+            )
+        lines.append(
+            f"{'total':<{width}}  {self._written():>9}  {self.rows:>10,}  "
+            f"{sum(r.files for r in self.reports):>6}  {_size(self.bytes_written):>9}"
+        )
+        failures = self.failures
+        if failures:
+            lines.append("failures (the next run retries them):")
+            lines += [f"  - {f}" for f in failures[:_MAX_FAILURE_LINES]]
+            if len(failures) > _MAX_FAILURE_LINES:
+                lines.append(f"  ... and {len(failures) - _MAX_FAILURE_LINES} more")
+        return "\n".join(lines)
+
+    def _written(self) -> str:
+        return f"{sum(r.windows_written for r in self.reports)}/{self.windows}"
+
+
+def _size(n: int) -> str:
+    value = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{n} B"  # pragma: no cover
+
+
+def _stamp(when: datetime | None) -> str:
+    if when is None:
+        return "none"
+    when = when.astimezone(UTC)
+    if when.hour == when.minute == when.second == 0:
+        return when.date().isoformat()
+    return when.strftime("%Y-%m-%dT%H:%MZ")

@@ -1,0 +1,285 @@
+"""Atomic partition writes: ``OUTPUT/<report>/day=YYYY-MM-DD/part.parquet``, one file per day.
+
+A window's frame is cut into UTC days of its bucket column (``time_stamp``, or ``date`` for SIM
+counts). Each day is written to a temporary file in its partition directory, flushed to disk and
+moved over ``part.parquet`` with :func:`os.replace`: a reader sees the old complete day or the
+new complete day, never a mix, and a re-fetched day replaces the old file whole, so the dataset
+holds one copy of each observation however often the job runs. A day of the window that came
+back empty loses its old file. The partition value lives in the path only (Hive style); the
+files carry the pinned schema of :mod:`edgereports.schema` and, under the metadata key
+``edgereports``, the request of the window (no secret), the report name and the toolkit version.
+
+Test hook (for the test suite only): ``EDGEREPORTS_EXPORT_TEST_HOOK=POINT[:N]`` makes the
+process SIGKILL itself the N-th time (default first) it reaches POINT, ``before-move`` (a
+partition's temporary file is on disk, not yet moved) or ``after-move-before-state`` (a window's
+partitions are moved, the state is not saved yet). Never set it in production.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import signal
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .._version import __version__
+from .state import fsync_dir, temporary_path
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "HOOK_POINTS",
+    "HOOK_VAR",
+    "METADATA_KEY",
+    "PART_FILE",
+    "TestHook",
+    "WindowWrite",
+    "partition_dir",
+    "partitions",
+    "remove_partition",
+    "sweep_temporaries",
+    "write_window",
+]
+
+PART_FILE = "part.parquet"
+METADATA_KEY = b"edgereports"
+HOOK_VAR = "EDGEREPORTS_EXPORT_TEST_HOOK"
+HOOK_POINTS = ("before-move", "after-move-before-state")
+_DAY_DIR = re.compile(r"day=(\d{4}-\d{2}-\d{2})")
+
+
+class TestHook:
+    """Kill the process at a fixed point of the write path (tests only; see the module doc).
+
+    Args:
+        spec: ``POINT[:N]``, or ``None``/empty for no hook.
+
+    Raises:
+        ValueError: an unknown point or count.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(self, spec: str | None) -> None:
+        self.point: str | None = None
+        self.count = 1
+        self._seen = 0
+        if spec:
+            point, _, count = spec.strip().partition(":")
+            if point not in HOOK_POINTS or (count and not count.isdigit()) or count == "0":
+                raise ValueError(
+                    f"{HOOK_VAR}={spec!r}: expected one of {', '.join(HOOK_POINTS)}, "
+                    "optionally followed by :N"
+                )
+            self.point = point
+            self.count = int(count or 1)
+
+    @classmethod
+    def from_env(cls) -> TestHook:
+        """The hook set in the environment (none when the variable is unset)."""
+        return cls(os.environ.get(HOOK_VAR))
+
+    def reach(self, point: str) -> None:
+        """Mark that ``point`` was reached; SIGKILL this process when it is the chosen one."""
+        if point != self.point:
+            return
+        self._seen += 1
+        if self._seen == self.count:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+@dataclass(frozen=True)
+class WindowWrite:
+    """What writing one window did.
+
+    Attributes:
+        rows: rows written.
+        files: partitions written.
+        removed: partitions removed because their day came back empty.
+        bytes: bytes of the files written.
+        dimensions: the dimension columns of the frame.
+    """
+
+    rows: int
+    files: int
+    removed: int
+    bytes: int
+    dimensions: tuple[str, ...]
+
+
+def partition_dir(report_dir: Path, day: date) -> Path:
+    """The directory of one day's partition."""
+    return report_dir / f"day={day.isoformat()}"
+
+
+def partitions(report_dir: Path) -> dict[date, Path]:
+    """The partition files of a report, by day, oldest first."""
+    found: dict[date, Path] = {}
+    if not report_dir.is_dir():
+        return found
+    for child in report_dir.iterdir():
+        match = _DAY_DIR.fullmatch(child.name)
+        part = child / PART_FILE
+        if match and part.is_file():
+            found[date.fromisoformat(match[1])] = part
+    return dict(sorted(found.items()))
+
+
+def remove_partition(report_dir: Path, day: date) -> bool:
+    """Delete one day's partition (and its directory when empty); True when it existed."""
+    directory = partition_dir(report_dir, day)
+    part = directory / PART_FILE
+    existed = part.is_file()
+    part.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):
+        directory.rmdir()
+    return existed
+
+
+def sweep_temporaries(report_dir: Path) -> int:
+    """Delete temporary files a killed run left behind (call only while holding the lock)."""
+    count = 0
+    if not report_dir.is_dir():
+        return 0
+    for pattern in (".*.tmp", "day=*/.*.tmp"):
+        for path in report_dir.glob(pattern):
+            path.unlink(missing_ok=True)
+            count += 1
+    return count
+
+
+def write_window(
+    frame: pd.DataFrame,
+    report_dir: Path,
+    days: list[date],
+    *,
+    shape: str,
+    start: datetime,
+    end: datetime,
+    metadata: Mapping[str, Any],
+    hook: TestHook | None = None,
+) -> WindowWrite:
+    """Write the days of one window, each to its partition, atomically.
+
+    Args:
+        frame: the window's frame (a schema frame of ``shape``); rows outside
+            ``[start, end)`` are dropped (they belong to a neighbouring window).
+        report_dir: the report's directory.
+        days: the UTC days the window covers; a day without rows loses its old partition.
+        shape: ``"timeseries"`` or ``"sim_count"``.
+        start: the window start (UTC).
+        end: the window end (UTC).
+        metadata: JSON-ready facts stored in every file (request, report name, window).
+        hook: the test hook.
+
+    Returns:
+        What was written.
+
+    Raises:
+        ValueError: the frame does not fit the schema of ``shape``.
+        OSError: the disk refused; the partitions already moved stay (each is complete).
+    """
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from .. import schema
+
+    spec = schema.schema_for(shape)
+    dims = spec.dimensions_of(frame)
+    if dict(frame.dtypes) != spec.dtypes(dims) or list(frame.columns) != spec.columns(dims):
+        frame = spec.validate(frame)  # conforming frames (the client's) are used as they are
+    key = "time_stamp" if shape == "timeseries" else "date"
+    # bucket starts as UTC microseconds (tz-aware columns convert to UTC, naive dates are UTC)
+    micros = frame[key].to_numpy(dtype="datetime64[us]").view("int64")
+    table = pa.Table.from_pandas(frame, schema=spec.arrow_schema(dims), preserve_index=False)
+    inside = (micros >= _micros(start)) & (micros < _micros(end))
+    if not inside.all():
+        table = table.filter(pa.array(inside))
+        micros = micros[inside]
+    names = set(table.column_names)
+    sort_keys = [
+        (c, "ascending", "at_start")
+        for c in (key, *dims, "metric", "aggregation", "percentile")
+        if c in names
+    ]
+    # group rows by day with numpy, then sort and write one day at a time: the copies made
+    # are a day's rows, not the window's
+    day_numbers = micros // _DAY_US
+    by_day = np.argsort(day_numbers, kind="stable")
+    day_numbers = day_numbers[by_day]
+    del micros, frame
+    wanted = {_day_number(d) for d in days}
+    stray = sorted(_from_number(int(n)) for n in np.unique(day_numbers) if int(n) not in wanted)
+    if stray:
+        raise ValueError(f"rows of day(s) {stray} fall outside the window's days")
+    system = pa.system_memory_pool()
+    rows = files = removed = size = 0
+    for day in days:
+        number = _day_number(day)
+        lo = int(np.searchsorted(day_numbers, number, side="left"))
+        hi = int(np.searchsorted(day_numbers, number, side="right"))
+        if lo == hi:
+            removed += remove_partition(report_dir, day)
+            continue
+        # transient copies go to the system allocator, which hands freed memory back at
+        # once (Arrow's default mimalloc pool keeps per-thread pages around)
+        part = pc.take(table, pa.array(by_day[lo:hi]), memory_pool=system)
+        order = pc.sort_indices(part, sort_keys=sort_keys, memory_pool=system)
+        part = pc.take(part, order, memory_pool=system)
+        info = {**metadata, "day": day.isoformat(), "rows": hi - lo, "shape": shape}
+        info.setdefault("toolkit_version", __version__)
+        info.setdefault("written_at", datetime.now(UTC).isoformat(timespec="seconds"))
+        part = part.replace_schema_metadata({METADATA_KEY: json.dumps(info).encode("utf-8")})
+        size += _write_atomic(part, partition_dir(report_dir, day), hook)
+        del part, order
+        rows += hi - lo
+        files += 1
+    return WindowWrite(rows=rows, files=files, removed=removed, bytes=size, dimensions=dims)
+
+
+_DAY_US = 86_400_000_000
+_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
+
+
+def _micros(when: datetime) -> int:
+    """Microseconds since the epoch of an aware instant."""
+    delta = when.astimezone(UTC) - datetime(1970, 1, 1, tzinfo=UTC)
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def _day_number(day: date) -> int:
+    return day.toordinal() - _EPOCH_ORDINAL
+
+
+def _from_number(number: int) -> date:
+    return date.fromordinal(number + _EPOCH_ORDINAL)
+
+
+def _write_atomic(table: Any, directory: Path, hook: TestHook | None) -> int:
+    import pyarrow.parquet as pq
+
+    directory.mkdir(parents=True, exist_ok=True)
+    target = directory / PART_FILE
+    tmp = temporary_path(target)
+    try:
+        with open(tmp, "xb") as fh:
+            pq.write_table(table, fh, compression="snappy")
+            fh.flush()
+            os.fsync(fh.fileno())
+        if hook is not None:
+            hook.reach("before-move")
+        size = os.path.getsize(tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_dir(directory)
+    return size
