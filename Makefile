@@ -25,10 +25,8 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)  ## create .venv and install the package with the test tools
 
-demo: $(STAMP)  ## list the presets and print one preset's request (until the demo exists)
-	$(BIN)/edgereports presets
-	$(BIN)/edgereports query --preset time_usage_enterprise --account-id 62c40843c7a1909709112345 \
-		--start 2022-07-07T09:50:00+05:30 --end 2022-07-08T09:50:00+05:30
+demo: $(STAMP)  ## run every preset against the local sandbox: Parquet, PNG charts, index.html
+	$(BIN)/edgereports demo --out $(DEMO_OUT)
 
 lint: $(STAMP)  ## ruff lint and format check
 	$(BIN)/ruff check edgereports tests benchmarks sample_data examples

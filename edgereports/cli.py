@@ -25,6 +25,7 @@ Handler = Callable[[argparse.Namespace], int]
 
 EPILOG = """\
 examples:
+  edgereports demo --out demo-output
   edgereports presets
   edgereports query --preset time_usage_enterprise --account-id A \\
       --start 2022-07-07T09:50:00+05:30 --end 2022-07-08T09:50:00+05:30
@@ -207,11 +208,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(handler=_cmd_sandbox, passes_through=True)
 
-    from . import cli_content, cli_export, cli_report
+    from . import cli_content, cli_demo, cli_export, cli_report
 
     cli_report.add_parser(sub)
     cli_export.add_parser(sub)
     cli_content.add_parsers(sub)
+    cli_demo.add_parser(sub)
     return parser
 
 

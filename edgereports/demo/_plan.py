@@ -1,0 +1,182 @@
+"""What the demo reports on: the subjects (account, subscribers, sites) and one plan per preset."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
+
+from .. import presets
+from ..query import Report
+
+__all__ = ["DEMO_CLOCK", "DEMO_ZONE", "PlannedReport", "Subjects", "plan_reports", "range_end"]
+
+#: The sandbox clock of the demo: its output is the same on every run.
+DEMO_CLOCK = "2024-03-15T12:00:00+05:30"
+#: The offset the demo writes its ranges in (the sandbox network's local time, India).
+DEMO_ZONE = timezone(timedelta(hours=5, minutes=30))
+_DAILY, _HOURLY, _SIM_DAYS = timedelta(days=7), timedelta(days=2), timedelta(days=14)
+
+
+@dataclass(frozen=True)
+class Subjects:
+    """The account and the ids the presets need.
+
+    Attributes:
+        account_id: the account to report on.
+        msisdns: subscribers for the MSISDN presets (the first three are used).
+        imsis: subscribers for the IMSI preset (the first three are used).
+        sites: customer sites for the per-site presets (all are used).
+        devices: MSISDNs whose device status to ask one by one (the service reports one
+            device per answer); empty: the ``device_status`` preset as it is.
+    """
+
+    account_id: str
+    msisdns: tuple[str, ...] = ()
+    imsis: tuple[str, ...] = ()
+    sites: tuple[str, ...] = ()
+    devices: tuple[str, ...] = ()
+
+    @classmethod
+    def from_sandbox(cls, handle: Any) -> Subjects:
+        """Take the subjects from a running sandbox's network (its primary account).
+
+        Args:
+            handle: what :func:`edgereports.sandbox.serve` yielded.
+
+        Returns:
+            The subjects: three subscribers, every site, every device of the account.
+        """
+        account = str(handle.account_id)
+        sims = [s for s in handle.network.sims if s.account_id == account]
+        sites = [s.customer_site_id for s in handle.network.sites if s.account_id == account]
+        return cls(
+            account_id=account,
+            msisdns=tuple(s.msisdn for s in sims[:3]),
+            imsis=tuple(s.imsi for s in sims[:3]),
+            sites=tuple(sites),
+            devices=tuple(s.msisdn for s in sims),
+        )
+
+
+@dataclass(frozen=True)
+class PlannedReport:
+    """One preset of the demo: the report(s) to fetch, or why it is skipped.
+
+    Attributes:
+        number: 1 to 11, the preset's place in the catalogue.
+        name: the preset name.
+        purpose: its one-line description.
+        reports: the reports to fetch (several are concatenated into one frame).
+        skipped: why the preset is not run (missing ids), else None.
+    """
+
+    number: int
+    name: str
+    purpose: str
+    reports: tuple[Report, ...]
+    skipped: str | None = None
+
+    @property
+    def slug(self) -> str:
+        """The file name stem, e.g. ``01_time_usage_enterprise``."""
+        return f"{self.number:02d}_{self.name}"
+
+
+def range_end(now: datetime) -> datetime:
+    """Return the end of the demo's ranges: the last UTC midnight, written in +05:30.
+
+    Ending on a UTC midnight makes the DAY buckets (aligned in UTC) whole.
+
+    Args:
+        now: the current time (tz-aware).
+
+    Returns:
+        The end, e.g. ``2024-03-15T05:30:00+05:30`` for any time on 15 March (UTC).
+    """
+    utc = now.astimezone(UTC)
+    return utc.replace(hour=0, minute=0, second=0, microsecond=0).astimezone(DEMO_ZONE)
+
+
+def _needs(ids: Sequence[str], flag: str) -> str | None:
+    return None if ids else f"needs {flag} (none given)"
+
+
+def plan_reports(subjects: Subjects, end: datetime) -> list[PlannedReport]:
+    """Plan the eleven presets over fixed ranges ending at ``end``.
+
+    Daily presets cover the 7 days before ``end``, hourly ones 2 days, SIM counts 14 days;
+    the ``NOW`` presets report the current five minutes.
+
+    Args:
+        subjects: the account and ids.
+        end: the end of every range (tz-aware).
+
+    Returns:
+        One plan per preset, in the catalogue's order.
+    """
+    acc = subjects.account_id
+    day, hour, sims = end - _DAILY, end - _HOURLY, end - _SIM_DAYS
+    ms, im, sites = list(subjects.msisdns[:3]), list(subjects.imsis[:3]), list(subjects.sites)
+    build: dict[str, tuple[str | None, Any]] = {
+        "time_usage_enterprise": (
+            None,
+            lambda: [presets.time_usage_enterprise(account_id=acc, start=day, end=end)],
+        ),
+        "time_usage_subscriber": (
+            _needs(ms, "--msisdn"),
+            lambda: [presets.time_usage_subscriber(account_id=acc, msisdn=ms, start=day, end=end)],
+        ),
+        "byte_usage_subscriber": (
+            _needs(ms, "--msisdn"),
+            lambda: [
+                presets.byte_usage_subscriber(account_id=acc, msisdn=ms[:2], start=hour, end=end)
+            ],
+        ),
+        "realtime_bandwidth": (None, lambda: [presets.realtime_bandwidth(account_id=acc)]),
+        "bandwidth_percentile": (
+            _needs(sites, "--customer-site-id"),
+            lambda: [
+                presets.bandwidth_percentile(
+                    account_id=acc, customer_site_id=sites, start=day, end=end
+                )
+            ],
+        ),
+        "ue_connections_avg_peak": (
+            None,
+            lambda: [presets.ue_connections_avg_peak(account_id=acc, start=hour, end=end)],
+        ),
+        "active_sim_count": (
+            None,
+            lambda: [presets.active_sim_count(account_id=acc, start=sims, end=end)],
+        ),
+        "ue_connections_subscriber": (
+            _needs(im, "--imsi"),
+            lambda: [
+                presets.ue_connections_subscriber(account_id=acc, imsi=im, start=day, end=end)
+            ],
+        ),
+        "ue_connections_enterprise": (
+            None,
+            lambda: [presets.ue_connections_enterprise(account_id=acc, start=day, end=end)],
+        ),
+        "concurrent_online_ues": (
+            None,
+            lambda: [presets.concurrent_online_ues(account_id=acc, customer_site_id=sites or None)],
+        ),
+        "device_status": (None, lambda: _device_reports(subjects)),
+    }
+    plans = []
+    for number, info in enumerate(presets.CATALOGUE, start=1):
+        reason, make = build[info.name]
+        reports = () if reason else tuple(make())
+        plans.append(PlannedReport(number, info.name, info.purpose, reports, reason))
+    return plans
+
+
+def _device_reports(subjects: Subjects) -> list[Report]:
+    base = presets.device_status(account_id=subjects.account_id)
+    if not subjects.devices:
+        return [base]
+    return [base.where(msisdn=m) for m in subjects.devices]

@@ -1,0 +1,215 @@
+"""Run the demo: fetch every planned preset, write Parquet, PNG charts and an HTML page."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..config import Settings
+from ..errors import AuthError, ConfigError, EdgeReportsError, redact
+from ..normalize import concat_frames
+from ..plotting import plot
+from ..reporting import ReportingClient
+from ..widgets import save_parquet
+from ._html import write_index
+from ._plan import DEMO_CLOCK, PlannedReport, Subjects, plan_reports, range_end
+from ._summary import summary_table
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["DemoResult", "ReportOutcome", "run_demo"]
+
+Echo = Callable[[str], object]
+
+
+@dataclass
+class ReportOutcome:
+    """What the demo made of one preset.
+
+    Attributes:
+        plan: the planned preset.
+        frame: the fetched frame (None when skipped or failed).
+        parquet: the frame's Parquet file.
+        chart: the chart's PNG file.
+        seconds: time spent fetching.
+        error: the error's text when the fetch failed (or part of it).
+    """
+
+    plan: PlannedReport
+    frame: pd.DataFrame | None = None
+    parquet: Path | None = None
+    chart: Path | None = None
+    seconds: float = 0.0
+    error: str | None = None
+
+
+@dataclass
+class DemoResult:
+    """The demo's output.
+
+    Attributes:
+        out: the output directory.
+        index: the HTML page.
+        source: where the data came from (sandbox or live service, no key).
+        outcomes: one per preset, in the catalogue's order.
+        seconds: the whole run's duration.
+    """
+
+    out: Path
+    index: Path
+    source: str
+    outcomes: list[ReportOutcome] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """True when no preset failed (skipped ones do not count)."""
+        return all(o.error is None for o in self.outcomes)
+
+
+def run_demo(
+    out: str | Path = "demo-output",
+    *,
+    settings: Settings | None = None,
+    subjects: Subjects | None = None,
+    sandbox: bool | None = None,
+    seed: int = 0,
+    devices: int = 64,
+    echo: Echo = print,
+) -> DemoResult:
+    """Fetch the eleven presets and write their frames, charts and an HTML page.
+
+    Args:
+        out: the output directory (created; files in it are replaced).
+        settings: the settings; by default :meth:`Settings.from_env`.
+        subjects: the account and ids; by default the sandbox's (required for the live service).
+        sandbox: True: always the sandbox; False: always the live service; None: the live
+            service when the settings have an API key and a reporting URL.
+        seed: the sandbox's seed.
+        devices: the sandbox's devices on the primary account.
+        echo: where progress and the summary tables go (``print`` by default).
+
+    Returns:
+        The :class:`DemoResult`.
+
+    Raises:
+        ConfigError: the live service was chosen without a key, a URL or an account.
+        AuthError: the service refused the key (the demo stops at the first refusal).
+        OSError: the output directory cannot be written.
+    """
+    started = time.monotonic()
+    settings = Settings.from_env() if settings is None else settings
+    live = bool(settings.api_key and settings.reporting_url) if sandbox is None else not sandbox
+    target = Path(out)
+    if live:
+        settings.require("api_key", "reporting_url")
+        if subjects is None:
+            raise ConfigError(
+                "the live service needs an account: pass --account-id (and --msisdn, --imsi, "
+                "--customer-site-id for the subscriber and site presets), or use --sandbox"
+            )
+        source = f"the live service at {redact(settings.reporting_url, [settings.api_key])}"
+        with ReportingClient.from_settings(settings, progress=False) as client:
+            end = range_end(datetime.now(UTC))
+            result = _run(client, subjects, end, target, source, echo)
+    else:
+        from ..sandbox import serve
+
+        with serve(seed=seed, devices=devices, clock=DEMO_CLOCK) as sb:
+            source = f"the local sandbox (seed {seed}, {devices} devices, clock {DEMO_CLOCK})"
+            with ReportingClient(sb.api_key, sb.reporting_url, progress=False) as client:
+                end = range_end(datetime.fromisoformat(DEMO_CLOCK))
+                subjects = subjects or Subjects.from_sandbox(sb)
+                result = _run(client, subjects, end, target, source, echo)
+    result.seconds = time.monotonic() - started
+    echo(
+        f"\n{sum(o.frame is not None for o in result.outcomes)} reports in "
+        f"{result.seconds:.1f} s from {result.source}\n"
+        f"  frames (Parquet): {target / 'frames'}\n"
+        f"  charts (PNG):     {target / 'charts'}\n"
+        f"  page:             {result.index}"
+    )
+    return result
+
+
+def _run(
+    client: ReportingClient,
+    subjects: Subjects,
+    end: datetime,
+    out: Path,
+    source: str,
+    echo: Echo,
+) -> DemoResult:
+    frames_dir, charts_dir = out / "frames", out / "charts"
+    frames_dir.mkdir(parents=True, exist_ok=True)
+    charts_dir.mkdir(parents=True, exist_ok=True)
+    echo(f"edgereports demo: every preset from {source}")
+    result = DemoResult(out=out, index=out / "index.html", source=source)
+    for plan in plan_reports(subjects, end):
+        outcome = ReportOutcome(plan)
+        result.outcomes.append(outcome)
+        title = f"\n== {plan.slug} · {plan.purpose.rstrip('.')}"
+        if plan.skipped:
+            echo(f"{title}\n   skipped: {plan.skipped}")
+            continue
+        began = time.monotonic()
+        outcome.frame, outcome.error = _fetch(client, plan)
+        outcome.seconds = time.monotonic() - began
+        frame = outcome.frame
+        rows = "no frame" if frame is None else f"{len(frame)} rows"
+        echo(f"{title} · {rows} · {outcome.seconds:.2f} s")
+        if outcome.error:
+            echo(f"   error: {outcome.error}")
+        if frame is None:
+            continue
+        outcome.parquet = save_parquet(frame, frames_dir / f"{plan.slug}.parquet")
+        outcome.chart = _chart(frame, charts_dir / f"{plan.slug}.png")
+        echo(_indent(summary_table(frame).to_string(index=False)))
+    write_index(result)
+    return result
+
+
+def _fetch(client: ReportingClient, plan: PlannedReport) -> tuple[pd.DataFrame | None, str | None]:
+    """Fetch a plan's reports into one frame; failures become text (a refused key raises)."""
+    try:
+        if len(plan.reports) == 1:
+            return client.fetch(plan.reports[0], on_error="collect"), None
+        got = client.fetch_many(plan.reports)
+    except AuthError:
+        raise  # every other preset would be refused too
+    except EdgeReportsError as exc:
+        return None, f"{type(exc).__name__}: {exc}"
+    frames = [f for f in got.frames if f is not None]
+    error = None
+    if got.failures:
+        error = (
+            f"{len(got.failures)} of {len(plan.reports)} requests failed; first: {got.failures[0]}"
+        )
+    if not frames:
+        return None, error
+    frame = concat_frames(frames)
+    frame.attrs["requests"] = len(plan.reports)
+    return frame, error
+
+
+def _chart(frame: pd.DataFrame, path: Path) -> Path:
+    """Draw the frame's chart, save it as PNG and close it (the backend is the caller's)."""
+    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+
+    figure = plot(frame).figure
+    assert isinstance(figure, Figure)
+    try:
+        figure.savefig(path, dpi=110, facecolor="white")
+    finally:
+        plt.close(figure)
+    return path
+
+
+def _indent(text: str) -> str:
+    return "\n".join(f"   {line}" for line in text.splitlines())

@@ -1,0 +1,127 @@
+"""A short summary table of a report frame, with values in readable units."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..plotting import unit_scale
+from ..schema import CURRENT, TIMESERIES, shape_of
+
+__all__ = ["summary_table"]
+
+_MANY_DEVICES = 12
+
+
+def summary_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Summarize a frame in a few rows of text, values in readable units.
+
+    Time series: one row per series (dimension values, metric, aggregation) with its points,
+    first and last bucket, and min, mean and max (plus the total for COUNT). Current values:
+    one row per value (per eNodeB with online counts when there are many devices). SIM counts:
+    one row per kind with min, mean, max and the latest day.
+
+    Args:
+        df: a normalized frame.
+
+    Returns:
+        A frame of strings (empty with a ``note`` column when ``df`` has no rows).
+
+    Raises:
+        ValueError: the frame's shape cannot be told.
+    """
+    if df.empty:
+        return pd.DataFrame({"note": ["no rows"]})
+    shape = shape_of(df)
+    if shape == "timeseries":
+        return _series(df)
+    if shape == "current":
+        return _current(df)
+    return _sims(df)
+
+
+def _series(df: pd.DataFrame) -> pd.DataFrame:
+    dims = TIMESERIES.dimensions_of(df)
+    keys = [*dims, "metric", "aggregation", "percentile"]
+    rows = []
+    for key, part in df.groupby(keys, dropna=False, sort=False):
+        named = dict(zip(keys, key, strict=True))
+        values = part["value"].astype(float)
+        metric = str(named["metric"])
+        agg = _text(named["aggregation"])
+        pct = _text(named["percentile"])
+        how = f"p{float(pct):g}" if pct else agg
+        stamps = part["time_stamp"]
+        rows.append(
+            {
+                **{d: _text(named[d]) for d in dims},
+                "metric": str(named["metric"]),
+                "agg": how,
+                "points": len(part),
+                "from": f"{stamps.min():%Y-%m-%d %H:%M}Z",
+                "to": f"{stamps.max():%Y-%m-%d %H:%M}Z",
+                "min": _readable(metric, values.min()),
+                "mean": _readable(metric, values.mean()),
+                "max": _readable(metric, values.max()),
+                "total": _readable(metric, values.sum()) if agg == "COUNT" else "",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _current(df: pd.DataFrame) -> pd.DataFrame:
+    dims = [d for d in CURRENT.dimensions_of(df) if df[d].notna().any()]
+    status = df[df["metric"] == "ue_online_status"]
+    if len(status) > _MANY_DEVICES and "enodeb_ip" in dims:
+        grouped = status.groupby("enodeb_ip", sort=True)["value"]
+        out = pd.DataFrame(
+            {
+                "devices": grouped.size(),
+                "online": grouped.apply(lambda v: int((v == 1.0).sum())),
+                "offline": grouped.apply(lambda v: int((v == 0.0).sum())),
+            }
+        ).reset_index()
+        return out.astype(str)
+    rows = []
+    for row in df.itertuples(index=False):
+        metric = str(row.metric)
+        value = float(str(row.value))
+        text = _readable(metric, value) if value == value else ""
+        rows.append(
+            {
+                **{d: _text(getattr(row, d)) for d in dims},
+                "metric": metric,
+                "agg": _text(row.aggregation),
+                "value": text or _text(row.value_text),
+                "window": f"{row.start_time:%Y-%m-%d %H:%M}–{row.end_time:%H:%M}Z",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _sims(df: pd.DataFrame) -> pd.DataFrame:
+    days = df.groupby("date", sort=True)[["physical", "esim"]].sum(min_count=1)
+    days["total"] = days["physical"] + days["esim"]
+    latest = days.index.max()
+    rows = [
+        {
+            "kind": kind,
+            "days": len(days),
+            "from": f"{days.index.min():%Y-%m-%d}",
+            "to": f"{latest:%Y-%m-%d}",
+            "min": _text(days[kind].min()),
+            "mean": f"{float(days[kind].mean()):.1f}",
+            "max": _text(days[kind].max()),
+            "latest": _text(days.loc[latest, kind]),
+        }
+        for kind in ("physical", "esim", "total")
+    ]
+    return pd.DataFrame(rows)
+
+
+def _readable(metric: str, value: float) -> str:
+    """One value in the unit that suits it (each value its own unit)."""
+    return unit_scale(metric, [float(value)]).text(float(value))
+
+
+def _text(value: object) -> str:
+    return "" if value is None or value is pd.NA or value != value else str(value)

@@ -1,0 +1,103 @@
+"""Charts over the schema frames (matplotlib, imported only when a chart is drawn).
+
+One function per kind of report; each takes a frame, returns the matplotlib ``Axes`` and
+accepts ``ax=`` to draw into an existing figure. :func:`plot` picks the chart from
+``df.attrs`` and the metric names. Plotting never fetches: give it a frame.
+
+Example:
+    >>> import edgereports as er                                      # doctest: +SKIP
+    >>> ax = er.plot(client.fetch(er.presets.active_sim_count(...)))  # doctest: +SKIP
+    >>> ax.figure.savefig("sims.png")                                 # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from ..errors import InputError
+from ..schema import shape_of
+from ._common import Scale, TzLike, frame_metrics, unit_scale
+from ._panels import plot_current, plot_device_status, plot_sim_count
+from ._series import plot_percentiles, plot_timeseries, plot_ue_connections
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = [
+    "Scale",
+    "chart_for",
+    "plot",
+    "plot_current",
+    "plot_device_status",
+    "plot_percentiles",
+    "plot_sim_count",
+    "plot_timeseries",
+    "plot_ue_connections",
+    "unit_scale",
+]
+
+Chart = Callable[..., "Axes"]
+
+
+def chart_for(df: pd.DataFrame) -> Chart:
+    """Return the chart function that suits a frame.
+
+    ``sim_count`` frames get :func:`plot_sim_count`; current ``ue_online_status`` frames
+    :func:`plot_device_status`, other current frames :func:`plot_current`; time series of
+    percentile metrics :func:`plot_percentiles`, ``ue_connections`` with MAX and AVG
+    :func:`plot_ue_connections`, any other time series :func:`plot_timeseries`.
+
+    Args:
+        df: a normalized frame (``df.attrs["shape"]``, else its columns, tell the shape).
+
+    Returns:
+        The chart function.
+
+    Raises:
+        InputError: the frame is not one of the three shapes.
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise InputError(f"plot needs a DataFrame, got {type(df).__name__}")
+    try:
+        shape = shape_of(df)
+    except ValueError as exc:
+        raise InputError(f"plot: {exc}") from None
+    if shape == "sim_count":
+        return plot_sim_count
+    metrics = frame_metrics(df)
+    names = {m for m, _, _ in metrics}
+    if shape == "current":
+        return plot_device_status if names == {"ue_online_status"} else plot_current
+    if metrics and all(p for _, _, p in metrics):
+        return plot_percentiles
+    aggregations = {a for _, a, _ in metrics}
+    if names == {"ue_connections"} and {"MAX", "AVG"} <= aggregations:
+        return plot_ue_connections
+    return plot_timeseries
+
+
+def plot(
+    df: pd.DataFrame, *, ax: Axes | None = None, tz: TzLike = None, title: str | None = None
+) -> Axes:
+    """Draw the chart that suits a frame (see :func:`chart_for`).
+
+    Args:
+        df: a normalized frame.
+        ax: the axes to draw on; a new figure when omitted.
+        tz: the zone of times shown (default: the report's UTC offset, UTC for ``NOW``).
+        title: the title (default describes the report).
+
+    Returns:
+        The matplotlib ``Axes``.
+
+    Raises:
+        InputError: the frame cannot be plotted (wrong shape, mixed units, a bad ``tz``).
+
+    Example:
+        >>> ax = plot(df)                     # doctest: +SKIP
+        >>> ax.figure.savefig("report.png")   # doctest: +SKIP
+    """
+    return chart_for(df)(df, ax=ax, tz=tz, title=title)

@@ -1,0 +1,299 @@
+"""Shared parts of the charts that draw nothing: units, time zones, names and frame facts."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import pandas as pd
+
+from ..errors import InputError
+from ..schema import shape_of
+
+__all__ = ["Scale", "TzLike", "unit_scale"]
+
+TzLike = str | tzinfo | None
+
+#: Friendlier names of the known metrics; others are shown as "Some metric".
+_METRIC_NAMES = {
+    "time_usage_seconds": "Time usage",
+    "uplink_bytes": "Uplink bytes",
+    "downlink_bytes": "Downlink bytes",
+    "uplink_bandwidth": "Uplink bandwidth",
+    "downlink_bandwidth": "Downlink bandwidth",
+    "ue_connections": "UE connections",
+    "ue_online_status": "UE online status",
+    "sim": "SIMs",
+}
+
+# (divisor, unit) from large to small; the first divisor not above the largest value wins.
+_BYTES = ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "KB"), (1.0, "bytes"))
+_BITS = ((1e9, "Gbps"), (1e6, "Mbps"), (1e3, "kbps"), (1.0, "bps"))
+_SECONDS = ((3600.0, "hours"), (60.0, "minutes"), (1.0, "seconds"))
+
+
+@dataclass(frozen=True)
+class Scale:
+    """How to show the values of one kind of metric.
+
+    Attributes:
+        kind: ``"bytes"``, ``"seconds"``, ``"bandwidth"`` or ``"count"``.
+        divisor: divide raw values by this to get the shown number.
+        unit: the unit of the shown number (``"MB"``, ``"hours"``, ``"Mbps"``; ``""`` for counts).
+    """
+
+    kind: str
+    divisor: float
+    unit: str
+
+    def label(self, what: str) -> str:
+        """Return an axis label such as ``"Downlink bytes (MB)"``."""
+        return f"{what} ({self.unit})" if self.unit else what
+
+    def text(self, value: float) -> str:
+        """Return one value as text with its unit, e.g. ``"12.3 MB"``."""
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return "n/a"
+        number = number_text(value / self.divisor)
+        return f"{number} {self.unit}" if self.unit else number
+
+
+def metric_kind(metric: str) -> str:
+    """Return the kind of a metric from its name: bytes, seconds, bandwidth or count."""
+    if metric.endswith("_bytes"):
+        return "bytes"
+    if metric.endswith("_seconds"):
+        return "seconds"
+    if metric.endswith("_bandwidth"):
+        return "bandwidth"
+    return "count"
+
+
+def unit_scale(metric: str, values: Iterable[float]) -> Scale:
+    """Pick a readable unit for a metric's values.
+
+    Bytes use decimal units (1 KB = 1000 bytes) up to TB; seconds become minutes or hours
+    once the largest value is at least two of them; bandwidth (bits per second) becomes kbps,
+    Mbps or Gbps. Other metrics are counts, shown as they are.
+
+    Args:
+        metric: the metric name, e.g. ``"downlink_bytes"``.
+        values: the raw values (NaN is ignored).
+
+    Returns:
+        The :class:`Scale` to use.
+
+    Example:
+        >>> unit_scale("downlink_bytes", [2_500_000.0]).unit
+        'MB'
+    """
+    kind = metric_kind(metric)
+    finite = [abs(float(v)) for v in values if v is not None and math.isfinite(float(v))]
+    top = max(finite, default=0.0)
+    if kind == "count":
+        return Scale(kind, 1.0, "")
+    table = {"bytes": _BYTES, "bandwidth": _BITS, "seconds": _SECONDS}[kind]
+    factor = 2.0 if kind == "seconds" else 1.0
+    for divisor, unit in table:
+        if top >= divisor * factor:
+            return Scale(kind, divisor, unit)
+    return Scale(kind, table[-1][0], table[-1][1])
+
+
+def number_text(value: float) -> str:
+    """Return a number with at most three significant digits and thousands separators."""
+    if not math.isfinite(value):
+        return str(value)
+    if value == 0:
+        return "0"
+    if abs(value) >= 1000 or float(value).is_integer():
+        return f"{value:,.0f}"
+    digits = max(0, 2 - math.floor(math.log10(abs(value))))
+    return f"{value:,.{digits}f}"
+
+
+def metric_title(metric: str) -> str:
+    """Return a readable name of a metric (``ue_connections`` → ``UE connections``)."""
+    return _METRIC_NAMES.get(metric, metric.replace("_", " ").capitalize())
+
+
+def metrics_title(metrics: Sequence[str]) -> str:
+    """Name several metrics: ``Uplink and downlink bytes``, ``Time usage, UE connections``."""
+    names = [metric_title(m) for m in dict.fromkeys(metrics)]
+    if len(names) != 2:
+        return ", ".join(names)
+    first, second = names[0].rsplit(" ", 1), names[1].rsplit(" ", 1)
+    if len(first) == len(second) == 2 and first[1] == second[1]:
+        return f"{first[0]} and {second[0].lower()} {first[1]}"
+    return f"{names[0]} and {names[1][:1].lower()}{names[1][1:]}"
+
+
+def ordinal(value: float) -> str:
+    """Return ``95`` as ``95th``, ``99.9`` as ``99.9th``."""
+    if float(value).is_integer():
+        n = int(value)
+        suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+        return f"{n}{suffix}"
+    return f"{value:g}th"
+
+
+def resolve_tz(tz: TzLike, df: pd.DataFrame) -> tzinfo:
+    """Return the zone to show times in: ``tz``, else the report's offset, else UTC.
+
+    Args:
+        tz: ``None``, a ``tzinfo``, ``"UTC"``, an offset such as ``"+05:30"`` or an IANA name.
+        df: the frame; its ``attrs["request"]["start_date_time"]`` gives the report's offset.
+
+    Returns:
+        The zone.
+
+    Raises:
+        InputError: ``tz`` is not a zone.
+    """
+    if isinstance(tz, tzinfo):
+        return tz
+    if isinstance(tz, str):
+        return _parse_zone(tz)
+    if tz is not None:
+        raise InputError(f"tz must be a time zone name, an offset or a tzinfo, got {tz!r}")
+    request = df.attrs.get("request")
+    start = request.get("start_date_time") if isinstance(request, Mapping) else None
+    if isinstance(start, str):
+        try:
+            parsed = datetime.fromisoformat(start.replace("Z", "+00:00"))
+        except ValueError:
+            return UTC
+        if parsed.tzinfo is not None:
+            offset = parsed.utcoffset() or timedelta(0)
+            return UTC if offset == timedelta(0) else timezone(offset)
+    return UTC
+
+
+def _parse_zone(text: str) -> tzinfo:
+    name = text.strip()
+    if name.upper() in ("UTC", "Z", "GMT"):
+        return UTC
+    if name[:1] in "+-":
+        try:
+            offset = datetime.strptime(name, "%z").utcoffset()
+        except ValueError:
+            raise InputError(f"tz {text!r} is not an offset such as '+05:30'") from None
+        return timezone(offset) if offset else UTC
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise InputError(
+            f"unknown time zone {text!r}; give an IANA name such as 'Asia/Kolkata', "
+            "an offset such as '+05:30', or 'UTC'"
+        ) from None
+
+
+def zone_name(tz: tzinfo) -> str:
+    """Return a short name of a zone for axis labels (``UTC+05:30``, ``Asia/Kolkata``)."""
+    if isinstance(tz, ZoneInfo):
+        return tz.key
+    return tz.tzname(None) or str(tz)
+
+
+def check_shape(df: pd.DataFrame, wanted: str, function: str) -> None:
+    """Raise :class:`InputError` unless ``df`` is a frame of shape ``wanted``."""
+    if not isinstance(df, pd.DataFrame):
+        raise InputError(f"{function} needs a DataFrame, got {type(df).__name__}")
+    try:
+        shape = shape_of(df)
+    except ValueError as exc:
+        raise InputError(f"{function}: {exc}") from None
+    if shape != wanted:
+        raise InputError(f"{function} plots {wanted} frames, got a {shape} frame")
+
+
+def range_text(df: pd.DataFrame, tz: tzinfo) -> str:
+    """Return the report's range from its request, in ``tz``, e.g. ``7 Jul 2022 – 8 Jul 2022``."""
+    request = df.attrs.get("request")
+    if not isinstance(request, Mapping):
+        return ""
+    start, end = request.get("start_date_time"), request.get("end_date_time")
+    if not (isinstance(start, str) and isinstance(end, str)):
+        return ""
+    try:
+        begin = datetime.fromisoformat(start.replace("Z", "+00:00")).astimezone(tz)
+        finish = datetime.fromisoformat(end.replace("Z", "+00:00")).astimezone(tz)
+    except ValueError:
+        return f"{start} – {end}"  # keywords such as LAST DAY
+    with_time = any((t.hour, t.minute) != (0, 0) for t in (begin, finish))
+    end_text = f"{finish:%H:%M}" if begin.date() == finish.date() else _day(finish, with_time)
+    return f"{_day(begin, with_time)} – {end_text} ({zone_name(tz)})"
+
+
+def _day(moment: datetime, with_time: bool) -> str:
+    text = f"{moment.day} {moment:%b %Y}"
+    return f"{text} {moment:%H:%M}" if with_time else text
+
+
+def dimension_columns(df: pd.DataFrame, fixed: Iterable[str]) -> list[str]:
+    """Return the dimension columns of a frame (those that are not fixed columns)."""
+    skip = set(fixed)
+    return [str(c) for c in df.columns if c not in skip]
+
+
+def request_granularity(df: pd.DataFrame) -> str | None:
+    """Return the request's granularity (upper case) when the frame carries its request."""
+    request: Any = df.attrs.get("request")
+    grain = request.get("granularity") if isinstance(request, Mapping) else None
+    return grain.upper() if isinstance(grain, str) else None
+
+
+_DIMENSION_NAMES = {
+    "msisdn": "MSISDN",
+    "imsi": "IMSI",
+    "customer_site_id": "customer site",
+    "enodeb_ip": "eNodeB IP",
+    "ue_ip": "UE IP",
+    "lr_id": "LR id",
+    "account_id": "account",
+}
+
+
+def dimension_title(dimension: str) -> str:
+    """Return a readable name of a dimension (``customer_site_id`` → ``customer site``)."""
+    return _DIMENSION_NAMES.get(dimension, dimension.replace("_", " "))
+
+
+def first_upper(text: str) -> str:
+    """Return ``text`` with its first letter upper case (``eNodeB`` stays as it is)."""
+    if len(text) > 1 and text[0].islower() and text[1].isupper():
+        return text
+    return text[:1].upper() + text[1:]
+
+
+def frame_metrics(df: pd.DataFrame) -> list[tuple[str, str | None, bool]]:
+    """Return ``(name, aggregation, has percentile)`` of the frame's rows, else its request's."""
+    if not df.empty and "metric" in df:
+        cols = df[["metric", "aggregation"]].astype(object)
+        pct = df["percentile"].notna().tolist() if "percentile" in df else [False] * len(df)
+        triples = zip(cols["metric"], cols["aggregation"], pct, strict=True)
+        return list(
+            dict.fromkeys(
+                (str(m), a if isinstance(a, str) else None, bool(p)) for m, a, p in triples
+            )
+        )
+    request: Any = df.attrs.get("request")
+    entries = request.get("metrics") if isinstance(request, Mapping) else None
+    out = []
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, Mapping):
+            agg = entry.get("aggregation_type")
+            has_pct = bool(entry.get("metric_filter_clauses"))
+            out.append((str(entry.get("name")), agg if isinstance(agg, str) else None, has_pct))
+    return out
+
+
+def request_dimensions(df: pd.DataFrame) -> list[str]:
+    """Return the dimensions the frame's request grouped by (empty when unknown)."""
+    request: Any = df.attrs.get("request")
+    dims = request.get("dimensions") if isinstance(request, Mapping) else None
+    return [str(d) for d in dims] if isinstance(dims, list) else []

@@ -1,0 +1,384 @@
+"""Charts of time-series frames: metrics over time, average vs peak, percentiles per site."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import tzinfo
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..schema import TIMESERIES
+from ._axes import (
+    colors,
+    date_numbers,
+    day_axis,
+    grouped_barh,
+    legend_outside,
+    new_axes,
+    no_data,
+    time_axis,
+    value_axis,
+)
+from ._common import (
+    TzLike,
+    check_shape,
+    dimension_columns,
+    dimension_title,
+    first_upper,
+    frame_metrics,
+    metric_kind,
+    metric_title,
+    metrics_title,
+    ordinal,
+    range_text,
+    request_granularity,
+    resolve_tz,
+    unit_scale,
+    zone_name,
+)
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = ["plot_percentiles", "plot_timeseries", "plot_ue_connections"]
+
+_KIND_NAMES = {"bytes": "Bytes", "seconds": "Time", "bandwidth": "Bandwidth", "count": "Count"}
+_GRAIN_WORDS = {"DAY": "per day", "HOUR": "per hour"}
+_BUCKET_DAYS = {"DAY": 1.0, "HOUR": 1.0 / 24.0}
+_DASHES = ("-", "--", ":", "-.")
+
+
+@dataclass
+class _Series:
+    """One line of a chart: the key columns' values and its points, sorted by time."""
+
+    key: dict[str, object]
+    stamps: pd.Series
+    values: np.ndarray
+
+    @property
+    def total(self) -> float:
+        return float(np.nansum(np.abs(self.values)))
+
+
+def _split(df: pd.DataFrame, keys: list[str]) -> list[_Series]:
+    out: list[_Series] = []
+    for values, part in df.groupby(keys, dropna=False, sort=False):
+        part = part.sort_values("time_stamp")
+        key = dict(zip(keys, values if isinstance(values, tuple) else (values,), strict=True))
+        out.append(_Series(key, part["time_stamp"], part["value"].to_numpy(dtype=float)))
+    return out
+
+
+def _text(value: object) -> str:
+    return "—" if value is None or value is pd.NA or value != value else str(value)
+
+
+def _labels(series: list[_Series], dims: list[str]) -> list[str]:
+    """Name each series by what varies between them (dimension values, metric, aggregation)."""
+
+    def varies(column: str) -> bool:
+        return len({_text(s.key[column]) for s in series}) > 1
+
+    varying_dims = [d for d in dims if varies(d)]
+    labels = []
+    for s in series:
+        parts = [" / ".join(_text(s.key[d]) for d in varying_dims)] if varying_dims else []
+        if varies("metric") or not parts:
+            metric = metric_title(str(s.key["metric"]))
+            if varies("aggregation") and _text(s.key["aggregation"]) != "—":
+                metric += f" ({s.key['aggregation']})"
+            if varies("percentile") and _text(s.key["percentile"]) != "—":
+                metric += f" ({ordinal(float(str(s.key['percentile'])))} pct.)"
+            parts.append(metric)
+        labels.append(" · ".join(parts))
+    return labels
+
+
+def _what(metrics: Sequence[str], kind: str, *, axis: bool = False) -> str:
+    names = [metric_title(m) for m in dict.fromkeys(metrics)]
+    if len(names) == 1:
+        return names[0]
+    if len(names) == 2 and not axis:
+        return metrics_title(metrics)
+    return _KIND_NAMES[kind]
+
+
+def plot_timeseries(
+    df: pd.DataFrame,
+    *,
+    ax: Axes | None = None,
+    tz: TzLike = None,
+    title: str | None = None,
+    metrics: Sequence[str] | None = None,
+    kind: str = "auto",
+    max_series: int = 10,
+) -> Axes:
+    """Plot a time-series frame: one line (or bar group) per metric and dimension value.
+
+    Values are shown in a readable unit (bytes as KB/MB/GB, seconds as minutes/hours,
+    bandwidth as kbps/Mbps); times in the report's UTC offset unless ``tz`` says otherwise.
+
+    Args:
+        df: a ``timeseries`` frame.
+        ax: the axes to draw on; a new figure when omitted.
+        tz: the zone of the time axis: an IANA name, an offset such as ``"+05:30"``, ``"UTC"``
+            or a ``tzinfo``; default the offset of the report's ``start_date_time``.
+        title: the title; a default names the metrics, grouping and range.
+        metrics: only these metrics (needed when the frame mixes units, e.g. bytes and seconds).
+        kind: ``"line"``, ``"bar"`` (a bar per bucket, spanning it) or ``"auto"`` (bars for
+            daily data with at most four series, lines otherwise).
+        max_series: draw at most this many series, the largest by total; the title says so.
+
+    Returns:
+        The matplotlib ``Axes``.
+
+    Raises:
+        InputError: not a time-series frame, unknown ``metrics`` or ``kind``, or metrics in
+            different units.
+    """
+    check_shape(df, "timeseries", "plot_timeseries")
+    if kind not in ("auto", "line", "bar"):
+        raise InputError(f"kind must be 'auto', 'line' or 'bar', got {kind!r}")
+    if max_series < 1:
+        raise InputError(f"max_series must be at least 1, got {max_series}")
+    if metrics is not None:
+        unknown = sorted(set(metrics) - set(df["metric"].dropna()))
+        if unknown:
+            raise InputError(
+                f"metric(s) {', '.join(unknown)} not in the frame; it has "
+                f"{', '.join(sorted(set(df['metric'].dropna())))}"
+            )
+        df = df[df["metric"].isin(list(metrics))]
+    zone = resolve_tz(tz, df)
+    grain = request_granularity(df) or _infer_grain(df)
+    dims = dimension_columns(df, TIMESERIES.fixed)
+    ax = new_axes(ax, (10.0, 4.8))
+    present = list(dict.fromkeys(m for m, _, _ in frame_metrics(df)))
+    kinds = sorted({metric_kind(m) for m in present})
+    if len(kinds) > 1:
+        raise InputError(
+            f"the frame mixes units ({', '.join(kinds)}); plot one kind at a time with "
+            f"metrics=[...] (metrics: {', '.join(present)})"
+        )
+    kind_of_values = kinds[0] if kinds else "count"
+    heading = _heading(present, kind_of_values, grain, dims, df, zone)
+    if df.empty:
+        return no_data(ax, title or heading)
+    series = _split(df, [*dims, "metric", "aggregation", "percentile"])
+    labels = _labels(series, dims)
+    shown = sorted(range(len(series)), key=lambda i: -series[i].total)[:max_series]
+    shown.sort()
+    if len(shown) < len(series):
+        first, _, rest = heading.partition("\n")
+        heading = f"{first} (largest {len(shown)} of {len(series)})\n{rest}".rstrip()
+    scale = unit_scale(present[0], df["value"].to_numpy(dtype=float))
+    bar = kind == "bar" or (kind == "auto" and grain == "DAY" and len(shown) <= 4)
+    width = _BUCKET_DAYS.get(grain or "", _guess_bucket(df))
+    styles = _styles([series[i] for i in shown], dims, bar)
+    for n, (i, (color, dash)) in enumerate(zip(shown, styles, strict=True)):
+        s = series[i]
+        x, y = date_numbers(s.stamps), s.values / scale.divisor
+        if bar:
+            each = 0.8 * width / len(shown)
+            ax.bar(x + 0.1 * width + n * each, y, width=each * 0.95, align="edge",
+                   label=labels[i], color=color)  # fmt: skip
+        else:
+            marker = "o" if len(x) <= 60 else None
+            ax.plot(x, y, marker=marker, markersize=3.5, linewidth=1.6, label=labels[i],
+                    color=color, linestyle=dash)  # fmt: skip
+    if bar:
+        starts = pd.DatetimeIndex(df["time_stamp"].drop_duplicates().sort_values())
+        middles = starts + pd.Timedelta(days=width / 2)
+        days = [t.tz_convert(zone).to_pydatetime() for t in middles]
+        day_axis(ax, date_numbers(starts) + width / 2, days, f"Day ({zone_name(zone)})")
+    else:
+        time_axis(ax, zone)
+    value_axis(ax, scale, scale.label(_what(present, kind_of_values, axis=True)))
+    if float(np.nanmin(df["value"].to_numpy(dtype=float))) >= 0:
+        ax.set_ylim(bottom=0)
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_title(title or heading)
+    varying = [d for d in dims if df[d].nunique(dropna=False) > 1]
+    if len(shown) > 1:
+        legend_outside(ax, title=", ".join(dimension_title(d) for d in varying) or None)
+    return ax
+
+
+def _styles(series: list[_Series], dims: list[str], bar: bool) -> list[tuple[Any, str]]:
+    """Colour and dash per series: by dimension value and metric when both vary (lines)."""
+    groups = list(dict.fromkeys(tuple(_text(s.key[d]) for d in dims) for s in series))
+    metrics = list(
+        dict.fromkeys((_text(s.key["metric"]), _text(s.key["aggregation"])) for s in series)
+    )
+    if bar or len(groups) < 2 or len(metrics) < 2 or len(metrics) > len(_DASHES):
+        return [(c, "-") for c in colors(len(series))]
+    palette = colors(len(groups))
+    return [
+        (
+            palette[groups.index(tuple(_text(s.key[d]) for d in dims))],
+            _DASHES[metrics.index((_text(s.key["metric"]), _text(s.key["aggregation"])))],
+        )
+        for s in series
+    ]
+
+
+def _heading(
+    metrics: list[str],
+    kind: str,
+    grain: str | None,
+    dims: list[str],
+    df: pd.DataFrame,
+    zone: tzinfo,
+) -> str:
+    what = _what(metrics, kind) if metrics else "Report"
+    parts = [what, _GRAIN_WORDS.get(grain or "", "")]
+    varying = [d for d in dims if df[d].nunique(dropna=False) > 1]
+    fixed = [d for d in dims if d not in varying and df[d].notna().any()]
+    if varying:
+        parts.append("by " + ", ".join(dimension_title(d) for d in varying))
+    if fixed:
+        parts.append(
+            "for " + ", ".join(f"{dimension_title(d)} {df[d].dropna().iloc[0]}" for d in fixed)
+        )
+    elif dims and df.empty:
+        parts.append("by " + ", ".join(dimension_title(d) for d in dims))
+    head = " ".join(p for p in parts if p)
+    return f"{head}\n{range_text(df, zone)}".rstrip()
+
+
+def _infer_grain(df: pd.DataFrame) -> str | None:
+    """DAY or HOUR when the frame carries no request but its buckets are that far apart."""
+    if df.empty:
+        return None
+    step = _guess_bucket(df)
+    for grain, days in _BUCKET_DAYS.items():
+        if len(df["time_stamp"].unique()) > 1 and abs(step - days) < 1e-9:
+            return grain
+    return None
+
+
+def _guess_bucket(df: pd.DataFrame) -> float:
+    stamps = np.unique(date_numbers(df["time_stamp"].dropna()))
+    if len(stamps) < 2:
+        return 1.0
+    return float(np.min(np.diff(stamps)))
+
+
+def plot_ue_connections(
+    df: pd.DataFrame, *, ax: Axes | None = None, tz: TzLike = None, title: str | None = None
+) -> Axes:
+    """Plot average vs peak UE connections: the peak as a line over the shaded average.
+
+    Args:
+        df: a ``timeseries`` frame of ``ue_connections`` with ``MAX`` and ``AVG`` (the
+            ``ue_connections_avg_peak`` preset).
+        ax: the axes to draw on; a new figure when omitted.
+        tz: the zone of the time axis (default: the report's offset).
+        title: the title (default names the range).
+
+    Returns:
+        The matplotlib ``Axes``.
+
+    Raises:
+        InputError: not a time-series frame, or it lacks ``ue_connections`` MAX or AVG.
+    """
+    check_shape(df, "timeseries", "plot_ue_connections")
+    zone = resolve_tz(tz, df)
+    grain = request_granularity(df) or _infer_grain(df)
+    heading = f"UE connections {_GRAIN_WORDS.get(grain or '', '')}: peak and average".replace(
+        "  ", " "
+    )
+    heading = f"{heading}\n{range_text(df, zone)}".rstrip()
+    ax = new_axes(ax, (10.0, 4.8))
+    if df.empty:
+        return no_data(ax, title or heading)
+    rows = df[df["metric"] == "ue_connections"]
+    parts = {
+        agg: rows[rows["aggregation"] == agg].sort_values("time_stamp") for agg in ("MAX", "AVG")
+    }
+    missing = [agg for agg, part in parts.items() if part.empty]
+    if missing:
+        raise InputError(
+            f"plot_ue_connections needs ue_connections with MAX and AVG; {' and '.join(missing)} "
+            "missing (use plot_timeseries for other frames)"
+        )
+    peak, avg = parts["MAX"], parts["AVG"]
+    xa, ya = date_numbers(avg["time_stamp"]), avg["value"].to_numpy(dtype=float)
+    ax.fill_between(xa, 0, ya, step=None, alpha=0.35, color="tab:blue", linewidth=0)
+    ax.plot(xa, ya, color="tab:blue", linewidth=1.4, label="Average (AVG)")
+    ax.plot(date_numbers(peak["time_stamp"]), peak["value"].to_numpy(dtype=float),
+            color="tab:red", linewidth=1.6, marker="o" if len(peak) <= 60 else None,
+            markersize=3, label="Peak (MAX)")  # fmt: skip
+    time_axis(ax, zone)
+    value_axis(ax, unit_scale("ue_connections", []), "UE connections")
+    ax.set_ylim(bottom=0)
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_title(title or heading)
+    legend_outside(ax)
+    return ax
+
+
+def plot_percentiles(
+    df: pd.DataFrame, *, ax: Axes | None = None, tz: TzLike = None, title: str | None = None
+) -> Axes:
+    """Plot percentile metrics per dimension value (bandwidth percentiles per site) as bars.
+
+    A frame with several points per site and metric is drawn over time instead (as
+    :func:`plot_timeseries` does).
+
+    Args:
+        df: a ``timeseries`` frame whose rows carry a ``percentile`` (the
+            ``bandwidth_percentile`` preset), one value per metric and site.
+        ax: the axes to draw on; a new figure when omitted.
+        tz: the zone of the range in the default title (default: the report's offset).
+        title: the title.
+
+    Returns:
+        The matplotlib ``Axes``.
+
+    Raises:
+        InputError: not a time-series frame, no percentile rows, or metrics in different units.
+    """
+    check_shape(df, "timeseries", "plot_percentiles")
+    zone = resolve_tz(tz, df)
+    dims = dimension_columns(df, TIMESERIES.fixed)
+    rows = df[df["percentile"].notna()]
+    if rows.duplicated([*dims, "metric", "percentile"]).any():
+        # several points per site and metric (e.g. per bucket): show them over time
+        return plot_timeseries(df, ax=ax, tz=tz, title=title, kind="line")
+    ax = new_axes(ax, (10.0, max(3.0, 1.2 + 0.45 * rows[dims].drop_duplicates().shape[0])))
+    pcts = sorted({float(p) for p in rows["percentile"]})
+    pct_text = " and ".join(ordinal(p) for p in pcts) or "Percentile"
+    kinds = sorted({metric_kind(str(m)) for m in rows["metric"]})
+    metrics = list(dict.fromkeys(str(m) for m in rows["metric"]))
+    what = _what(metrics, kinds[0]) if metrics else "Bandwidth"
+    by = f" per {dimension_title(dims[0])}" if dims else ""
+    heading = f"{what}, {pct_text} percentile{by}\n{range_text(df, zone)}".rstrip()
+    if df.empty:
+        return no_data(ax, title or heading)
+    if rows.empty:
+        raise InputError("plot_percentiles needs rows with a percentile (PERCENTILE metrics)")
+    if len(kinds) > 1:
+        raise InputError(f"the frame mixes units ({', '.join(kinds)}); plot one kind at a time")
+    cats = [" / ".join(_text(v) for v in r) for r in rows[dims].itertuples(index=False)]
+    rows = rows.assign(_cat=cats if dims else "all")
+    categories = sorted(dict.fromkeys(rows["_cat"]))
+    groups: dict[str, list[float]] = {}
+    for (metric, pct), part in rows.groupby(["metric", "percentile"], sort=False):
+        suffix = f" ({ordinal(float(str(pct)))})" if len(pcts) > 1 else ""
+        label = metric_title(str(metric)) + suffix
+        values = part.set_index("_cat")["value"]
+        groups[label] = [float(values.get(c, math.nan)) for c in categories]
+    scale = unit_scale(metrics[0], rows["value"].to_numpy(dtype=float))
+    grouped_barh(ax, categories, groups, scale, scale.label(_what(metrics, kinds[0], axis=True)))
+    if dims:
+        ax.set_ylabel(first_upper(dimension_title(dims[0])))
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_title(title or heading)
+    return ax

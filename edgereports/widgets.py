@@ -1,0 +1,388 @@
+"""The ipywidgets explorer of the report presets, and a one-frame Parquet writer.
+
+ipywidgets, matplotlib and pyarrow are imported only when an explorer is built or a file is
+written. Every output of the explorer is a widget value (an HTML table, a PNG image, a text
+area), so it works the same in JupyterLab, Notebook and VS Code, and tests can drive it
+in-process: set the widgets' values, call ``button.click()`` and read :attr:`Explorer.frame`
+and :attr:`Explorer.message`.
+
+Example:
+    >>> from edgereports.widgets import Explorer          # doctest: +SKIP
+    >>> Explorer(client, account_id="62c40843c7a1909709112345")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import os
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import presets
+from ._version import __version__
+from .errors import EdgeReportsError, InputError
+from .query import Report
+from .times import parse_tz
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .reporting import ReportingClient
+
+__all__ = ["DIMENSION_PARAMS", "RANGES", "Explorer", "save_parquet"]
+
+#: The range choices: dates from the pickers, or a time keyword ending at NOW.
+RANGES = ("dates", "LAST HOUR", "LAST DAY", "LAST WEEK", "LAST MONTH")
+#: Preset parameters that take dimension values.
+DIMENSION_PARAMS = ("msisdn", "imsi", "customer_site_id")
+_DEFAULT_GRAIN = "preset default"
+_HEAD_ROWS = 10
+
+#: The Parquet metadata key holding the frame's shape and request (as the export does).
+METADATA_KEY = b"edgereports"
+
+
+def save_parquet(df: pd.DataFrame, path: str | Path) -> Path:
+    """Write one frame to a Parquet file atomically, with its shape and request as metadata.
+
+    The file appears whole or not at all (a temporary file in the same directory is moved
+    over ``path``). The frame's dtypes are kept (``string``, ``datetime64[us, UTC]``,
+    ``float64``, ``Int64``); ``df.attrs["shape"]`` and ``df.attrs["request"]`` are stored
+    under the metadata key ``edgereports``.
+
+    Args:
+        df: a normalized frame.
+        path: the file to write (parent directories are created).
+
+    Returns:
+        The path written.
+
+    Raises:
+        OSError: the file cannot be written.
+
+    Example:
+        >>> save_parquet(df, "exports/usage.parquet")  # doctest: +SKIP
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    info = {
+        "shape": df.attrs.get("shape"),
+        "request": df.attrs.get("request"),
+        "rows": len(df),
+        "toolkit_version": __version__,
+    }
+    metadata = dict(table.schema.metadata or {})
+    metadata[METADATA_KEY] = json.dumps(info, default=str).encode("utf-8")
+    table = table.replace_schema_metadata(metadata)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            pq.write_table(table, fh, compression="snappy")
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+class Explorer:
+    """An ipywidgets explorer: pick a preset, a range and values, run it, see the frame and chart.
+
+    Controls: the preset; the account; the range (two date pickers, or a ``LAST ...`` keyword
+    ending at ``NOW``; ``NOW`` presets have none) and the zone the dates are midnight in; the
+    granularity (the preset's, or DAY/HOUR); the dimension values the preset needs (MSISDNs,
+    IMSIs, sites) and the percentile. Buttons: **Run** (a progress bar, then the frame's first
+    rows and size, and its chart), **Show request** (the JSON request and the equivalent
+    Python code) and **Export** (the current frame to a Parquet file). Errors appear as a
+    message in the widget, never as a traceback.
+
+    Args:
+        client: the reporting client (sandbox or live service).
+        account_id: the account to report on.
+        values: known dimension values per preset parameter, e.g.
+            ``{"msisdn": [...], "customer_site_id": [...]}``; the first of each is preselected.
+        start: the first day of the date range (default: 7 days before ``end``).
+        end: the day after the range (default: today, UTC).
+        tz: the zone the dates are midnight in: an offset such as ``"+05:30"``, ``"UTC"`` or an
+            IANA name.
+        export_dir: the directory of the default export file name.
+
+    Example:
+        >>> explorer = Explorer(client, account_id="A")       # doctest: +SKIP
+        >>> explorer                                            # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        client: ReportingClient,
+        account_id: str,
+        *,
+        values: Mapping[str, Sequence[str]] | None = None,
+        start: date | None = None,
+        end: date | None = None,
+        tz: str = "UTC",
+        export_dir: str | Path = ".",
+    ) -> None:
+        import ipywidgets as w
+
+        self.client = client
+        self.export_dir = Path(export_dir)
+        self.frame: pd.DataFrame | None = None
+        self.message = ""
+        self.error: BaseException | None = None
+        known = {k: [str(v) for v in vs] for k, vs in (values or {}).items()}
+        end = end or datetime.now(UTC).date()
+        start = start or end - timedelta(days=7)
+        wide = w.Layout(width="auto")
+        self.preset = w.Dropdown(
+            options=[(f"{p.name} — {p.purpose.rstrip('.')}", p.name) for p in presets.CATALOGUE],
+            description="Preset",
+            layout=w.Layout(width="46em"),
+        )
+        self.account = w.Text(value=account_id, description="Account")
+        self.range = w.Dropdown(options=list(RANGES), value="dates", description="Range")
+        self.start = w.DatePicker(value=start, description="From")
+        self.end = w.DatePicker(value=end, description="To")
+        self.tz = w.Text(value=tz, description="Zone", layout=w.Layout(width="14em"))
+        self.granularity = w.Dropdown(
+            options=[_DEFAULT_GRAIN, "DAY", "HOUR"], description="Granularity"
+        )
+        self.percentile = w.BoundedFloatText(
+            value=presets.DEFAULT_PERCENTILE, min=0, max=100, description="Percentile"
+        )
+        self.dimensions = {
+            name: w.TagsInput(
+                value=known.get(name, [])[:1],
+                allowed_tags=known.get(name, []),
+                allow_duplicates=False,
+            )
+            for name in DIMENSION_PARAMS
+        }
+        self._dimension_rows = {
+            name: w.HBox([w.Label(name, layout=w.Layout(width="10em")), tags])
+            for name, tags in self.dimensions.items()
+        }
+        self.run_button = w.Button(description="Run", button_style="primary", icon="play")
+        self.request_button = w.Button(description="Show request", icon="code")
+        self.export_path = w.Text(description="File", layout=w.Layout(width="32em"))
+        self.export_button = w.Button(description="Export", icon="download")
+        self.progress = w.IntProgress(value=0, min=0, max=1, layout=w.Layout(visibility="hidden"))
+        self.status = w.HTML()
+        self.table = w.HTML()
+        self.chart = w.Image(format="png", layout=w.Layout(max_width="100%"))
+        self.request_text = w.Textarea(layout=w.Layout(width="100%", height="22em"))
+        self.outputs = w.Tab(children=[self.table, self.chart, self.request_text])
+        self.outputs.titles = ("Frame", "Chart", "Request")
+        self.widget = w.VBox(
+            [
+                self.preset,
+                w.HBox([self.account, self.granularity, self.percentile]),
+                w.HBox([self.range, self.start, self.end, self.tz]),
+                *self._dimension_rows.values(),
+                w.HBox(
+                    [self.run_button, self.request_button, self.export_path, self.export_button]
+                ),
+                w.HBox([self.progress, self.status], layout=wide),
+                self.outputs,
+            ]
+        )
+        self.preset.observe(lambda _change: self._sync(), names="value")
+        self.range.observe(lambda _change: self._sync(), names="value")
+        self.run_button.on_click(lambda _b: self._guard(self.run))
+        self.request_button.on_click(lambda _b: self._guard(self.show_request))
+        self.export_button.on_click(lambda _b: self._guard(self.export))
+        self._sync()
+
+    # -- what the controls say -------------------------------------------------------------
+
+    def _sync(self) -> None:
+        """Show the controls the selected preset uses; default the export file name."""
+        info = presets.get(str(self.preset.value))
+        params = {p.name for p in info.params}
+        for name, row in self._dimension_rows.items():
+            row.layout.display = "" if name in params else "none"
+        self.percentile.layout.display = "" if "percentile" in params else "none"
+        for control in (self.range, self.tz, self.granularity):
+            control.disabled = info.is_now
+        for control in (self.start, self.end):
+            control.disabled = info.is_now or self.range.value != "dates"
+        self.export_path.value = str(self.export_dir / f"{info.name}.parquet")
+
+    def _params(self) -> dict[str, Any]:
+        """The preset's keyword arguments, as the controls give them."""
+        info = presets.get(str(self.preset.value))
+        names = {p.name for p in info.params}
+        params: dict[str, Any] = {"account_id": self.account.value.strip() or None}
+        if "start" in names:
+            params.update(zip(("start", "end"), self._range(), strict=True))
+        for name in DIMENSION_PARAMS:
+            if name in names:
+                chosen = [str(v).strip() for v in self.dimensions[name].value if str(v).strip()]
+                params[name] = None if not chosen else chosen[0] if len(chosen) == 1 else chosen
+        if "percentile" in names:
+            value = float(self.percentile.value)
+            params["percentile"] = int(value) if value.is_integer() else value
+        return params
+
+    def _range(self) -> tuple[str, str]:
+        if self.range.value != "dates":
+            return str(self.range.value), "NOW"
+        if self.start.value is None or self.end.value is None:
+            raise InputError("pick both dates (From and To), or choose a LAST ... range")
+        try:
+            zone = parse_tz(self.tz.value)
+        except EdgeReportsError as exc:
+            raise InputError(f"Zone: {exc}") from None
+        return tuple(  # type: ignore[return-value]
+            datetime.combine(d, datetime.min.time(), tzinfo=zone).isoformat()
+            for d in (self.start.value, self.end.value)
+        )
+
+    def report(self) -> Report:
+        """Build the report the controls describe.
+
+        Returns:
+            The report (the preset, with the chosen granularity when one is chosen).
+
+        Raises:
+            InputError: a missing or invalid value (``QueryError`` names the field).
+        """
+        report = presets.build(str(self.preset.value), **self._params())
+        if self.granularity.value != _DEFAULT_GRAIN and not report.is_now:
+            report = report.granularity(str(self.granularity.value))
+        report.to_request()  # validate now, before any request
+        return report
+
+    def python_code(self) -> str:
+        """Return Python code that builds the same report (and fetches it with a client)."""
+        name = str(self.preset.value)
+        lines = ["import edgereports as er", "", f"report = er.presets.{name}("]
+        lines += [f"    {k}={v!r}," for k, v in self._params().items() if v is not None]
+        lines.append(")")
+        if self.granularity.value != _DEFAULT_GRAIN and not presets.get(name).is_now:
+            lines[-1] += f".granularity({self.granularity.value!r})"
+        lines += ["df = client.fetch(report)  # client = er.ReportingClient(api_key, url)"]
+        return "\n".join(lines) + "\n"
+
+    # -- buttons ---------------------------------------------------------------------------
+
+    def run(self) -> pd.DataFrame:
+        """Fetch the report; show the frame's head and size, and its chart.
+
+        Returns:
+            The frame (also kept as :attr:`frame`).
+
+        Raises:
+            EdgeReportsError: the report is invalid or the fetch failed (the buttons show it).
+        """
+        report = self.report()
+        self.run_button.disabled = True
+        self.progress.value, self.progress.bar_style = 0, "info"
+        self.progress.layout.visibility = "visible"
+        self._say("Running …")
+        began = time.monotonic()
+        try:
+            frame = self.client.fetch(report, on_error="collect")
+        except BaseException:
+            self.progress.bar_style = "danger"
+            raise
+        finally:
+            self.run_button.disabled = False
+        self.progress.value, self.progress.bar_style = 1, "success"
+        self.frame = frame
+        self.table.value = _table_html(frame)
+        self.chart.value = _chart_png(frame)
+        failures = frame.attrs.get("failures") or []
+        text = (
+            f"{len(frame)} rows × {len(frame.columns)} columns in {time.monotonic() - began:.1f} s"
+        )
+        if failures:
+            self._say(f"{text}; {len(failures)} request(s) failed, first: {failures[0]}", "warn")
+        else:
+            self._say(text)
+        self.outputs.selected_index = 1 if len(frame) else 0
+        return frame
+
+    def show_request(self) -> str:
+        """Show the request JSON and the equivalent Python code; returns the text shown."""
+        text = (
+            json.dumps(self.report().to_request(), indent=2)
+            + "\n\n# the same report in Python\n"
+            + self.python_code()
+        )
+        self.request_text.value = text
+        self.outputs.selected_index = 2
+        self._say("Request shown in the Request tab")
+        return text
+
+    def export(self) -> Path:
+        """Write the current frame to the Parquet file named in the File box.
+
+        Returns:
+            The file written.
+
+        Raises:
+            InputError: no frame yet, or no file name.
+            OSError: the file cannot be written.
+        """
+        if self.frame is None:
+            raise InputError("nothing to export yet: press Run first")
+        name = self.export_path.value.strip()
+        if not name:
+            raise InputError("give a file name to export to")
+        path = save_parquet(self.frame, Path(name).expanduser())
+        self._say(f"Wrote {len(self.frame)} rows to {path}")
+        return path
+
+    # -- messages --------------------------------------------------------------------------
+
+    def _guard(self, action: Any) -> None:
+        """Run a button's action; show any error as a message (never a traceback)."""
+        self.error = None
+        try:
+            action()
+        except Exception as exc:  # the UI boundary: every error becomes a message
+            self.error = exc
+            kind = type(exc).__name__
+            prefix = "" if isinstance(exc, EdgeReportsError) else "unexpected "
+            self._say(f"{prefix}{kind}: {exc}", "error")
+
+    def _say(self, text: str, level: str = "info") -> None:
+        self.message = text
+        color = {"info": "#1f3a5f", "warn": "#8a6d00", "error": "#b42318"}[level]
+        self.status.value = f'<span style="color:{color}">{html.escape(text)}</span>'
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+
+def _table_html(frame: pd.DataFrame) -> str:
+    head = frame.head(_HEAD_ROWS).to_html(index=False, border=0, na_rep="")
+    return f"<p><b>{len(frame)} rows × {len(frame.columns)} columns</b> (first rows)</p>{head}"
+
+
+def _chart_png(frame: pd.DataFrame) -> bytes:
+    """The frame's chart as PNG bytes (the figure is closed, so notebooks do not show it twice)."""
+    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+
+    from .plotting import plot
+
+    figure = plot(frame).figure
+    assert isinstance(figure, Figure)
+    buffer = io.BytesIO()
+    try:
+        figure.savefig(buffer, format="png", dpi=96, facecolor="white")
+    finally:
+        plt.close(figure)
+    return buffer.getvalue()
