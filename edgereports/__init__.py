@@ -48,8 +48,10 @@ _LAZY: dict[str, str] = {
     "FetchResult": ".reporting",
     "ReportingClient": ".reporting",
     "plot": ".plotting",
+    "read_csv": ".normalize",
     "read_export": ".export",
     "run_export": ".export",
+    "to_frame": ".normalize",
 }
 
 __all__ = [
@@ -80,8 +82,10 @@ __all__ = [
     "__version__",
     "plot",
     "presets",
+    "read_csv",
     "read_export",
     "run_export",
+    "to_frame",
 ]
 
 
