@@ -82,11 +82,8 @@ class Report:
 
     def between(self, start: TimeLike, end: TimeLike) -> Report:
         """Set the range: datetimes (tz-aware), dates, ISO-8601 strings or time keywords."""
-        zone = self.zone
-        render_time(start, "start_date_time", zone, strict=self.strict)
-        render_time(end, "end_date_time", zone, strict=self.strict)
         report = dataclasses.replace(self, start=start, end=end)
-        report._check_range()
+        report._check_range(warn=True)
         return report
 
     def now(self) -> Report:
@@ -342,17 +339,18 @@ operator='EXACT')
 
     # -- internals ------------------------------------------------------------------------
 
-    def _rendered_times(self) -> tuple[str, str]:
+    def _rendered_times(self, *, warn: bool = False) -> tuple[str, str]:
+        """Render start and end; ``warn`` once, when the range is set (not on every use)."""
         zone = self.zone
         return (
-            render_time(self.start, "start_date_time", zone, strict=self.strict),
-            render_time(self.end, "end_date_time", zone, strict=self.strict),
+            render_time(self.start, "start_date_time", zone, strict=self.strict, warn=warn),
+            render_time(self.end, "end_date_time", zone, strict=self.strict, warn=warn),
         )
 
-    def _check_range(self) -> None:
+    def _check_range(self, *, warn: bool = False) -> None:
         if self.start is None or self.end is None:
             return
-        start, end = self._rendered_times()
+        start, end = self._rendered_times(warn=warn)
         start_kw, end_kw = is_keyword(start), is_keyword(end)
         if start_kw != end_kw:
             raise QueryError(

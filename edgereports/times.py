@@ -8,12 +8,11 @@ a time keyword (``NOW``, ``LAST HOUR|DAY|WEEK|MONTH``). Timestamps keep the call
 from __future__ import annotations
 
 import re
-import warnings
 from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .errors import QueryError
-from .vocabulary import VocabularyWarning, suggest
+from .vocabulary import check_known
 
 __all__ = [
     "KEYWORDS",
@@ -103,16 +102,10 @@ def parse_timestamp(text: str, field: str) -> datetime:
     return value
 
 
-def _keyword(text: str, field: str, *, strict: bool) -> str:
+def _keyword(text: str, field: str, *, strict: bool, warn: bool) -> str:
     word = " ".join(text.split()).upper()
-    if word not in KEYWORDS:
-        message = (
-            f"{field} {text!r} is not a known time keyword (known: {', '.join(KEYWORDS)})"
-            f"{suggest(word, KEYWORDS)}"
-        )
-        if strict:
-            raise QueryError(message, field=field)
-        warnings.warn(message + "; sending it as given", VocabularyWarning, stacklevel=4)
+    if strict or warn:
+        check_known(word, field, KEYWORDS, strict=strict, what="time keyword", shown=text)
     return word
 
 
@@ -120,7 +113,9 @@ def _midnight(day: date, zone: tzinfo) -> str:
     return datetime.combine(day, time(0), tzinfo=zone).isoformat()
 
 
-def render_time(value: object, field: str, zone: tzinfo, *, strict: bool = False) -> str:
+def render_time(
+    value: object, field: str, zone: tzinfo, *, strict: bool = False, warn: bool = True
+) -> str:
     """Render a start or end value as it goes into the request.
 
     Args:
@@ -129,6 +124,7 @@ def render_time(value: object, field: str, zone: tzinfo, *, strict: bool = False
         field: ``start_date_time`` or ``end_date_time``, for messages.
         zone: the report's time zone.
         strict: an unknown keyword is an error instead of a warning.
+        warn: warn about an unknown keyword (off when a value checked before is rendered again).
 
     Returns:
         The request text.
@@ -149,7 +145,7 @@ def render_time(value: object, field: str, zone: tzinfo, *, strict: bool = False
     if isinstance(value, str):
         text = value.strip()
         if is_keyword(text):
-            return _keyword(text, field, strict=strict)
+            return _keyword(text, field, strict=strict, warn=warn)
         if _DATE_ONLY.fullmatch(text):
             try:
                 return _midnight(date.fromisoformat(text), zone)

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import difflib
 import re
+import sys
 import warnings
 from collections.abc import Collection, Sequence
+from pathlib import Path
 
 from .errors import QueryError
 
@@ -23,6 +25,7 @@ __all__ = [
     "METRIC_FILTER_OPERATORS",
     "OPERATORS",
     "VocabularyWarning",
+    "check_known",
     "check_name",
     "check_token",
     "suggest",
@@ -54,6 +57,17 @@ METRIC_FILTER_OPERATORS = ("PERCENTILE",)
 _UPPER_TOKEN = re.compile(r"[A-Z][A-Z0-9_]*")
 
 
+_PACKAGE = str(Path(__file__).resolve().parent)
+
+
+def _outside() -> int:
+    """The ``stacklevel`` of the first frame outside the package: the caller's own line."""
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 class VocabularyWarning(UserWarning):
     """A name outside the known vocabulary was used; it is sent as given."""
 
@@ -64,6 +78,39 @@ def suggest(value: str, known: Collection[str]) -> str:
     if not close:
         close = [k for k in known if k.lower() == value.lower()]
     return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def check_known(
+    word: str,
+    field: str,
+    known: Collection[str],
+    *,
+    strict: bool,
+    what: str = "name",
+    shown: str | None = None,
+) -> None:
+    """Refuse a word outside a vocabulary under ``strict``, else warn that it is sent as given.
+
+    Args:
+        word: the word to look up (also the near misses are sought for it).
+        field: the request field, for messages.
+        known: the known words.
+        strict: raise instead of warning.
+        what: what the word is, for messages (``"name"``, ``"time keyword"``).
+        shown: the word as the caller wrote it, for messages (default ``word``).
+
+    Raises:
+        QueryError: ``word`` is unknown under ``strict``.
+    """
+    if word in known:
+        return
+    given = word if shown is None else shown
+    message = (
+        f"{field} {given!r} is not a known {what} (known: {', '.join(known)}){suggest(word, known)}"
+    )
+    if strict:
+        raise QueryError(message, field=field)
+    warnings.warn(message + "; sending it as given", VocabularyWarning, stacklevel=_outside())
 
 
 def check_name(value: object, field: str, known: Collection[str], *, strict: bool) -> str:
@@ -85,14 +132,7 @@ def check_name(value: object, field: str, known: Collection[str], *, strict: boo
         raise QueryError(f"{field} must be a non-empty string, got {value!r}", field=field)
     if value != value.strip():
         raise QueryError(f"{field} has surrounding spaces: {value!r}", field=field)
-    if value not in known:
-        message = (
-            f"{field} {value!r} is not a known name (known: {', '.join(known)})"
-            f"{suggest(value, known)}"
-        )
-        if strict:
-            raise QueryError(message, field=field)
-        warnings.warn(message + "; sending it as given", VocabularyWarning, stacklevel=4)
+    check_known(value, field, known, strict=strict)
     return value
 
 

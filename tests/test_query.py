@@ -387,8 +387,15 @@ def test_unknown_names_warn_with_a_hint_and_fail_when_strict() -> None:
         "metrics[0].name 'packet_jitter'",
         "metrics[0].aggregation_type 'P99'",
     ]
-    with pytest.warns(er.VocabularyWarning, match="'LAST YEAR' is not a known time keyword"):
-        er.Report().between("LAST YEAR", "NOW")
+    assert {w.filename for w in caught} == {__file__}  # the caller's line, not ours
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        er.Report().between("LAST YEAR", "NOW").metric("sim", "COUNT").to_request()
+    assert [str(w.message).split(";")[0] for w in caught] == [
+        "start_date_time 'LAST YEAR' is not a known time keyword (known: NOW, LAST HOUR, "
+        "LAST DAY, LAST WEEK, LAST MONTH)"
+    ]
+    assert caught[0].filename == __file__  # points at the caller's line
     strict = er.Report(strict=True).between("2022-07-07T00:00:00Z", "2022-07-08T00:00:00Z")
     with pytest.raises(er.QueryError, match="did you mean 'msisdn'"):
         strict.by("msisdnn")
