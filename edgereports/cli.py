@@ -33,8 +33,6 @@ examples:
   edgereports sandbox --port 8080
   edgereports content list
   edgereports campaigns status spring-sale
-  edgereports content list
-  edgereports campaigns status spring-sale
 
 settings come from EDGEREPORTS_API_KEY, EDGEREPORTS_PARTNER_NAME, EDGEREPORTS_BASE_URL and
 EDGEREPORTS_REPORTING_URL. Exit status: 0 ok, 1 service or data error, 2 bad input,

@@ -18,6 +18,7 @@ import dataclasses
 import json
 import os
 import sys
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,10 @@ if TYPE_CHECKING:
     from .content import ContentClient
 
 __all__ = ["add_parsers"]
+
+_Handler = Callable[[argparse.Namespace], int]
+#: Adds one action (name, help text, handler) to a command group; returns its parser.
+_Leaf = Callable[[str, str, _Handler], argparse.ArgumentParser]
 
 #: The columns ``content list`` shows as a table (``--json``/``--csv`` give all).
 TABLE_COLUMNS = (
@@ -133,6 +138,27 @@ def _value(name: str, value: str, args: argparse.Namespace) -> int:
     return 0
 
 
+def _group(
+    sub: Any, conn: argparse.ArgumentParser, name: str, helptext: str, description: str
+) -> _Leaf:
+    """Add the command group ``name``; return the function that adds one action to it.
+
+    Each action gets the connection flags, the output flags and its ``handler``.
+    """
+    group = sub.add_parser(name, help=helptext, description=description)
+    leaves = group.add_subparsers(dest=f"{name}_command", metavar="ACTION", required=True)
+
+    def leaf(action: str, text: str, handler: _Handler) -> argparse.ArgumentParser:
+        p: argparse.ArgumentParser = leaves.add_parser(
+            action, help=text, description=text, parents=[conn]
+        )
+        _output_flags(p)
+        p.set_defaults(handler=handler)
+        return p
+
+    return leaf
+
+
 # -- content --------------------------------------------------------------------------------
 
 
@@ -207,20 +233,13 @@ def _cmd_whitelist(args: argparse.Namespace) -> int:
 
 
 def _add_content(sub: Any, conn: argparse.ArgumentParser) -> None:
-    content = sub.add_parser(
+    leaf = _group(
+        sub,
+        conn,
         "content",
-        help="video content: onboard, list, URLs, signing, playback, whitelist",
-        description="The video-content endpoints (SPEC 4.1).",
+        "video content: onboard, list, URLs, signing, playback, whitelist",
+        "The video-content endpoints (SPEC 4.1).",
     )
-    leaves = content.add_subparsers(dest="content_command", metavar="ACTION", required=True)
-
-    def leaf(name: str, helptext: str, handler: Any) -> argparse.ArgumentParser:
-        p: argparse.ArgumentParser = leaves.add_parser(
-            name, help=helptext, description=helptext, parents=[conn]
-        )
-        _output_flags(p)
-        p.set_defaults(handler=handler)
-        return p
 
     def wait_flags(p: argparse.ArgumentParser) -> None:
         p.add_argument("--timeout", type=float, default=600.0, help="seconds (default 600)")
@@ -321,10 +340,8 @@ def campaign_from_args(args: argparse.Namespace) -> Campaign:
         if unknown:
             raise InputError(f"--from-json has unknown keys {unknown}; allowed: {sorted(known)}")
         values.update(loaded)
-    for name in (*_TEXT, "video", "thumbnail", "start", "end", "time_zone"):
-        if getattr(args, name) is not None:
-            values[name] = getattr(args, name)
-    for name in ("number_of_sms", "call_to_action_frequency"):
+    options = ("video", "thumbnail", "start", "end", "time_zone")
+    for name in (*_TEXT, *options, "number_of_sms", "call_to_action_frequency"):
         if getattr(args, name) is not None:
             values[name] = getattr(args, name)
     for name in _FLAGS:
@@ -364,20 +381,13 @@ def _cmd_campaign_chart(args: argparse.Namespace) -> int:
 
 
 def _add_campaigns(sub: Any, conn: argparse.ArgumentParser) -> None:
-    campaigns = sub.add_parser(
+    leaf = _group(
+        sub,
+        conn,
         "campaigns",
-        help="notification campaigns: onboard, list, status, chart",
-        description="The notification-campaign endpoints (SPEC 4.2).",
+        "notification campaigns: onboard, list, status, chart",
+        "The notification-campaign endpoints (SPEC 4.2).",
     )
-    leaves = campaigns.add_subparsers(dest="campaigns_command", metavar="ACTION", required=True)
-
-    def leaf(name: str, helptext: str, handler: Any) -> argparse.ArgumentParser:
-        p: argparse.ArgumentParser = leaves.add_parser(
-            name, help=helptext, description=helptext, parents=[conn]
-        )
-        _output_flags(p)
-        p.set_defaults(handler=handler)
-        return p
 
     p = leaf("onboard", "onboard a campaign with its video and thumbnail", _cmd_onboard)
     p.add_argument("--from-json", metavar="FILE", help="campaign fields as a JSON object")

@@ -204,12 +204,8 @@ def _build(item: Mapping[str, Any], merged: Mapping[str, Any], label: str) -> Re
         request = item["request"]
         if not isinstance(request, Mapping):
             raise ConfigError(f"{label}: request must be a table (the JSON request of SPEC 2.8)")
-        for key in ("start_date_time", "end_date_time"):
-            if key in request:
-                raise ConfigError(
-                    f"{label}: key request.{key}: remove it; the export sets the range per "
-                    "window from start, the watermark and the lookback"
-                )
+        note = "from start, the watermark and the lookback"
+        _refuse_range(request, "request", ("start_date_time", "end_date_time"), label, note)
         try:
             report = Report.from_request(request).between(*_PLACEHOLDER).validate()
         except QueryError as exc:
@@ -231,12 +227,8 @@ def _build(item: Mapping[str, Any], merged: Mapping[str, Any], label: str) -> Re
     params = item.get("params", {})
     if not isinstance(params, Mapping):
         raise ConfigError(f"{label}: params must be a table, e.g. params = {{ msisdn = [...] }}")
-    for key in ("start", "end"):
-        if key in params:
-            raise ConfigError(
-                f"{label}: key params.{key}: remove it; the export sets the range per window "
-                "(use start = ... on the report for the first day)"
-            )
+    note = "(use start = ... on the report for the first day)"
+    _refuse_range(params, "params", ("start", "end"), label, note)
     try:
         info = presets.get(preset)
     except QueryError as exc:
@@ -254,6 +246,18 @@ def _build(item: Mapping[str, Any], merged: Mapping[str, Any], label: str) -> Re
     except QueryError as exc:
         key = "account_id" if exc.field == "account_id" else f"params.{exc.field}"
         raise ConfigError(f"{label}: key {key}: {exc}") from None
+
+
+def _refuse_range(
+    table: Mapping[str, Any], where: str, keys: tuple[str, str], label: str, note: str
+) -> None:
+    """Refuse the range keys in a report's ``request`` or ``params``: the export sets the range."""
+    for key in keys:
+        if key in table:
+            raise ConfigError(
+                f"{label}: key {where}.{key}: remove it; the export sets the range per window "
+                + note
+            )
 
 
 def _check_exportable(report: Report, label: str) -> Report:

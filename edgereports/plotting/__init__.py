@@ -17,9 +17,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ..errors import InputError
-from ..schema import shape_of
-from ._common import Scale, TzLike, frame_metrics, unit_scale
+from ._common import Scale, TzLike, frame_metrics, frame_shape, unit_scale
 from ._panels import plot_current, plot_device_status, plot_sim_count
 from ._series import plot_percentiles, plot_timeseries, plot_ue_connections
 
@@ -59,12 +57,7 @@ def chart_for(df: pd.DataFrame) -> Chart:
     Raises:
         InputError: the frame is not one of the three shapes.
     """
-    if not isinstance(df, pd.DataFrame):
-        raise InputError(f"plot needs a DataFrame, got {type(df).__name__}")
-    try:
-        shape = shape_of(df)
-    except ValueError as exc:
-        raise InputError(f"plot: {exc}") from None
+    shape = frame_shape(df, "plot")
     if shape == "sim_count":
         return plot_sim_count
     metrics = frame_metrics(df)

@@ -199,14 +199,19 @@ def zone_name(tz: tzinfo) -> str:
     return tz.tzname(None) or str(tz)
 
 
-def check_shape(df: pd.DataFrame, wanted: str, function: str) -> None:
-    """Raise :class:`InputError` unless ``df`` is a frame of shape ``wanted``."""
+def frame_shape(df: pd.DataFrame, function: str) -> str:
+    """Return the shape of a frame; :class:`InputError` naming ``function`` when it has none."""
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"{function} needs a DataFrame, got {type(df).__name__}")
     try:
-        shape = shape_of(df)
+        return shape_of(df)
     except ValueError as exc:
         raise InputError(f"{function}: {exc}") from None
+
+
+def check_shape(df: pd.DataFrame, wanted: str, function: str) -> None:
+    """Raise :class:`InputError` unless ``df`` is a frame of shape ``wanted``."""
+    shape = frame_shape(df, function)
     if shape != wanted:
         raise InputError(f"{function} plots {wanted} frames, got a {shape} frame")
 
