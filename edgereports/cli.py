@@ -206,11 +206,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(handler=_cmd_sandbox, passes_through=True)
 
-    from . import cli_content, cli_demo, cli_export, cli_report
+    from . import cli_campaigns, cli_content, cli_demo, cli_export, cli_report
 
     cli_report.add_parser(sub)
     cli_export.add_parser(sub)
-    cli_content.add_parsers(sub)
+    cli_content.add_parser(sub)
+    cli_campaigns.add_parser(sub)
     cli_demo.add_parser(sub)
     return parser
 

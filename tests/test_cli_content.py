@@ -21,13 +21,14 @@ SandboxFactory = Callable[..., SandboxHandle]
 # main parser does not have them yet (so the tests work before and after they are wired in).
 DRIVER = """
 import argparse, sys
-from edgereports import cli, cli_content
+from edgereports import cli, cli_campaigns, cli_content
 build = cli.build_parser
 def build_parser():
     parser = build()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     if "content" not in sub.choices:
-        cli_content.add_parsers(sub)
+        cli_content.add_parser(sub)
+        cli_campaigns.add_parser(sub)
     return parser
 cli.build_parser = build_parser
 sys.exit(cli.main(sys.argv[1:]))
