@@ -1,7 +1,8 @@
 """Benchmark of the sandbox's reporting endpoint: generation, serialization, loopback, concurrency.
 
-For answers of about 10k and 100k points (several metrics over HOUR buckets, up to two years)
-and for a year of DAY data fanned out over 1,000 subscribers, prints the time to answer over
+For answers of about 10k and 100k points (several metrics over HOUR buckets, up to two years),
+for two years of the link quality metrics, and for a year of DAY data fanned out over 1,000
+subscribers (over one keep-alive connection), prints the time to answer over
 loopback, split into generating the data (validation + numpy) and serializing it, as ratios
 against ``orjson.dumps`` of the same payload measured in the same run. Then eight concurrent
 clients hammer the server and the errors are counted.
@@ -33,9 +34,11 @@ from edgereports.sandbox.reportreq import parse_report
 NOW = "2024-01-01T00:00:00+05:30"
 COUNTS = ("time_usage_seconds", "uplink_bytes", "downlink_bytes", "ue_connections",
           "uplink_bandwidth", "downlink_bandwidth")  # fmt: skip
+QUALITY = ("packet_latency", "jitter", "packet_loss")
 
 
 def request(sb: SandboxHandle, start: str, end: str, granularity: str, metrics: int,
+            names: tuple[str, ...] = COUNTS, aggregation: str = "COUNT",
             **filters: str) -> dict[str, Any]:  # fmt: skip
     flt = [{"dimension_name": "account_id", "operator": "EXACT", "expressions": [sb.account_id]}]
     dims = []
@@ -47,7 +50,7 @@ def request(sb: SandboxHandle, start: str, end: str, granularity: str, metrics: 
     if dims:
         body["dimensions"] = dims
     body["dimension_filter_clauses"] = [{"filters": flt}]
-    body["metrics"] = [{"name": n, "aggregation_type": "COUNT"} for n in COUNTS[:metrics]]
+    body["metrics"] = [{"name": n, "aggregation_type": aggregation} for n in names[:metrics]]
     return body
 
 
@@ -157,6 +160,11 @@ def main() -> None:
         print()
         big = request(sb, "2021-07-01T00:00:00+05:30", "2023-07-01T00:00:00+05:30", "HOUR", 6)
         show("~100k points (6 metrics, 2 years of HOUR)", measure(sb, [big], args.repeat))
+        print()
+        quality = request(sb, "2021-07-01T00:00:00+05:30", "2023-07-01T00:00:00+05:30", "HOUR",
+                          3, names=QUALITY, aggregation="AVG")  # fmt: skip
+        show("~50k points of link quality (3 metrics AVG, 2 years of HOUR)",
+             measure(sb, [quality], args.repeat))  # fmt: skip
         print()
         concurrency(sb, small, clients=8, each=10)
     print()

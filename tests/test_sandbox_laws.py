@@ -6,6 +6,9 @@
 - A current value (NOW) equals the last five minutes of the series, and lies within its hour.
 - A range fetched in windows and stitched by bucket ownership equals the range fetched whole.
 - MIN <= AVG <= MAX, and PERCENTILE 0 and 100 are MIN and MAX.
+- Quality metrics (latency, jitter, loss): COUNT sums like the others; AVG is COUNT over the
+  samples (ue_connections COUNT); a DAY's MAX and MIN are the extremes of its hours' that have
+  a sample; a bucket without a sample is 0 throughout.
 """
 
 from __future__ import annotations
@@ -23,8 +26,9 @@ from hypothesis import strategies as st
 
 from edgereports.sandbox import SandboxHandle, serve
 
+QUALITY = ["packet_latency", "jitter", "packet_loss"]
 ADDITIVE = ["time_usage_seconds", "uplink_bytes", "downlink_bytes", "ue_connections",
-            "ue_online_status"]  # fmt: skip
+            "ue_online_status", *QUALITY]  # fmt: skip
 ALL = [*ADDITIVE, "uplink_bandwidth", "downlink_bandwidth"]
 SETTINGS = settings(max_examples=12, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
@@ -202,7 +206,7 @@ def test_windows_stitched_by_ownership_equal_the_whole_range(
 
 @SETTINGS
 @given(first=days, name=st.sampled_from(["uplink_bandwidth", "downlink_bandwidth",
-                                         "ue_connections", "time_usage_seconds"]),
+                                         "ue_connections", "time_usage_seconds", *QUALITY]),
        granularity=st.sampled_from(["HOUR", "DAY", None]))  # fmt: skip
 def test_min_avg_max_and_percentile_bounds(
     sandbox: SandboxHandle, first: date, name: str, granularity: str | None
@@ -226,3 +230,46 @@ def test_min_avg_max_and_percentile_bounds(
             series(sandbox, body(sandbox, start, end, pct, granularity))[(name, None)]
             == got[(name, agg)]
         )
+
+
+@SETTINGS
+@given(day=days, name=st.sampled_from(QUALITY), subscriber=st.none() | st.integers(0, 63))
+def test_quality_hours_and_days_agree(
+    sandbox: SandboxHandle, day: date, name: str, subscriber: int | None
+) -> None:
+    extra: dict[str, Any] = {}
+    if subscriber is not None:
+        msisdn = sandbox.network.sims_of(sandbox.account_id)[subscriber].msisdn
+        extra = {"dimensions": ["msisdn"],
+                 "filters": [{"dimension_name": "msisdn", "operator": "EXACT",
+                              "expressions": [msisdn]}]}  # fmt: skip
+    metrics = [{"name": name, "aggregation_type": a} for a in ("COUNT", "AVG", "MIN", "MAX",
+                                                               "EXISTS")]  # fmt: skip
+    metrics.append({"name": "ue_connections", "aggregation_type": "COUNT"})
+    start, end = iso(day), iso(day + timedelta(days=1))
+    d0 = datetime.fromisoformat(start)
+    daily = series(sandbox, body(sandbox, start, end, metrics, "DAY", **extra))
+    hourly = series(sandbox, body(sandbox, start, end, metrics, "HOUR", **extra))
+
+    def at(
+        got: dict[tuple[str, str | None], dict[datetime, float]], t: datetime
+    ) -> dict[str, float]:
+        return {agg: got[(name, agg)][t] for agg in ("COUNT", "AVG", "MIN", "MAX", "EXISTS")} | {
+            "n": got[("ue_connections", "COUNT")][t]
+        }
+
+    hours = [at(hourly, d0 + timedelta(hours=h)) for h in range(24)]
+    whole = at(daily, d0)
+    for point in [*hours, whole]:
+        assert point["EXISTS"] == (point["n"] > 0)
+        if point["n"]:
+            assert point["MIN"] <= point["AVG"] <= point["MAX"]
+            assert abs(point["AVG"] - point["COUNT"] / point["n"]) <= 0.0005 + 1e-9
+        else:
+            assert point["COUNT"] == point["AVG"] == point["MIN"] == point["MAX"] == 0
+    assert sum(h["COUNT"] for h in hours) == whole["COUNT"]
+    assert sum(h["n"] for h in hours) == whole["n"]
+    sampled = [h for h in hours if h["n"]]
+    if sampled:
+        assert whole["MAX"] == max(h["MAX"] for h in sampled)
+        assert whole["MIN"] == min(h["MIN"] for h in sampled)

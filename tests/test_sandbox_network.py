@@ -11,7 +11,9 @@ import pytest
 
 from edgereports.sandbox import build_network
 from edgereports.sandbox.activity import accumulate
+from edgereports.sandbox.hashing import GOLDEN
 from edgereports.sandbox.network import SPEC_ACCOUNT_ID
+from edgereports.sandbox.quality import LATENCY_LEVELS, samples
 
 H0 = int(np.datetime64("2022-07-07T00", "h").astype(np.int64))
 
@@ -72,7 +74,7 @@ def test_slot_profiles_sum_to_hour_totals_and_devices_sum_to_the_whole() -> None
     dev = np.arange(30, dtype=np.int64)
     whole = accumulate(net, dev, H0, 30, profile=True)
     assert whole.profile is not None
-    for base in "TUDC":
+    for base in "TUDCLJP":
         assert np.array_equal(whole.profile[base].sum(axis=1), whole.totals[base])
         parts = sum(accumulate(net, dev[i : i + 1], H0, 30).totals[base] for i in range(30))
         assert np.array_equal(parts, whole.totals[base])
@@ -87,7 +89,7 @@ def test_a_window_counts_only_its_slots() -> None:
     assert full.profile is not None
     for lo, hi in ((0, 1), (3, 17), (11, 24)):
         part = accumulate(net, dev, H0, 2, window=(H0 * 3600 + lo * 300, H0 * 3600 + hi * 300))
-        for base in "TUDC":
+        for base in "TUDCLJP":
             assert part.totals[base].sum() == full.profile[base].ravel()[lo:hi].sum()
 
 
@@ -96,4 +98,38 @@ def test_no_activity_while_a_sim_is_inactive() -> None:
     first = min(s.activation_date for s in net.sims)
     h = int(np.datetime64(first.isoformat(), "h").astype(np.int64)) - 24 * 30
     acc = accumulate(net, np.arange(len(net.devices), dtype=np.int64), h, 24 * 30)
-    assert all(int(acc.totals[b].sum()) == 0 for b in "TUDC")
+    assert all(int(acc.totals[b].sum()) == 0 for b in "TUDCLJP")
+
+
+def test_only_requested_bases_are_computed_and_they_match_the_full_computation() -> None:
+    net = build_network(2, 40)
+    dev = np.arange(40, dtype=np.int64)
+    full = accumulate(net, dev, H0, 50, profile=True)
+    assert full.profile is not None
+    for bases in (("T",), ("C",), ("U", "L"), ("D", "J", "P")):
+        part = accumulate(net, dev, H0, 50, profile=True, bases=bases, per_device=False)
+        assert set(part.totals) == set(bases)
+        assert part.profile is not None and set(part.profile) == set(bases)
+        for base in bases:
+            assert np.array_equal(part.totals[base], full.totals[base])
+            assert np.array_equal(part.profile[base], full.profile[base])
+
+
+def test_quality_samples_stay_in_their_documented_ranges() -> None:
+    net = build_network(4, 200)
+    arr = net.arrays
+    profiles = [d.profile for d in net.devices]
+    low = np.array([LATENCY_LEVELS[p][0] for p in profiles]) * 8
+    high = np.array([LATENCY_LEVELS[p][1] for p in profiles]) * 8
+    assert ((arr["qlevel"] >= low) & (arr["qlevel"] < high)).all()
+    hour_key = np.arange(H0, H0 + 24 * 14, dtype=np.uint64) * GOLDEN
+    cls = np.arange(24 * 14, dtype=np.int64) % 3  # every hour class
+    lat, jit, loss = samples(arr["qkey"], arr["qlevel"], hour_key, cls)
+    assert lat.shape == jit.shape == loss.shape == (len(net.devices), 24 * 14)
+    assert (lat >= np.floor(low * 0.9)[:, None]).all()  # the quietest load factor
+    assert (jit >= np.floor(lat * 0.04) - 1).all() and (jit <= lat * 0.25).all()
+    assert ((loss >= 0) & (loss <= 800)).all()
+    lossy = (loss > 0).mean()
+    assert 0.1 < lossy < 0.3, lossy
+    again = samples(arr["qkey"], arr["qlevel"], hour_key, cls)
+    assert all(np.array_equal(a, b) for a, b in zip((lat, jit, loss), again, strict=True))

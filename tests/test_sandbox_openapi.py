@@ -58,6 +58,8 @@ def test_the_document_is_valid_openapi_with_all_13_endpoints(fuzzed: SandboxHand
     validate(doc)
     ops = {(m, p) for p, item in doc["paths"].items() for m in item}
     assert ops == OPERATIONS
+    metric = doc["components"]["schemas"]["ReportRequest"]["properties"]["metrics"]["items"]
+    assert {"packet_latency", "jitter", "packet_loss"} <= set(metric["properties"]["name"]["enum"])
     assert doc["servers"] == [{"url": fuzzed.base_url}]
 
 

@@ -90,8 +90,10 @@ CASES: list[tuple[str, Edit, str, str | None]] = [
      "its filter lists 2 values", "dimensions"),
     ("no metrics", lambda b: b.update(metrics=[]),
      "metrics must be a non-empty array", "metrics"),
-    ("unknown metric", lambda b: b["metrics"][0].update(name="packet_latency"),
-     "unknown metric 'packet_latency'", "metrics[0].name"),
+    ("unknown metric", lambda b: b["metrics"][0].update(name="packet_jitter"),
+     "unknown metric 'packet_jitter'; known: time_usage_seconds, uplink_bytes, downlink_bytes, "
+     "uplink_bandwidth, downlink_bandwidth, ue_connections, ue_online_status, sim, "
+     "packet_latency, jitter, packet_loss", "metrics[0].name"),
     ("unknown aggregation", lambda b: b["metrics"][0].update(aggregation_type="SUM"),
      "aggregation_type must be one of COUNT, AVG, MAX, MIN, EXISTS, not 'SUM'",
      "metrics[0].aggregation_type"),

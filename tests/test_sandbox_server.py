@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+import logging
 import re
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
@@ -146,3 +148,46 @@ def test_the_sandbox_imports_nothing_else_from_edgereports() -> None:
                     pytest.fail(f"{path.name} imports from outside the sandbox package")
             elif isinstance(node, ast.Import):
                 assert not any(a.name.startswith("edgereports") for a in node.names), path.name
+
+
+def test_request_lines_are_logged_without_keys_unless_quiet(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    body = {"start_date_time": "NOW", "end_date_time": "NOW",
+            "dimension_filter_clauses": [{"filters": [
+                {"dimension_name": "account_id", "operator": "EXACT",
+                 "expressions": ["62c40843c7a1909709112345"]}]}],
+            "metrics": [{"name": "ue_connections", "aggregation_type": "COUNT"}]}  # fmt: skip
+    caplog.set_level(logging.INFO, logger="edgereports.sandbox")
+    for quiet in (True, False):
+        with serve(api_key="s3cr3t-value", quiet=quiet) as sb:
+            r = requests.post(sb.report_endpoint, params={"apikey": sb.api_key}, json=body,
+                              timeout=30)  # fmt: skip
+            assert r.status_code == 200
+        lines = [rec.getMessage() for rec in caplog.records]
+        if quiet:
+            assert lines == []
+        else:
+            assert lines == ['"POST /connectivity/v1/report?apikey=***" 200']
+        assert "s3cr3t-value" not in caplog.text
+
+
+def test_a_dropped_body_closes_a_kept_alive_connection(sandbox: SandboxHandle) -> None:
+    body = {"start_date_time": "2022-07-01T00:00:00Z", "end_date_time": "2022-07-02T00:00:00Z",
+            "granularity": "HOUR",
+            "dimension_filter_clauses": [{"filters": [
+                {"dimension_name": "account_id", "operator": "EXACT",
+                 "expressions": [sandbox.account_id]}]}],
+            "metrics": [{"name": "uplink_bytes", "aggregation_type": "COUNT"}]}  # fmt: skip
+    with requests.Session() as s:
+        ok = s.post(sandbox.report_endpoint, params={"apikey": sandbox.api_key}, json=body,
+                    timeout=30)  # fmt: skip
+        assert ok.status_code == 200 and ok.headers.get("Connection") != "close"
+        started = time.monotonic()
+        with pytest.raises(requests.exceptions.ChunkedEncodingError):
+            s.post(sandbox.report_endpoint, params={"apikey": sandbox.api_key}, json=body,
+                   headers={"X-Sandbox-Fault": "drop"}, timeout=30)  # fmt: skip
+        assert time.monotonic() - started < 5  # closed at once, not left to time out
+        again = s.post(sandbox.report_endpoint, params={"apikey": sandbox.api_key}, json=body,
+                       timeout=30)  # fmt: skip
+        assert again.status_code == 200 and again.content == ok.content

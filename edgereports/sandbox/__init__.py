@@ -7,12 +7,13 @@ under ``/sandbox/`` and ``/openapi.json``. It is a second, independent implement
 contract: it imports nothing from ``edgereports`` outside this package.
 
 Where the semantics are documented: ``network`` (the inventory), ``activity`` (per-device
-activity), ``reportreq``/``reportfields`` (what a report request may say), ``engine`` (what
-every metric and aggregation means, dimensions, quirks), ``render`` (JSON and CSV layouts),
+activity), ``quality`` (latency, jitter and packet loss), ``reportreq``/``reportfields`` (what a
+report request may say), ``metrics`` (what every metric and aggregation means), ``engine``
+(scope, dimensions, buckets, quirks), ``render`` (JSON and CSV layouts),
 ``reporting`` (errors and limits of endpoint 13), ``content`` and ``playback`` (area A),
 ``campaigns`` (area B, form fields and states), ``faults`` (fault injection), ``clock``,
 ``admin`` (``/sandbox/...`` routes), ``openapi``, ``app`` (auth and request flow), ``server``
-(:func:`serve` and :class:`SandboxHandle`).
+(:func:`serve` and :class:`SandboxHandle`), ``wsgi_server`` (the HTTP server, keep-alive).
 
 Example:
     >>> from edgereports.sandbox import serve

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import time
 from collections.abc import Sequence
@@ -98,6 +99,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         0 after a clean stop, 2 for bad options or an address that cannot be bound.
     """
     args = build_parser().parse_args(argv)
+    log = logging.getLogger("edgereports.sandbox")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+    if args.verbose:  # request lines (keys redacted) go to stderr while the sandbox runs
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
     try:
         statuses = tuple(int(s) for s in args.fault_statuses.split(",") if s.strip())
         faults = FaultConfig(
@@ -152,6 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, OSError) as exc:
         print(f"edgereports sandbox: {exc}", file=sys.stderr)
         return 2
+    finally:
+        log.removeHandler(handler)
     return 0
 
 

@@ -29,9 +29,10 @@ if TYPE_CHECKING:
 
     from .state import SandboxState
 
-__all__ = ["RAW_HEADERS", "area_of", "create_app"]
+__all__ = ["DROP_FLAG", "RAW_HEADERS", "area_of", "create_app"]
 
 RAW_HEADERS = "edgereports.sandbox.raw_headers"
+DROP_FLAG = "edgereports.sandbox.drop"
 _LOG = logging.getLogger("edgereports.sandbox")
 
 
@@ -49,7 +50,7 @@ def area_of(path: str) -> str | None:
 
 
 def _header(name: str) -> str | None:
-    """Return a request header whose name has an underscore (the dev server drops those)."""
+    """Return a request header whose name has an underscore, as sent (``wsgi_server.py``)."""
     from flask import request
 
     for key, value in request.environ.get(RAW_HEADERS, ()):
@@ -141,6 +142,8 @@ def create_app(state: SandboxState) -> Flask:
             resp.response = partial()
             resp.headers["Content-Length"] = str(len(data))
             resp.headers["X-Sandbox-Fault-Injected"] = "drop"
+            resp.headers["Connection"] = "close"
+            request.environ[DROP_FLAG] = True  # tells a server that keeps connections to close it
         return resp
 
     @app.errorhandler(ApiProblem)

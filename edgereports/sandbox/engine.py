@@ -1,28 +1,7 @@
-"""Answers of the reporting endpoint, computed from the synthetic network (see ``activity.py``).
+"""Answers of the reporting endpoint, computed from the synthetic network.
 
-Metrics are scaled sums of the activity bases over 5-minute *samples* (one per device and UTC
-slot):
-
-============================  =====  =========================================================
-metric                        base   one sample (a device in a 5-minute slot)
-============================  =====  =========================================================
-``time_usage_seconds``        T      seconds online (0 to 300)
-``uplink_bytes``              U      bytes sent (may end in .5)
-``downlink_bytes``            D      bytes received (may end in .5)
-``uplink_bandwidth``          U      bits per second over the slot (bytes * 8 / 300)
-``downlink_bandwidth``        D      bits per second over the slot
-``ue_connections``            C      1 if the UE is connected in the slot, else 0
-``ue_online_status``          C      the same as ue_connections
-============================  =====  =========================================================
-
-Within a bucket, samples are first summed over the devices in scope (one value per slot: e.g.
-the UEs connected at once, the enterprise's throughput), then aggregated over the slots:
-``COUNT`` is the total (additive: HOUR buckets sum to their DAY bucket, subscribers sum to
-their enterprise), ``AVG`` the total divided by the bucket's slots (12 per hour), ``MAX`` and
-``MIN`` the largest and smallest slot, ``EXISTS`` 1 if any sample is non-zero (``"YES"``/``"NO"``
-in a current value), and a ``PERCENTILE`` filter the linear-interpolated percentile of the
-slots. COUNTs of seconds, bytes and connections are exact; other values are rounded to three
-decimals.
+What each metric and aggregation means is in ``metrics.py`` (over the activity of
+``activity.py`` and the link quality of ``quality.py``).
 
 Scope: the devices of the account that pass every filter. With dimensions, an answer speaks for
 one *element* at the finest grouped grain (device for msisdn/imsi/ue_ip/lr_id, eNodeB for
@@ -47,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .activity import SLOT, Accumulated, accumulate
+from .metrics import bases_of, values
 from .network import Network
 from .problems import ApiProblem
 from .reportreq import KEYWORDS, MetricSpec, ReportQuery
@@ -56,16 +36,6 @@ __all__ = ["CurrentAnswer", "SeriesAnswer", "SeriesArray", "SimAnswer", "answer"
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 
-METRIC_BASES: dict[str, tuple[str, float, bool]] = {
-    # name: (base, scale of a base unit, exact)
-    "time_usage_seconds": ("T", 1.0, True),
-    "uplink_bytes": ("U", 0.5, True),
-    "downlink_bytes": ("D", 0.5, True),
-    "uplink_bandwidth": ("U", 4.0 / 300.0, False),
-    "downlink_bandwidth": ("D", 4.0 / 300.0, False),
-    "ue_connections": ("C", 1.0, True),
-    "ue_online_status": ("C", 1.0, True),
-}
 _DEVICE_DIMS = ("msisdn", "imsi", "ue_ip", "lr_id")
 MAX_POINTS = 500_000
 MAX_DEVICE_HOURS = 200_000_000
@@ -112,10 +82,10 @@ def _scope(net: Network, q: ReportQuery) -> I64:
     ids = [a.account_id for a in net.accounts]
     if q.account not in ids:
         raise ApiProblem(404, f"unknown account_id {q.account!r}", field="dimension_filter_clauses")
-    mask = net.arrays["account"] == ids.index(q.account)
+    dev = net.devices_of(ids.index(q.account))
     for f in q.filters:
-        mask &= np.isin(net.arrays[f.dimension], [str(v) for v in f.values])
-    return np.flatnonzero(mask).astype(np.int64)
+        dev = np.intersect1d(dev, net.devices_where(f.dimension, f.values), assume_unique=True)
+    return dev
 
 
 def _grain(dims: tuple[str, ...]) -> str | None:
@@ -169,46 +139,6 @@ def _echo(net: Network, q: ReportQuery, element: I64, now_extra: bool) -> list[t
         else:
             out.append((dim, None))
     return out
-
-
-def _round(values: F64, exact: bool) -> F64:
-    out: F64 = values if exact else np.round(values, 3)
-    return out
-
-
-def _values(
-    m: MetricSpec, acc: Accumulated, whole: Accumulated, nb: int, per: int, mask: Any, slots: int
-) -> F64:
-    """Return per-bucket values of metric ``m``.
-
-    ``acc`` holds the element's sums, ``whole`` the scope's (for COUNT); buckets are ``per``
-    hours each and hold ``slots`` 5-minute slots; ``mask`` selects the slots of the hours
-    (``None``: all) when there is one bucket over a window. One slot (NOW) needs no profile.
-    """
-    base, scale, exact = METRIC_BASES[m.name]
-    if slots == 1 and m.aggregation not in ("COUNT", "EXISTS"):
-        one = acc.totals[base].sum().astype(np.float64).reshape(1)
-        return _round(one * scale, exact and m.aggregation != "AVG" and m.percentile is None)
-    if m.aggregation == "COUNT":
-        total = whole.totals[base].reshape(nb, per).sum(axis=1).astype(np.float64)
-        return _round(total * scale, exact)
-    if m.aggregation in ("AVG", "EXISTS"):
-        total = acc.totals[base].reshape(nb, per).sum(axis=1).astype(np.float64)
-        out: F64 = (
-            (total > 0).astype(np.float64)
-            if m.aggregation == "EXISTS"
-            else (np.round(total / slots * scale, 3))
-        )
-        return out
-    assert acc.profile is not None
-    slots_of = acc.profile[base].reshape(nb, per * 12)
-    if mask is not None:
-        slots_of = slots_of[:, mask]
-    if m.percentile is not None:
-        pct = np.percentile(slots_of, m.percentile, axis=1, method="linear")
-        return np.round(pct * scale, 3)
-    picked = slots_of.max(axis=1) if m.aggregation == "MAX" else slots_of.min(axis=1)
-    return _round(picked * scale, exact)
 
 
 def _rotation(metrics: tuple[MetricSpec, ...], seed: int) -> list[MetricSpec]:
@@ -300,7 +230,7 @@ def answer(
             f"computes at most {MAX_DEVICE_HOURS} per request: narrow it"
         )
     one_element = grain is None or len(np.unique(_groups(net, grain, dev))) <= 1
-    bases = tuple(sorted({METRIC_BASES[m.name][0] for m in q.metrics}))
+    bases = bases_of(q.metrics)
     whole = accumulate(
         net,
         dev,
@@ -332,7 +262,7 @@ def answer(
             ("end_time", _utc(t1)),
         ]
         for m in q.metrics:
-            value = float(_values(m, acc, whole, 1, 1, None, 1)[0])
+            value = float(values(m, acc, whole, 1, 1, None, 1)[0])
             if m.aggregation == "EXISTS":
                 members.append((m.name, "YES" if value else "NO"))
             else:
@@ -350,12 +280,12 @@ def answer(
         if len(dev) == 0:
             arrays.append(SeriesArray(m, stamps[:0], np.zeros(0)))
             continue
-        values = _values(m, acc, whole, nb, per, mask, slots)
+        values_ = values(m, acc, whole, nb, per, mask, slots)
         if m.percentile is not None:
-            order = np.argsort(values, kind="stable")
-            arrays.append(SeriesArray(m, stamps[order], values[order]))
+            order = np.argsort(values_, kind="stable")
+            arrays.append(SeriesArray(m, stamps[order], values_[order]))
         else:
-            arrays.append(SeriesArray(m, stamps, values))
+            arrays.append(SeriesArray(m, stamps, values_))
     echo: list[tuple[str, Any]] = [("account_id", q.account_echo)]
     echo.extend(_echo(net, q, element, now_extra=False))
     return SeriesAnswer(arrays, offset, suffix, echo)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["GOLDEN", "U64", "fmix64", "key_of"]
+__all__ = ["GOLDEN", "U64", "fmix64", "fmix64_inplace", "key_of"]
 
 U64 = npt.NDArray[np.uint64]
 
@@ -36,6 +36,24 @@ def fmix64(x: U64) -> U64:
         y *= _M2
         y ^= y >> _S33
     return y
+
+
+def fmix64_inplace(x: U64, scratch: U64) -> None:
+    """Apply :func:`fmix64` to ``x`` in place, using ``scratch`` (same shape) as work space.
+
+    Args:
+        x: a contiguous uint64 array, overwritten with the result.
+        scratch: a uint64 array of the same shape, overwritten.
+    """
+    with np.errstate(over="ignore"):
+        np.right_shift(x, _S33, out=scratch)
+        x ^= scratch
+        x *= _M1
+        np.right_shift(x, _S33, out=scratch)
+        x ^= scratch
+        x *= _M2
+        np.right_shift(x, _S33, out=scratch)
+        x ^= scratch
 
 
 def key_of(*parts: int) -> int:

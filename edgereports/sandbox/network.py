@@ -19,10 +19,13 @@ customer site.
 - Each device has a usage profile (``handset``, ``camera``, ``sensor`` or ``gateway``) that sets
   how likely it is online per hour (by local time of day in India, +05:30, and weekday) and its
   mean uplink and downlink rates. The activity itself is in ``activity.py``.
+- Each device also has a latency level (by profile, ``quality.py``) and a quality key, from a
+  hash of (seed, device) so that adding them changed no other number.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
@@ -31,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .hashing import GOLDEN, fmix64, key_of
+from .quality import level_of
 
 __all__ = ["Account", "Device", "ENodeB", "Network", "Sim", "Site", "build_network"]
 
@@ -49,6 +53,8 @@ _PROFILES: tuple[
     ("gateway", 0.15, (3600, 2400, 3000), True, (2000, 6000), (4000, 12000)),
 )
 _FAR_FUTURE_DAY = 10**6
+_NONE = np.zeros(0, dtype=np.int64)
+_NONE.setflags(write=False)
 
 
 @dataclass(frozen=True)
@@ -117,9 +123,12 @@ class Network:
     """The whole synthetic network: inventory as tuples, per-device parameters as numpy arrays.
 
     The arrays are indexed like :attr:`devices` and are read-only: ``account``, ``site``,
-    ``enodeb`` (indexes), the activity parameters used by ``activity.py``, and one string array
-    per reporting dimension (``msisdn``, ``imsi``, ``customer_site_id``, ``enodeb_ip``,
-    ``ue_ip``, ``lr_id``).
+    ``enodeb`` (indexes), the activity parameters used by ``activity.py`` (``key``, ``thr`` and
+    ``thr_top``, the same thresholds shifted to the top 12 bits, ``full``, ``rate_up``...), the
+    quality parameters used by ``quality.py`` (``qkey``, ``qlevel``), and one string array per
+    reporting dimension (``msisdn``, ``imsi``, ``customer_site_id``, ``enodeb_ip``, ``ue_ip``,
+    ``lr_id``). Lookups by account or dimension value (:meth:`devices_of`,
+    :meth:`devices_where`) build an index on first use.
     """
 
     seed: int
@@ -129,11 +138,43 @@ class Network:
     sims: tuple[Sim, ...]
     devices: tuple[Device, ...]
     arrays: dict[str, npt.NDArray[Any]] = field(repr=False)
+    _lookup: dict[str, dict[str, npt.NDArray[np.int64]]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @property
     def primary_account_id(self) -> str:
         """The id of the primary account."""
         return self.accounts[0].account_id
+
+    def devices_of(self, account: int) -> npt.NDArray[np.int64]:
+        """Return the (sorted) indexes of the devices of the ``account``-th account."""
+        return self._index("account").get(str(account), _NONE)
+
+    def devices_where(self, dimension: str, values: Iterable[str | int]) -> npt.NDArray[np.int64]:
+        """Return the sorted indexes of the devices whose ``dimension`` is one of ``values``.
+
+        Values are compared as strings (``919876543210`` matches ``"919876543210"``) the way
+        numpy compares them (trailing NUL characters do not count).
+        """
+        index = self._index(dimension)
+        found = [index[k] for k in {str(v).rstrip("\x00") for v in values} if k in index]
+        if not found:
+            return _NONE
+        return found[0] if len(found) == 1 else np.unique(np.concatenate(found))
+
+    def _index(self, name: str) -> dict[str, npt.NDArray[np.int64]]:
+        """Return (building it on first use) value -> sorted device indexes for an array."""
+        index = self._lookup.get(name)
+        if index is None:
+            keys, inverse = np.unique(self.arrays[name], return_inverse=True)
+            order = np.argsort(inverse, kind="stable")
+            groups = np.split(order, np.cumsum(np.bincount(inverse, minlength=len(keys)))[:-1])
+            index = {str(k): g.astype(np.int64) for k, g in zip(keys.tolist(), groups, strict=True)}
+            for g in index.values():
+                g.setflags(write=False)
+            self._lookup[name] = index  # a benign race: two threads build the same index
+        return index
 
     def sims_of(self, account_id: str) -> tuple[Sim, ...]:
         """Return the SIMs of one account, in inventory order."""
@@ -312,6 +353,13 @@ def build_network(seed: int = 0, devices: int = 64, *, extra_accounts: int = 1) 
         "rate_up": rate_up,
         "rate_down": rate_down,
     }
+    # derived per-device constants (no random draws: the inventory above stays as it was)
+    # thresholds on the top 12 bits: with t < 4096, (bits >> 52) < t exactly when bits < t << 52
+    arrays["thr_top"] = thr.astype(np.uint64) << np.uint64(52)
+    with np.errstate(over="ignore"):
+        qkey = fmix64(np.arange(total, dtype=np.uint64) * GOLDEN ^ np.uint64(key_of(seed, 3)))
+    arrays["qkey"] = qkey
+    arrays["qlevel"] = level_of([d.profile for d in devs], qkey)
     for dim in ("msisdn", "imsi", "customer_site_id", "enodeb_ip", "ue_ip", "lr_id"):
         arrays[dim] = np.array([getattr(d, dim) for d in devs], dtype=str)
     for arr in arrays.values():

@@ -32,6 +32,9 @@ METRICS = (
     "ue_connections",
     "ue_online_status",
     "sim",
+    "packet_latency",
+    "jitter",
+    "packet_loss",
 )
 AGGREGATIONS = ("COUNT", "AVG", "MAX", "MIN", "EXISTS")
 DIMENSIONS = ("msisdn", "imsi", "customer_site_id", "enodeb_ip", "ue_ip", "lr_id")

@@ -2,32 +2,22 @@
 
 from __future__ import annotations
 
-import re
-import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .clock import Clock
 from .faults import FaultConfig, FaultInjector
 from .network import Network, build_network
 from .state import Limits, SandboxState
+from .wsgi_server import redact_path, start_server
 
-if TYPE_CHECKING:
-    from werkzeug.serving import BaseWSGIServer
-
-__all__ = ["DEFAULT_API_KEY", "DEFAULT_PARTNER", "SandboxHandle", "serve"]
+__all__ = ["DEFAULT_API_KEY", "DEFAULT_PARTNER", "SandboxHandle", "redact_path", "serve"]
 
 DEFAULT_API_KEY = "sandbox-demo-key"
 DEFAULT_PARTNER = "sandbox-partner"
-_SECRET_PARAM = re.compile(r"(?i)\b(apikey|api_key|app_key|signature)=[^&\s]*")
-
-
-def redact_path(text: str) -> str:
-    """Return ``text`` with credential query parameters replaced by ``***``."""
-    return _SECRET_PARAM.sub(lambda m: f"{m.group(1)}=***", text)
 
 
 @dataclass(frozen=True)
@@ -102,32 +92,6 @@ class SandboxHandle:
         self.state.reset_counters()
 
 
-def _make_handler(quiet: bool) -> type:
-    from werkzeug.serving import WSGIRequestHandler
-
-    from .app import RAW_HEADERS
-
-    class Handler(WSGIRequestHandler):
-        """Keeps underscore headers (``api_key``) and redacts keys from request logs."""
-
-        def make_environ(self) -> dict[str, Any]:
-            environ = super().make_environ()
-            environ[RAW_HEADERS] = [(k, v) for k, v in self.headers.items() if "_" in k]
-            return environ
-
-        def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-            if quiet:
-                return
-            line = redact_path(f"{self.command} {self.path}")
-            self.log("info", '"%s" %s %s', line, code, size)
-
-        def log_error(self, format: str, *args: Any) -> None:
-            if not quiet:
-                super().log_error(format, *args)
-
-    return Handler
-
-
 def _as_clock(clock: Clock | datetime | str | None) -> Clock:
     if isinstance(clock, Clock):
         return clock
@@ -186,8 +150,6 @@ def serve(
         >>> with serve(seed=1, clock="2022-07-08T10:00:00+05:30") as sb:  # doctest: +SKIP
         ...     requests.post(f"{sb.report_endpoint}?apikey={sb.api_key}", json=body)
     """
-    from werkzeug.serving import make_server
-
     if sync_delay < 0:
         raise ValueError("sync_delay must be >= 0")
     if not api_key or not partner_name:
@@ -208,22 +170,15 @@ def serve(
     def dispatch(environ: dict[str, Any], start_response: Any) -> Any:
         return holder["app"](environ, start_response)
 
-    server: BaseWSGIServer = make_server(
-        host, port, dispatch, threaded=True, request_handler=_make_handler(quiet)
+    from .app import DROP_FLAG, RAW_HEADERS, create_app
+
+    server = start_server(
+        host, port, dispatch, raw_headers=RAW_HEADERS, drop_flag=DROP_FLAG, quiet=quiet
     )
     shown = f"[{host}]" if ":" in host else host
-    state.base_url = f"http://{shown}:{server.server_port}"
-    from .app import create_app
-
-    holder["app"] = create_app(state)
-    thread = threading.Thread(
-        target=server.serve_forever,
-        kwargs={"poll_interval": 0.1},
-        name="edgereports-sandbox",
-        daemon=True,
-    )
-    thread.start()
+    state.base_url = f"http://{shown}:{server.port}"
     try:
+        holder["app"] = create_app(state)
         yield SandboxHandle(
             base_url=state.base_url,
             reporting_url=state.base_url,
@@ -236,6 +191,4 @@ def serve(
             state=state,
         )
     finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+        server.stop()

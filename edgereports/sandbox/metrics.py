@@ -1,0 +1,199 @@
+"""What every reporting metric and aggregation means, computed from the activity sums.
+
+Metrics are scaled sums of the activity bases (``activity.py``) over 5-minute *samples* (one
+per device and UTC slot):
+
+============================  =====  =========================================================
+metric                        base   one sample (a device in a 5-minute slot)
+============================  =====  =========================================================
+``time_usage_seconds``        T      seconds online (0 to 300)
+``uplink_bytes``              U      bytes sent (may end in .5)
+``downlink_bytes``            D      bytes received (may end in .5)
+``uplink_bandwidth``          U      bits per second over the slot (bytes * 8 / 300)
+``downlink_bandwidth``        D      bits per second over the slot
+``ue_connections``            C      1 if the UE is connected in the slot, else 0
+``ue_online_status``          C      the same as ue_connections
+``packet_latency``            L      the device's latency in milliseconds (``quality.py``)
+``jitter``                    J      the device's jitter in milliseconds
+``packet_loss``               P      the device's packet loss in percent (0 to 100)
+============================  =====  =========================================================
+
+*Additive* metrics (the first seven): within a bucket, samples are first summed over the
+devices in scope (one value per slot: e.g. the UEs connected at once, the enterprise's
+throughput), then aggregated over the slots: ``COUNT`` is the total (additive: HOUR buckets
+sum to their DAY bucket, subscribers sum to their enterprise), ``AVG`` the total divided by
+the bucket's slots (12 per hour), ``MAX`` and ``MIN`` the largest and smallest slot,
+``EXISTS`` 1 if any sample is non-zero (``"YES"``/``"NO"`` in a current value), and a
+``PERCENTILE`` filter the linear-interpolated percentile of the slots.
+
+*Quality* metrics (``packet_latency``, ``jitter``, ``packet_loss``) have a sample only where a
+device is connected (offline devices and slots give none; a device's samples are equal within
+its UTC hour). Within a bucket: ``COUNT`` is the sum of the samples (additive like the others:
+``COUNT / ue_connections COUNT`` is the mean sample), ``AVG`` the mean of the samples, and
+``MAX``, ``MIN`` and ``PERCENTILE`` the largest, smallest and linear-interpolated percentile
+of the slots' values, a slot's value being the mean of the samples in it (over the devices
+connected then); slots without a sample are left out. So ``MIN <= AVG <= MAX``, a DAY's
+``MAX`` is the largest of its hours' and its ``MIN`` the smallest of its hours' that have a
+sample. ``EXISTS`` is 1 when the bucket has a sample. A bucket without any sample gives 0 for
+every aggregation. Samples are multiples of 1/8, so COUNTs are exact.
+
+COUNTs of seconds, bytes, connections and quality samples are exact; other values are rounded
+to three decimals. With a dimension that names one element among several (the top talker),
+``COUNT`` totals the whole scope and the other aggregations are the element's (``engine.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .activity import SLOTS_PER_HOUR, Accumulated
+from .quality import QUALITY_UNIT
+from .reportreq import MetricSpec
+
+__all__ = ["METRIC_BASES", "MetricBase", "bases_of", "values"]
+
+F64 = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class MetricBase:
+    """How a metric is computed: its base, the value of one base unit, exactness, kind."""
+
+    base: str
+    scale: float
+    exact: bool
+    quality: bool = False
+
+
+METRIC_BASES: dict[str, MetricBase] = {
+    "time_usage_seconds": MetricBase("T", 1.0, True),
+    "uplink_bytes": MetricBase("U", 0.5, True),
+    "downlink_bytes": MetricBase("D", 0.5, True),
+    "uplink_bandwidth": MetricBase("U", 4.0 / 300.0, False),
+    "downlink_bandwidth": MetricBase("D", 4.0 / 300.0, False),
+    "ue_connections": MetricBase("C", 1.0, True),
+    "ue_online_status": MetricBase("C", 1.0, True),
+    "packet_latency": MetricBase("L", QUALITY_UNIT, True, quality=True),
+    "jitter": MetricBase("J", QUALITY_UNIT, True, quality=True),
+    "packet_loss": MetricBase("P", QUALITY_UNIT, True, quality=True),
+}
+
+
+def bases_of(metrics: tuple[MetricSpec, ...]) -> tuple[str, ...]:
+    """Return the activity bases the metrics need (quality metrics also need ``C``)."""
+    infos = [METRIC_BASES[m.name] for m in metrics]
+    bases = {i.base for i in infos} | ({"C"} if any(i.quality for i in infos) else set())
+    return tuple(sorted(bases))
+
+
+def _round(values: F64, exact: bool) -> F64:
+    out: F64 = values if exact else np.round(values, 3)
+    return out
+
+
+def _per_bucket(acc: Accumulated, base: str, nb: int, per: int) -> F64:
+    out: F64 = acc.totals[base].reshape(nb, per).sum(axis=1).astype(np.float64)
+    return out
+
+
+def values(
+    m: MetricSpec, acc: Accumulated, whole: Accumulated, nb: int, per: int, mask: Any, slots: int
+) -> F64:
+    """Return per-bucket values of metric ``m``.
+
+    Args:
+        m: the metric entry.
+        acc: the element's sums (with a profile when MAX, MIN or PERCENTILE need one).
+        whole: the scope's sums (for COUNT).
+        nb: the number of buckets.
+        per: hours per bucket.
+        mask: which slots of the hours count (``None``: all), when one bucket covers a window.
+        slots: the number of 5-minute slots of a bucket; one slot (NOW) needs no profile.
+
+    Returns:
+        One value per bucket.
+    """
+    info = METRIC_BASES[m.name]
+    if info.quality:
+        return _quality_values(m, info, acc, whole, nb, per, mask, slots)
+    base, scale, exact = info.base, info.scale, info.exact
+    if slots == 1 and m.aggregation not in ("COUNT", "EXISTS"):
+        one = acc.totals[base].sum().astype(np.float64).reshape(1)
+        return _round(one * scale, exact and m.aggregation != "AVG" and m.percentile is None)
+    if m.aggregation == "COUNT":
+        return _round(_per_bucket(whole, base, nb, per) * scale, exact)
+    if m.aggregation in ("AVG", "EXISTS"):
+        total = _per_bucket(acc, base, nb, per)
+        out: F64 = (
+            (total > 0).astype(np.float64)
+            if m.aggregation == "EXISTS"
+            else (np.round(total / slots * scale, 3))
+        )
+        return out
+    assert acc.profile is not None
+    slots_of = acc.profile[base].reshape(nb, per * SLOTS_PER_HOUR)
+    if mask is not None:
+        slots_of = slots_of[:, mask]
+    if m.percentile is not None:
+        pct = np.percentile(slots_of, m.percentile, axis=1, method="linear")
+        return np.round(pct * scale, 3)
+    picked = slots_of.max(axis=1) if m.aggregation == "MAX" else slots_of.min(axis=1)
+    return _round(picked * scale, exact)
+
+
+def _quality_values(
+    m: MetricSpec,
+    info: MetricBase,
+    acc: Accumulated,
+    whole: Accumulated,
+    nb: int,
+    per: int,
+    mask: Any,
+    slots: int,
+) -> F64:
+    """Return per-bucket values of a quality metric (semantics in the module docstring)."""
+    base, scale = info.base, info.scale
+    if m.aggregation == "COUNT":
+        return _per_bucket(whole, base, nb, per) * scale
+    count = _per_bucket(acc, "C", nb, per)
+    if m.aggregation == "EXISTS":
+        out: F64 = (count > 0).astype(np.float64)
+        return out
+    if m.aggregation == "AVG" or slots == 1:
+        total = _per_bucket(acc, base, nb, per)
+        mean = np.divide(total, count, out=np.zeros(nb), where=count > 0)
+        return np.round(mean * scale, 3)
+    assert acc.profile is not None
+    sums = acc.profile[base].reshape(nb, per * SLOTS_PER_HOUR)
+    counts = acc.profile["C"].reshape(nb, per * SLOTS_PER_HOUR)
+    if mask is not None:
+        sums, counts = sums[:, mask], counts[:, mask]
+    valid = counts > 0
+    means = np.divide(sums, counts, out=np.zeros(sums.shape), where=valid)
+    n = valid.sum(axis=1)
+    if m.percentile is not None:
+        picked = _percentile(np.sort(np.where(valid, means, np.inf), axis=1), n, m.percentile)
+    elif m.aggregation == "MAX":
+        picked = np.where(valid, means, -np.inf).max(axis=1)
+    else:
+        picked = np.where(valid, means, np.inf).min(axis=1)
+    picked = np.where(n > 0, picked, 0.0)
+    return np.round(picked * scale, 3)
+
+
+def _percentile(ordered: F64, n: npt.NDArray[np.int64], percentile: float) -> F64:
+    """Return the linear-interpolated percentile of the first ``n[i]`` values of each row."""
+    rows = np.arange(len(ordered))
+    pos = percentile / 100.0 * np.maximum(n - 1, 0)
+    lo = np.floor(pos).astype(np.int64)
+    hi = np.minimum(lo + 1, np.maximum(n - 1, 0))
+    frac = pos - lo
+    a = ordered[rows, np.minimum(lo, ordered.shape[1] - 1)]
+    b = ordered[rows, np.minimum(hi, ordered.shape[1] - 1)]
+    with np.errstate(invalid="ignore"):
+        out: F64 = np.where(frac > 0, a + (b - a) * frac, a)
+    return out
