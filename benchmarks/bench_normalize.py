@@ -5,12 +5,16 @@ values, echoed account_id, msisdn and customer_site_id) of 10k, 100k, 1M and 4M 
 bytes and as CSV bytes (the sandbox layout). Every method runs in its own subprocess, which
 reports its time and its peak RSS above the RSS it had right after its imports (so the bytes it
 reads count). Figures are printed as ratios against ``json.loads`` (JSON) and default
-``pandas.read_csv`` (CSV) measured in the same run; nothing here is a test.
+``pandas.read_csv`` (CSV) measured in the same run. A last section times ``stitch``,
+``concat_frames`` and the assembly of a 100-answer pull (``concat_frames`` then
+``canonical_order``) in this process against ``pd.concat`` of the same frames. Nothing here is a
+test.
 
 Usage::
 
-    python benchmarks/bench_normalize.py            # 10k, 100k, 1M, 4M points
-    python benchmarks/bench_normalize.py --quick    # 10k and 100k points
+    python benchmarks/bench_normalize.py              # 10k, 100k, 1M, 4M points, stitching
+    python benchmarks/bench_normalize.py --quick      # 10k and 100k points, stitching
+    python benchmarks/bench_normalize.py --stitching  # stitch and concat_frames only
 """
 
 from __future__ import annotations
@@ -214,11 +218,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="sizes up to 100k points only")
     parser.add_argument("--sizes", type=int, nargs="+", help="point counts to run instead")
+    parser.add_argument("--stitching", action="store_true", help="the stitching figures only")
     parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         method, path, points, repeat = args.worker
         worker(method, path, int(points), int(repeat))
+        return
+    if args.stitching:
+        stitching()
         return
     sizes = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000, 4_000_000]
     sizes = sorted(args.sizes) if args.sizes else sizes
@@ -254,6 +262,7 @@ def main() -> None:
                     )
                 print(f"{'':>11}(ratio = time / {base}; input {r['input'] / 2**20:.0f} MB)")
     targets(results, sizes)
+    stitching()
 
 
 def targets(results: dict[tuple[int, str], dict[str, Any]], sizes: list[int]) -> None:
@@ -293,6 +302,71 @@ def targets(results: dict[tuple[int, str], dict[str, Any]], sizes: list[int]) ->
     arrow = results[big, "pyarrow.json"]["peak"] / big
     print(f"  (a pyarrow.json nested parse alone peaks at {arrow:.0f} B/point here)")
     print(f"  load average at the end: {os.getloadavg()[0]:.1f}")
+
+
+# ----------------------------------------------------------------------------- stitching
+def _answer(start_hour: int, hours: int, msisdn: int) -> dict[str, Any]:
+    """A time-series answer of two metrics over ``hours`` HOUR buckets (as parsed JSON)."""
+    stamps = _stamps(start_hour + hours)[start_hour:]
+    return {
+        "result": [
+            [
+                {"time_stamp": t, "name": name, "value": i * 3 + k, "aggregation_type": "COUNT"}
+                for i, t in enumerate(stamps)
+            ]
+            for k, name in enumerate(("uplink_bytes", "downlink_bytes"))
+        ],
+        "account_id": ACCOUNT,
+        "msisdn": msisdn,
+        "customer_site_id": 1001,
+    }
+
+
+def stitching() -> None:
+    """Print the time of stitch, concat_frames and a 100-part assembly against pd.concat."""
+    import timeit
+    from datetime import UTC, datetime, timedelta
+
+    import pandas as pd
+
+    from edgereports.normalize import canonical_order, concat_frames, stitch, to_frame
+
+    def best(fn: Any, number: int) -> float:
+        return min(timeit.repeat(fn, number=number, repeat=5)) / number
+
+    def bare(frames: list[Any]) -> list[Any]:
+        out = [pd.DataFrame(f, copy=False) for f in frames]
+        for f in out:
+            f.attrs = {}
+        return out
+
+    t0 = datetime(2000, 1, 1, tzinfo=UTC)
+    small = [to_frame(_answer(h, 1, 919876543210), REQUEST) for h in (0, 1)]
+    hour = timedelta(hours=1)
+    windows = [(small[0], t0, t0 + hour), (small[1], t0 + hour, t0 + 2 * hour)]
+    parts = [to_frame(_answer(0, 168, 919800000000 + k), REQUEST) for k in range(100)]
+    plain_small, plain_parts = bare(small), bare(parts)
+    rows = [
+        (
+            "stitch: 2 windows of 2 rows",
+            best(lambda: stitch(windows), 50),
+            best(lambda: pd.concat(plain_small, ignore_index=True), 50),
+        ),
+        (
+            "concat_frames: 2 frames of 2 rows",
+            best(lambda: concat_frames(small), 50),
+            best(lambda: pd.concat(plain_small, ignore_index=True), 50),
+        ),
+        (
+            "concat_frames + canonical_order: 100 x 336 rows",
+            best(lambda: canonical_order(concat_frames(parts), REQUEST), 3),
+            best(lambda: pd.concat(plain_parts, ignore_index=True), 3),
+        ),
+    ]
+    print("\nStitching (in this process; baseline: pd.concat of the same frames without attrs):")
+    print(f"  {'':<50}{'ms':>9}{'pd.concat ms':>14}{'ratio':>8}")
+    for label, seconds, base in rows:
+        print(f"  {label:<50}{seconds * 1e3:>9.2f}{base * 1e3:>14.2f}{seconds / base:>7.1f}x")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ file, bad arguments or missing settings; 3 another run holds the lock.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -89,6 +90,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Run the subcommand; print the plan or the summary; return the exit status."""
+    # pyarrow's Parquet writer takes its buffers from Arrow's process-wide default pool, whose
+    # allocator keeps several MiB of huge pages per process; the system allocator keeps an
+    # export's peak memory bounded (benchmarks/bench_export.py). It must be chosen before
+    # pyarrow is imported, so only this command's own process does it, and a value the user
+    # set wins.
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
     from .export import run_export
 
     try:

@@ -196,30 +196,33 @@ def write_window(
     dims = spec.dimensions_of(frame)
     if dict(frame.dtypes) != spec.dtypes(dims) or list(frame.columns) != spec.columns(dims):
         frame = spec.validate(frame)  # conforming frames (the client's) are used as they are
+    target = spec.arrow_schema(dims)
     key = "time_stamp" if shape == "timeseries" else "date"
     # bucket starts as UTC microseconds (tz-aware columns convert to UTC, naive dates are UTC)
     micros = frame[key].to_numpy(dtype="datetime64[us]").view("int64")
-    table = pa.Table.from_pandas(frame, schema=spec.arrow_schema(dims), preserve_index=False)
-    inside = (micros >= _micros(start)) & (micros < _micros(end))
-    if not inside.all():
-        table = table.filter(pa.array(inside))
-        micros = micros[inside]
+    # the frame's own columns (pyarrow strings and numpy arrays: no copy); each day's rows are
+    # taken, sorted and cast to the file schema one day at a time
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    del frame
+    inside = np.flatnonzero((micros >= _micros(start)) & (micros < _micros(end)))
     names = set(table.column_names)
     sort_keys = [
         (c, "ascending", "at_start")
         for c in (key, *dims, "metric", "aggregation", "percentile")
         if c in names
     ]
-    # group rows by day with numpy, then sort and write one day at a time: the copies made
-    # are a day's rows, not the window's
-    day_numbers = micros // _DAY_US
-    by_day = np.argsort(day_numbers, kind="stable")
-    day_numbers = day_numbers[by_day]
-    del micros, frame
+    # group the rows inside the window by day with numpy: the copies made are a day's rows,
+    # not the window's
+    day_numbers = micros[inside] // _DAY_US
+    order = np.argsort(day_numbers, kind="stable")
+    by_day, day_numbers = inside[order], day_numbers[order]
+    del micros, inside, order
     wanted = {_day_number(d) for d in days}
     stray = sorted(_from_number(int(n)) for n in np.unique(day_numbers) if int(n) not in wanted)
     if stray:
         raise ValueError(f"rows of day(s) {stray} fall outside the window's days")
+    # the copies go to the system allocator, which reuses and hands back freed memory at once
+    # (Arrow's default mimalloc pool keeps per-thread pages of each size around)
     system = pa.system_memory_pool()
     rows = files = removed = size = 0
     for day in days:
@@ -229,16 +232,14 @@ def write_window(
         if lo == hi:
             removed += remove_partition(report_dir, day)
             continue
-        # transient copies go to the system allocator, which hands freed memory back at
-        # once (Arrow's default mimalloc pool keeps per-thread pages around)
         part = pc.take(table, pa.array(by_day[lo:hi]), memory_pool=system)
         order = pc.sort_indices(part, sort_keys=sort_keys, memory_pool=system)
-        part = pc.take(part, order, memory_pool=system)
+        part = _cast(pc.take(part, order, memory_pool=system), target, system)
         info = {**metadata, "day": day.isoformat(), "rows": hi - lo, "shape": shape}
         info.setdefault("toolkit_version", __version__)
         info.setdefault("written_at", datetime.now(UTC).isoformat(timespec="seconds"))
         part = part.replace_schema_metadata({METADATA_KEY: json.dumps(info).encode("utf-8")})
-        size += _write_atomic(part, partition_dir(report_dir, day), hook)
+        size += _write_atomic(part, partition_dir(report_dir, day), hook, system)
         del part, order
         rows += hi - lo
         files += 1
@@ -263,7 +264,21 @@ def _from_number(number: int) -> date:
     return date.fromordinal(number + _EPOCH_ORDINAL)
 
 
-def _write_atomic(table: Any, directory: Path, hook: TestHook | None) -> int:
+def _cast(table: Any, target: Any, pool: Any) -> Any:
+    """``table`` with the columns, types and nullability of ``target`` (buffers from ``pool``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    columns = []
+    for field in target:
+        column = table.column(field.name)
+        if column.type != field.type:
+            column = pc.cast(column, field.type, memory_pool=pool)
+        columns.append(column)
+    return pa.Table.from_arrays(columns, schema=target)
+
+
+def _write_atomic(table: Any, directory: Path, hook: TestHook | None, pool: Any = None) -> int:
     import pyarrow.parquet as pq
 
     directory.mkdir(parents=True, exist_ok=True)
@@ -271,7 +286,7 @@ def _write_atomic(table: Any, directory: Path, hook: TestHook | None) -> int:
     tmp = temporary_path(target)
     try:
         with open(tmp, "xb") as fh:
-            pq.write_table(table, fh, compression="snappy")
+            pq.write_table(table, fh, compression="snappy", memory_pool=pool)
             fh.flush()
             os.fsync(fh.fileno())
         if hook is not None:

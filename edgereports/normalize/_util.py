@@ -14,29 +14,16 @@ import pyarrow.compute as pc
 
 from ..errors import SchemaError, redact
 from ..schema import STRING, identifier
+from ..vocabulary import FILTER_DIMENSIONS, METRICS
 
 #: The metric names the service is known to answer with (SPEC 2.8 and DESIGN's live facts).
-KNOWN_METRICS = frozenset(
-    {
-        "time_usage_seconds",
-        "uplink_bytes",
-        "downlink_bytes",
-        "uplink_bandwidth",
-        "downlink_bandwidth",
-        "ue_connections",
-        "sim",
-        "ue_online_status",
-        "packet_latency",
-        "jitter",
-        "packet_loss",
-    }
-)
+KNOWN_METRICS = frozenset(METRICS)
 #: The dimension names and echoed identifiers the service is known to use.
-KNOWN_DIMENSIONS = frozenset(
-    {"account_id", "msisdn", "imsi", "customer_site_id", "enodeb_ip", "ue_ip", "lr_id"}
-)
+KNOWN_DIMENSIONS = frozenset(FILTER_DIMENSIONS)
 
 EXCERPT_LIMIT = 200
+#: Arrays of fewer values than this are allocated by the system allocator (see pool_for).
+SMALL_ARRAY = 1 << 16
 _UTC_US = pa.timestamp("us", tz="UTC")
 # An ISO 8601 stamp that carries its offset: a time part, then Z or +hh[:mm] / -hh[:mm].
 _WITH_OFFSET = r"[Tt ]\d{2}.*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)\s*$"
@@ -119,6 +106,21 @@ def looks_like_value(value: object) -> bool:
     return False
 
 
+def pool_for(count: int) -> pa.MemoryPool | None:
+    """The pyarrow memory pool for an array of ``count`` values.
+
+    A windowed pull normalizes many small answers in several threads, and the frames live on
+    after them. Arrow's default pool (mimalloc) keeps the pages of freed small buffers per
+    size class and per thread, so its resident memory grows to several times what is in
+    use; the system allocator reuses and hands back that memory. Large arrays take the
+    default pool, which is faster for them.
+
+    Returns:
+        ``pyarrow.system_memory_pool()`` for small arrays, else None (the default pool).
+    """
+    return pa.system_memory_pool() if count < SMALL_ARRAY else None
+
+
 def parse_values(items: Sequence[object], where: Where, *, allow_text: bool) -> np.ndarray:
     """Return the measures of a time series as float64 (NaN for null).
 
@@ -131,7 +133,7 @@ def parse_values(items: Sequence[object], where: Where, *, allow_text: bool) -> 
         SchemaError: for a value that is not a number, YES/NO or null.
     """
     try:
-        arr = pa.array(items, type=pa.float64())
+        arr = pa.array(items, type=pa.float64(), memory_pool=pool_for(len(items)))
         return np.asarray(arr.to_numpy(zero_copy_only=False), dtype=np.float64)
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError):
         pass
@@ -167,11 +169,12 @@ def parse_stamps(
     Raises:
         SchemaError: naming the first element that is missing, not text or not a time.
     """
+    pool = pool_for(len(items))
     if isinstance(items, pa.Array | pa.ChunkedArray):
         strings = items
     else:
         try:
-            strings = pa.array(items, type=pa.string())
+            strings = pa.array(items, type=pa.string(), memory_pool=pool)
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
             for i, item in enumerate(items):
                 if not isinstance(item, str) and item is not None:
@@ -181,10 +184,10 @@ def parse_stamps(
         first = int(np.flatnonzero(strings.is_null().to_numpy(zero_copy_only=False))[0])
         fail(f"{what} is missing", where(first))
     try:
-        stamps = strings.cast(_UTC_US)
+        stamps = pc.cast(strings, _UTC_US, memory_pool=pool)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return _slow_stamps(strings, where, what)
-    return np.asarray(stamps.cast(pa.int64()).to_numpy(), dtype=np.int64)
+    return np.asarray(pc.cast(stamps, pa.int64(), memory_pool=pool).to_numpy(), dtype=np.int64)
 
 
 def _slow_stamps(strings: pa.Array | pa.ChunkedArray, where: Where, what: str) -> np.ndarray:
@@ -219,9 +222,11 @@ def _slow_stamps(strings: pa.Array | pa.ChunkedArray, where: Where, what: str) -
 
 def constant_strings(value: str | None, n: int) -> pa.Array:
     """Return a pyarrow ``large_string`` array of ``n`` times ``value``."""
+    pool = pool_for(n)
     if value is None:
-        return pa.nulls(n, pa.large_string())
-    return pa.repeat(pa.scalar(value, pa.large_string()), n)
+        return pa.nulls(n, pa.large_string(), memory_pool=pool)
+    scalar = pa.scalar(value, pa.large_string(), memory_pool=pa.system_memory_pool())
+    return pa.repeat(scalar, n, memory_pool=pool)
 
 
 def block_strings(per_block: Sequence[str | None], lengths: Sequence[int]) -> pd.Series:
@@ -232,7 +237,7 @@ def block_strings(per_block: Sequence[str | None], lengths: Sequence[int]) -> pd
         else:
             chunks = [constant_strings(v, int(n)) for v, n in zip(per_block, lengths, strict=True)]
             if len(chunks) > 64:
-                chunks = [pa.concat_arrays(chunks)]
+                chunks = [pa.concat_arrays(chunks, memory_pool=pool_for(int(sum(lengths))))]
     except (UnicodeError, pa.ArrowInvalid):
         bad = next(v for v in per_block if v is not None and not _is_utf8(v))
         fail("text is not valid UTF-8", "", bad)
@@ -243,7 +248,8 @@ def block_strings(per_block: Sequence[str | None], lengths: Sequence[int]) -> pd
 def strings(values: Sequence[str | None]) -> pd.Series:
     """Return a ``string`` column from Python strings (SchemaError for text that is not UTF-8)."""
     try:
-        return pd.Series(pd.array(list(values), dtype=STRING))
+        array = pa.array(list(values), type=pa.large_string(), memory_pool=pool_for(len(values)))
+        return pd.Series(pd.arrays.ArrowStringArray(array), dtype=STRING, copy=False)
     except (UnicodeError, pa.ArrowInvalid, pa.ArrowTypeError):
         bad = next(v for v in values if isinstance(v, str) and not _is_utf8(v))
         fail("text is not valid UTF-8", "", bad)
@@ -252,7 +258,7 @@ def strings(values: Sequence[str | None]) -> pd.Series:
 def timestamp_column(micros: np.ndarray) -> pd.Series:
     """Return a ``datetime64[us, UTC]`` column from int64 microseconds."""
     arr = pa.array(micros.astype(np.int64, copy=False), type=pa.int64()).view(_UTC_US)
-    series = arr.to_pandas()
+    series = arr.to_pandas(memory_pool=pool_for(len(arr)))
     return series if isinstance(series, pd.Series) else pd.Series(series)
 
 

@@ -1,4 +1,9 @@
-"""Stitching windowed answers by ownership, and concatenating fan-out answers."""
+"""Stitching windowed answers by ownership, and concatenating fan-out answers.
+
+Every step works on frames without ``attrs`` (pandas deep-copies ``attrs`` on each operation
+of a frame that has them) and sets the ``attrs`` once on the result; row order is computed on
+integer codes (:mod:`._order`), so both functions cost little on small frames.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +14,17 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ..errors import InputError
-from ..schema import TIMESERIES, schema_for, shape_of
+from ..schema import FrameSchema, schema_for, shape_of
+from ._order import canonical, datetimes, take_rows
 from ._request import request_info
 
 Window = tuple[pd.DataFrame, datetime | pd.Timestamp | str, datetime | pd.Timestamp | str]
+
+#: The column that holds each shape's bucket start.
+BUCKET = {"timeseries": "time_stamp", "current": "start_time", "sim_count": "date"}
 
 
 def concat_frames(frames: Sequence[pd.DataFrame], shape: str | None = None) -> pd.DataFrame:
@@ -42,8 +52,18 @@ def concat_frames(frames: Sequence[pd.DataFrame], shape: str | None = None) -> p
         return schema_for(shape).empty()
     try:
         shape = shape or shape_of(frames[0])
-        schema = schema_for(shape)
-        checked = [schema.validate(f) for f in frames]
+    except ValueError as exc:
+        raise InputError(f"cannot concatenate: {exc}") from None
+    out = _concat(frames, schema_for(shape))
+    out.attrs = copy.deepcopy(frames[0].attrs)
+    out.attrs["shape"] = shape
+    return out
+
+
+def _concat(frames: Sequence[pd.DataFrame], schema: FrameSchema) -> pd.DataFrame:
+    """Concatenate checked, attrs-free copies of ``frames`` (the result has no attrs)."""
+    try:
+        checked = [conforming(f, schema) for f in frames]
     except ValueError as exc:
         raise InputError(f"cannot concatenate: {exc}") from None
     dims: list[str] = []
@@ -52,27 +72,186 @@ def concat_frames(frames: Sequence[pd.DataFrame], shape: str | None = None) -> p
     dtypes = schema.dtypes(dims)
     full = [_with_columns(f, dtypes) for f in checked if len(f)]
     if not full:
-        out = schema.empty(dims)
+        return schema.empty(dims)
+    if len(full) > 1:
+        out = pd.concat(full, ignore_index=True)
     else:
-        out = pd.concat(full, ignore_index=True) if len(full) > 1 else full[0]
-        out = out.reset_index(drop=True)
-        out = pd.DataFrame(
-            {c: out[c] if out[c].dtype == dt else out[c].astype(dt) for c, dt in dtypes.items()}
-        )
-    out.attrs = copy.deepcopy(frames[0].attrs)
-    out.attrs["shape"] = shape
+        out = full[0] if _copy_on_write() else full[0].copy()  # never a view a caller can edit
+    if not out.index.equals(pd.RangeIndex(len(out))):
+        out = out.set_axis(pd.RangeIndex(len(out)), axis=0)  # a new frame: no shared index
+    wrong = {c: dt for c, dt in dtypes.items() if out[c].dtype != dt}
+    if wrong:  # a column that was all-null in every frame holding it
+        out = out.astype(wrong)
+    out.attrs = {}
     return out
+
+
+def _copy_on_write() -> bool:
+    """Whether frames sharing data are safe to hand out (pandas' copy-on-write)."""
+    if int(pd.__version__.split(".", 1)[0]) >= 3:
+        return True  # always on from pandas 3
+    return pd.get_option("mode.copy_on_write") is True  # pragma: no cover - pandas 2
+
+
+def conforming(frame: pd.DataFrame, schema: FrameSchema) -> pd.DataFrame:
+    """``frame`` without ``attrs`` (a view), checked against ``schema`` and cast when needed.
+
+    Raises:
+        ValueError: the frame does not fit the schema.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"{schema.shape} frame expected, got {type(frame).__name__}")
+    bare = pd.DataFrame(frame, copy=False)
+    bare.attrs = {}
+    try:
+        expected = list(schema.dtypes(schema.dimensions_of(bare)).items())
+    except ValueError:
+        expected = []
+    if expected == list(zip(bare.columns, bare.dtypes, strict=True)) and not any(
+        _has_nulls(bare[c]) for c in schema.required
+    ):
+        return bare
+    out = schema.validate(bare)
+    out.attrs = {}
+    return out
+
+
+def _has_nulls(column: pd.Series) -> bool:
+    """Whether ``column`` holds a null (pyarrow-backed columns: from their null counts)."""
+    array = column.array
+    if isinstance(array, pd.arrays.ArrowStringArray):
+        return bool(pa.array(array).null_count)
+    return bool(array.isna().any())
 
 
 def _with_columns(frame: pd.DataFrame, dtypes: dict[str, Any]) -> pd.DataFrame:
     """Return ``frame`` with every column of ``dtypes`` (missing ones null, typed), in order."""
+    if list(frame.columns) == list(dtypes):
+        return frame
     missing = {
         c: pd.Series(pd.NA, index=frame.index, dtype=dt)
         for c, dt in dtypes.items()
         if c not in frame.columns
     }
     out = (frame.assign(**missing) if missing else frame)[list(dtypes)]  # a new frame
-    out.attrs = {}  # pd.concat would deep-copy and compare every part's attrs
+    out.attrs = {}
+    return out
+
+
+def owned_rows(
+    frame: pd.DataFrame,
+    start: datetime | pd.Timestamp | str,
+    end: datetime | pd.Timestamp | str,
+    *,
+    first: bool = False,
+    last: bool = False,
+    shape: str | None = None,
+) -> pd.DataFrame:
+    """The rows of one window's frame that the window owns (DESIGN.md, stitching).
+
+    A window owns the points whose bucket start (``time_stamp``; ``date`` as UTC midnight for
+    SIM counts; ``start_time`` for current values) lies in ``[start, end)``; the first window
+    also owns what lies before its start, the last what lies at or after its end.
+
+    Args:
+        frame: the window's frame.
+        start: the window start (timezone-aware, or ISO 8601 text with an offset).
+        end: the window end.
+        first: the window is the first of its pull.
+        last: the window is the last of its pull.
+        shape: the frame's shape; by default :func:`edgereports.schema.shape_of`.
+
+    Returns:
+        ``frame`` itself when it owns every row, else a new frame of the owned rows, with a
+        RangeIndex and a copy of its ``attrs``.
+
+    Raises:
+        InputError: for naive, unreadable or reversed bounds, or a frame of no known shape.
+    """
+    keep = _owned(frame, start, end, first, last, shape, 0)
+    if keep is None:
+        return frame
+    out = _rows(frame, keep)
+    out.attrs = copy.deepcopy(frame.attrs)
+    return out
+
+
+def _owned(
+    frame: pd.DataFrame,
+    start: object,
+    end: object,
+    first: bool,
+    last: bool,
+    shape: str | None,
+    k: int,
+) -> np.ndarray | None:
+    """The mask of the rows window ``k`` owns, or None when it owns them all."""
+    lo, hi = _utc(start, k, "start"), _utc(end, k, "end")
+    if lo > hi:
+        raise InputError(f"window {k} starts after it ends ({lo} > {hi})")
+    if (first and last) or not len(frame):
+        return None
+    try:
+        shape = shape or shape_of(frame)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    column = BUCKET[shape]
+    if column not in frame.columns:
+        raise InputError(f"{shape} frame has no {column} column")
+    bucket = frame[column]
+    if bucket.dtype.kind != "M":
+        raise InputError(f"{shape} frame's {column} column is not a timestamp ({bucket.dtype})")
+    stamps = datetimes(bucket)
+    keep = np.ones(len(frame), dtype=bool)
+    if not first:
+        keep &= stamps >= lo.tz_localize(None).to_datetime64()
+    if not last:
+        keep &= stamps < hi.tz_localize(None).to_datetime64()
+    return None if keep.all() else keep
+
+
+def canonical_order(
+    frame: pd.DataFrame, request: Any = None, shape: str | None = None
+) -> pd.DataFrame:
+    """Sort a frame assembled from several answers as one answer is sorted.
+
+    Rows go by series (their echoed keys, in order of first appearance), then by metric entry
+    (the order of the request's metrics, entries it does not name after them in order of
+    appearance; a percentile row goes with the entry asked with that percentile), then by
+    time: the order of :func:`edgereports.to_frame`.
+
+    Args:
+        frame: a timeseries, current or sim_count frame.
+        request: the request (a ``Report`` or its dict) whose metrics give the order; by
+            default ``frame.attrs["request"]``.
+        shape: the frame's shape; by default :func:`edgereports.schema.shape_of`.
+
+    Returns:
+        ``frame`` itself when its rows are already in order, else the sorted rows with a
+        fresh RangeIndex and a copy of its ``attrs``.
+
+    Raises:
+        InputError: a frame of no known shape, without the columns of its shape, or whose
+            bucket column is not a timestamp.
+        QueryError: ``request`` is neither a report nor a request dict.
+    """
+    try:
+        shape = shape or shape_of(frame)
+        schema = schema_for(shape)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    missing = [c for c in schema.fixed if c not in frame.columns]
+    if missing:
+        raise InputError(f"{shape} frame lacks column(s) {', '.join(missing)}")
+    if frame[BUCKET[shape]].dtype.kind != "M":
+        raise InputError(f"{shape} frame's {BUCKET[shape]} column is not a timestamp")
+    req = request_info(frame.attrs.get("request") if request is None else request)
+    bare = pd.DataFrame(frame, copy=False)
+    bare.attrs = {}
+    out = canonical(bare, shape, req)
+    if out is bare:
+        return frame
+    out.attrs = copy.deepcopy(frame.attrs)
     return out
 
 
@@ -81,10 +260,10 @@ def stitch(parts: Sequence[Window], shape: str | None = None) -> pd.DataFrame:
 
     Each window keeps the points whose bucket start (``time_stamp``; ``date`` as UTC midnight
     for SIM counts; ``start_time`` for current values) lies in ``[start, end)``; the first
-    window also keeps what lies before its start and the last what lies at or after its end.
-    The result is in the canonical order of :func:`edgereports.to_frame` (series by echoed
-    keys, then requested metric, each sorted by time), so a windowed pull equals the same range
-    fetched whole.
+    window also keeps what lies before its start and the last what lies at or after its end
+    (see :func:`owned_rows`). The result is in the canonical order of
+    :func:`edgereports.to_frame` (series by echoed keys, then requested metric, each sorted by
+    time), so a windowed pull equals the same range fetched whole.
 
     Args:
         parts: ``(frame, window_start, window_end)`` in window order; bounds are timezone-aware
@@ -108,18 +287,31 @@ def stitch(parts: Sequence[Window], shape: str | None = None) -> pd.DataFrame:
     kept = []
     last = len(parts) - 1
     for k, (frame, start, end) in enumerate(parts):
-        lo, hi = _utc(start, k, "start"), _utc(end, k, "end")
-        if lo > hi:
-            raise InputError(f"window {k} starts after it ends ({lo} > {hi})")
-        bucket = _bucket(frame, shape)
-        keep = np.ones(len(frame), dtype=bool)
-        if k > 0:
-            keep &= _ge(bucket, lo, shape)
-        if k < last:
-            keep &= ~_ge(bucket, hi, shape)
-        kept.append(frame[keep] if not keep.all() else frame)
-    out = concat_frames(kept, shape=shape)
-    return _canonical(out, shape)
+        keep = _owned(frame, start, end, k == 0, k == last, shape, k)
+        if keep is None:
+            bare = pd.DataFrame(frame, copy=False)
+            bare.attrs = {}
+            kept.append(bare)
+        else:
+            kept.append(_rows(frame, keep))
+    attrs = copy.deepcopy(parts[0][0].attrs)
+    attrs["shape"] = shape
+    out = _concat(kept, schema_for(shape))
+    if shape != "current":
+        try:
+            req = request_info(attrs.get("request"))
+        except InputError:
+            req = None
+        out = canonical(out, shape, req)
+    out.attrs = attrs
+    return out
+
+
+def _rows(frame: pd.DataFrame, keep: np.ndarray) -> pd.DataFrame:
+    """The rows of ``frame`` where ``keep`` holds (a new frame, no ``attrs``, RangeIndex)."""
+    bare = pd.DataFrame(frame, copy=False)
+    bare.attrs = {}
+    return take_rows(bare, np.flatnonzero(keep))
 
 
 def _utc(value: object, k: int, which: str) -> pd.Timestamp:
@@ -130,67 +322,3 @@ def _utc(value: object, k: int, which: str) -> pd.Timestamp:
     if ts.tzinfo is None:
         raise InputError(f"window {k} {which} must be timezone-aware, got {value!r}")
     return ts.tz_convert("UTC")
-
-
-def _bucket(frame: pd.DataFrame, shape: str) -> pd.Series:
-    column = {"timeseries": "time_stamp", "current": "start_time", "sim_count": "date"}[shape]
-    if column not in frame.columns:
-        raise InputError(f"{shape} frame has no {column} column")
-    series: pd.Series = frame[column]
-    return series
-
-
-def _ge(bucket: pd.Series, bound: pd.Timestamp, shape: str) -> np.ndarray:
-    if shape == "sim_count":
-        naive = bound.tz_localize(None)
-        return np.asarray(bucket >= naive, dtype=bool)
-    return np.asarray(bucket >= bound, dtype=bool)
-
-
-def _canonical(df: pd.DataFrame, shape: str) -> pd.DataFrame:
-    """Sort rows as to_frame does: by series (first appearance), metric rank, then time."""
-    if len(df) < 2 or shape == "current":
-        return df
-    if shape == "sim_count":
-        series = _first_appearance(df, ["account_id"])
-        order = np.lexsort((df["date"].to_numpy().view(np.int64), series))
-    else:
-        dims = list(TIMESERIES.dimensions_of(df))
-        series = _first_appearance(df, ["account_id", *dims])
-        metric = _metric_rank(df)
-        stamps = df["time_stamp"].dt.tz_localize(None).to_numpy().view(np.int64)
-        order = np.lexsort((stamps, metric, series))
-    if bool((np.diff(order) > 0).all()):
-        return df
-    out = df.take(order).reset_index(drop=True)
-    out.attrs = df.attrs
-    return out
-
-
-def _first_appearance(df: pd.DataFrame, columns: list[str]) -> np.ndarray:
-    keys = df[columns].astype(object).where(df[columns].notna(), None)
-    codes: np.ndarray = keys.groupby(columns, sort=False, dropna=False).ngroup().to_numpy()
-    return codes
-
-
-def _metric_rank(df: pd.DataFrame) -> np.ndarray:
-    """Rank each row's (metric, aggregation, percentile) as the frame builder orders them."""
-    pairs = _first_appearance(df, ["metric", "aggregation"])
-    triples = _first_appearance(df, ["metric", "aggregation", "percentile"])
-    cols = ["metric", "aggregation"]
-    firsts = df[cols].astype(object).where(df[cols].notna(), None).groupby(triples).head(1)
-    pair_of = pairs[firsts.index]
-    try:
-        req = request_info(df.attrs.get("request"))
-    except InputError:
-        req = None
-    n_req = len(req.metrics) if req is not None else 0
-    keys: list[tuple[int, int]] = []
-    for code, (metric, agg) in enumerate(firsts.itertuples(index=False, name=None)):
-        index = req.match(metric, agg)[0] if req is not None else None
-        keys.append((index if index is not None else n_req + int(pair_of[code]), code))
-    order = sorted(range(len(keys)), key=keys.__getitem__)
-    lookup = np.empty(len(keys), dtype=np.int64)
-    lookup[order] = np.arange(len(keys))
-    ranks: np.ndarray = lookup[triples]
-    return ranks

@@ -268,11 +268,12 @@ class ReportingClient:
         result = FetchResult(frames=[])
         counts = []
         offset = 0
-        for report, plan, request in zip(reports, plans, requests_, strict=True):
+        for plan, request in zip(plans, requests_, strict=True):
             size = sum(len(b) for b in plan)
             mine = outcomes[offset : offset + size]
+            outcomes[offset : offset + size] = [None] * size  # assemble releases the frames
             offset += size
-            frame, failures = assemble(plan, mine, request, report.metrics)
+            frame, failures = assemble(plan, mine, request)
             result.frames.append(frame)
             result.failures.extend(failures)
             counts.append(size)
@@ -296,7 +297,8 @@ class ReportingClient:
                     pool.submit(self._part, part, accept): i for i, part in enumerate(parts)
                 }
                 for future in as_completed(futures):
-                    outcomes[futures[future]] = self._outcome(future.result)
+                    # popped: the future would hold the part's frame after it is assembled
+                    outcomes[futures.pop(future)] = self._outcome(future.result)
                     bar.update(1)
             finally:
                 pool.shutdown(wait=True, cancel_futures=True)
@@ -316,9 +318,13 @@ class ReportingClient:
     def _part(self, part: Part, accept: str) -> pd.DataFrame:
         request = part.sent.to_request()
         what = str(part)
-        response = self._post(request, accept, what)
-        frame = answer_frame(response.content, request, accept == CSV, what, self._http.redact)
-        return owned(frame, part.window)
+        body = self._post(request, accept, what).content  # the response goes with its body
+        frame = answer_frame(body, request, accept == CSV, what, self._http.redact)
+        del body
+        frame = owned(frame, part.window)
+        # the pull's frame takes the report's request: a copy per part would only take room
+        frame.attrs = {k: v for k, v in frame.attrs.items() if k != "request"}
+        return frame
 
     def _post(self, request: dict[str, Any], accept: str, what: str) -> requests.Response:
         return self._http.request(

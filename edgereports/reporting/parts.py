@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EdgeReportsError
 from ..query import Report
-from ..terms import Metric
-from .assemble import canonical, combine
+from .assemble import combine
 from .fanout import Branch, branches
 from .results import Failure
 from .windows import Window, plan_report
@@ -66,10 +64,13 @@ def plan_parts(index: int, report: Report, window: timedelta | None) -> list[lis
 
 
 def assemble(
-    plan: list[list[Part]], outcomes: list[Any], request: dict[str, Any], metrics: Sequence[Metric]
+    plan: list[list[Part]], outcomes: list[Any], request: dict[str, Any]
 ) -> tuple[pd.DataFrame | None, list[Failure]]:
     """Concatenate the owned rows of every part (branch by branch, windows in order), sorted
     as one answer would be; a failed part contributes no row and one failure.
+
+    ``outcomes`` (per part its frame or its error) is emptied once read: the parts' frames
+    are released as soon as they are concatenated.
     """
     failures: list[Failure] = []
     frames = []
@@ -79,11 +80,10 @@ def assemble(
             failures.append(_failure(part, result))
         else:
             frames.append(result)
+    outcomes.clear()
     if not frames:
         return None, failures
-    frame = combine(frames)
-    if len(parts) > 1:
-        frame = canonical(frame, metrics)
+    frame = combine(frames, request, ordered=len(parts) == 1)
     frame.attrs["request"] = copy.deepcopy(request)
     return frame, failures
 
