@@ -78,17 +78,22 @@ def iso(d: date | datetime, offset: str = "+00:00") -> str:
     return f"{d.isoformat()}T00:00:00{offset}"
 
 
+def subscriber_scope(sandbox: SandboxHandle, subscriber: int | None) -> dict[str, Any]:
+    """Extra request parts narrowing a report to the primary account's SIM number ``subscriber``."""
+    if subscriber is None:
+        return {}
+    msisdn = sandbox.network.sims_of(sandbox.account_id)[subscriber].msisdn
+    return {"dimensions": ["msisdn"],
+            "filters": [{"dimension_name": "msisdn", "operator": "EXACT",
+                         "expressions": [msisdn]}]}  # fmt: skip
+
+
 @SETTINGS
 @given(day=days, name=st.sampled_from(ADDITIVE), subscriber=st.none() | st.integers(0, 63))
 def test_hour_buckets_sum_to_the_day_bucket(
     sandbox: SandboxHandle, day: date, name: str, subscriber: int | None
 ) -> None:
-    extra: dict[str, Any] = {}
-    if subscriber is not None:
-        msisdn = sandbox.network.sims_of(sandbox.account_id)[subscriber].msisdn
-        extra = {"dimensions": ["msisdn"],
-                 "filters": [{"dimension_name": "msisdn", "operator": "EXACT",
-                              "expressions": [msisdn]}]}  # fmt: skip
+    extra = subscriber_scope(sandbox, subscriber)
     metric = [{"name": name, "aggregation_type": "COUNT"}]
     start, end = iso(day), iso(day + timedelta(days=1))
     daily = series(sandbox, body(sandbox, start, end, metric, "DAY", **extra))
@@ -237,12 +242,7 @@ def test_min_avg_max_and_percentile_bounds(
 def test_quality_hours_and_days_agree(
     sandbox: SandboxHandle, day: date, name: str, subscriber: int | None
 ) -> None:
-    extra: dict[str, Any] = {}
-    if subscriber is not None:
-        msisdn = sandbox.network.sims_of(sandbox.account_id)[subscriber].msisdn
-        extra = {"dimensions": ["msisdn"],
-                 "filters": [{"dimension_name": "msisdn", "operator": "EXACT",
-                              "expressions": [msisdn]}]}  # fmt: skip
+    extra = subscriber_scope(sandbox, subscriber)
     metrics = [{"name": name, "aggregation_type": a} for a in ("COUNT", "AVG", "MIN", "MAX",
                                                                "EXISTS")]  # fmt: skip
     metrics.append({"name": "ue_connections", "aggregation_type": "COUNT"})
