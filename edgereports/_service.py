@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Self
 
 from ._validate import check_http_url
-from .config import Settings
+from .config import Settings, check_api_key
 from .errors import ConfigError, InputError, SchemaError, redact
 from .http import HttpClient
 
@@ -46,8 +46,7 @@ class ServiceClient:
         retries: int = 4,
         session: requests.Session | None = None,
     ) -> None:
-        if not isinstance(api_key, str) or not api_key.strip():
-            raise ConfigError("api_key is empty; set EDGEREPORTS_API_KEY or pass api_key=")
+        key = check_api_key(api_key)
         if not isinstance(partner_name, str) or not partner_name.strip():
             raise ConfigError(
                 "partner_name is empty; set EDGEREPORTS_PARTNER_NAME (the subscription's "
@@ -62,7 +61,7 @@ class ServiceClient:
             raise ConfigError(f"timeout must be a positive number of seconds, got {timeout!r}")
         if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
             raise ConfigError(f"retries must be a whole number >= 0, got {retries!r}")
-        self._api_key = api_key.strip()
+        self._api_key = key
         self._partner_name = partner_name.strip()
         self._base_url = url
         self._http = HttpClient(

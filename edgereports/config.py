@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 from .errors import ConfigError
 
-__all__ = ["ENV_VARS", "Settings"]
+__all__ = ["ENV_VARS", "Settings", "check_api_key", "check_url"]
 
 #: The environment variables read by :meth:`Settings.from_env`, by field.
 ENV_VARS: dict[str, str] = {
@@ -22,9 +22,12 @@ ENV_VARS: dict[str, str] = {
 }
 
 
-def _check_url(name: str, value: str | None) -> str | None:
-    if value is None:
-        return None
+def check_url(name: str, value: str) -> str:
+    """Return a service address without trailing slashes.
+
+    Raises:
+        ConfigError: ``value`` is not an http(s) URL with a host.
+    """
     value = value.strip().rstrip("/")
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -32,6 +35,17 @@ def _check_url(name: str, value: str | None) -> str | None:
             f"{name} must be an http(s) URL such as https://host.example, got {value!r}"
         )
     return value
+
+
+def check_api_key(value: object) -> str:
+    """Return the API key without surrounding spaces.
+
+    Raises:
+        ConfigError: the key is not a string, or blank.
+    """
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError("api_key is empty; set EDGEREPORTS_API_KEY or pass api_key=")
+    return value.strip()
 
 
 @dataclass(frozen=True)
@@ -57,10 +71,12 @@ class Settings:
     timeout: float = 30.0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "base_url", _check_url("base_url", self.base_url))
-        object.__setattr__(self, "reporting_url", _check_url("reporting_url", self.reporting_url))
-        if self.api_key is not None and not self.api_key.strip():
-            raise ConfigError("api_key is empty; set EDGEREPORTS_API_KEY or pass api_key=")
+        for name in ("base_url", "reporting_url"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, check_url(name, value))
+        if self.api_key is not None:
+            check_api_key(self.api_key)
         if not self.timeout > 0:
             raise ConfigError(f"timeout must be a positive number of seconds, got {self.timeout}")
 

@@ -7,11 +7,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import urlsplit
 
 import orjson
 
-from ..config import Settings
+from ..config import Settings, check_api_key, check_url
 from ..errors import AuthError, ConfigError, EdgeReportsError, InputError, PartialFailure
 from ..http import HttpClient, make_session
 from ..query import Report
@@ -77,20 +76,14 @@ class ReportingClient:
         backoff: float = 0.5,
         retry_after_cap: float = 60.0,
     ) -> None:
-        if not isinstance(api_key, str) or not api_key.strip():
-            raise ConfigError("api_key is empty; pass the key or set EDGEREPORTS_API_KEY")
-        parts = urlsplit(reporting_url.strip())
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ConfigError(
-                f"reporting_url must be an http(s) URL such as https://host.example, "
-                f"got {reporting_url!r}"
-            )
+        key = check_api_key(api_key)
+        url = check_url("reporting_url", reporting_url)
         if not isinstance(max_workers, int) or max_workers < 1:
             raise ConfigError(f"max_workers must be a whole number >= 1, got {max_workers!r}")
         if not isinstance(retries, int) or retries < 0:
             raise ConfigError(f"retries must be a whole number >= 0, got {retries!r}")
-        self._api_key = api_key.strip()
-        self.reporting_url = reporting_url.strip().rstrip("/")
+        self._api_key = key
+        self.reporting_url = url
         self.max_workers = max_workers
         self.progress = progress
         self._owns_session = session is None
