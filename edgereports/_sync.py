@@ -6,29 +6,18 @@ content_id that get-all does not list yet, counts as still in progress.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from .errors import InputError, SyncTimeout, redact
+from .progress import open_progress
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["wait_until_synced"]
-
-
-def _progress(total: int, enabled: bool | None, desc: str) -> Any:
-    """A tqdm.auto bar, or None when off (auto: on in a terminal or a Jupyter kernel)."""
-    if enabled is None:
-        enabled = "ipykernel" in sys.modules or bool(getattr(sys.stderr, "isatty", bool)())
-    if not enabled:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc, unit="content", leave=True)
 
 
 def wait_until_synced(
@@ -62,7 +51,8 @@ def wait_until_synced(
         raise InputError(f"timeout must be a positive number of seconds, got {timeout}")
     interval = _positive(poll, "poll")
     deadline = time.monotonic() + limit
-    bar = _progress(len(ids), progress, "syncing")
+    bar = open_progress(progress, len(ids), "syncing", unit="content", min_items=1)
+    shown = 0
     try:
         while True:
             records = list_records()
@@ -71,8 +61,8 @@ def wait_until_synced(
             )
             status = dict(zip(latest["content_id"], latest["content_upload_status"], strict=True))
             done = [i for i in ids if _synced(status.get(i))]
-            if bar is not None:
-                bar.update(len(done) - bar.n)
+            bar.update(len(done) - shown)
+            shown = len(done)
             if len(done) == len(ids):
                 order = {cid: n for n, cid in enumerate(ids)}
                 out = latest.sort_values("content_id", key=lambda s: s.map(order))
@@ -82,8 +72,7 @@ def wait_until_synced(
                 raise _timeout(ids, done, latest, limit)
             time.sleep(min(interval, remaining))
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
 
 
 def _synced(status: object) -> bool:

@@ -18,10 +18,11 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .._version import __version__
 from ..errors import AuthError, ConfigError, EdgeReportsError, redact
+from ..progress import Progress, open_progress
 from .job import Job, load_job
 from .lock import ExportLock
 from .plan import ReportPlan, Window, plan_report, to_utc
@@ -366,22 +367,10 @@ def _weight(report: ReportJob, workers: int) -> int:
     return max(1, min(workers, len(branches(report.report))))
 
 
-def _bar(p: _Progress, setting: bool | None, position: int) -> Any:
-    from ..reporting.progress import wants_progress
-
+def _bar(p: _Progress, setting: bool | None, position: int) -> Progress:
     total = len(p.plan.windows)
-    if not total or not wants_progress(setting, max(total, 2)):
-        return _NoBar()
-    from tqdm.auto import tqdm
-
-    return tqdm(
-        total=total, desc=p.report.name, unit="window", position=position, dynamic_ncols=True
+    if not total:
+        return open_progress(False, 0, p.report.name)
+    return open_progress(
+        setting, total, p.report.name, unit="window", min_items=1, position=position
     )
-
-
-class _NoBar:
-    def update(self, n: int = 1) -> None:
-        return None
-
-    def close(self) -> None:
-        return None

@@ -13,10 +13,10 @@ import orjson
 from ..config import Settings, check_api_key, check_url
 from ..errors import AuthError, ConfigError, EdgeReportsError, InputError, PartialFailure
 from ..http import HttpClient, make_session
+from ..progress import open_progress
 from ..query import Report
 from .assemble import answer_frame, owned, parse_json
 from .parts import Part, assemble, plan_parts
-from .progress import open_progress
 from .results import FetchResult, describe_failures
 
 if TYPE_CHECKING:
