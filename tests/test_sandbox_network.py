@@ -11,9 +11,8 @@ import pytest
 
 from edgereports.sandbox import build_network
 from edgereports.sandbox.activity import accumulate
-from edgereports.sandbox.hashing import GOLDEN
 from edgereports.sandbox.network import SPEC_ACCOUNT_ID
-from edgereports.sandbox.quality import LATENCY_LEVELS, samples
+from edgereports.sandbox.quality import LATENCY_LEVELS
 
 H0 = int(np.datetime64("2022-07-07T00", "h").astype(np.int64))
 
@@ -122,14 +121,21 @@ def test_quality_samples_stay_in_their_documented_ranges() -> None:
     low = np.array([LATENCY_LEVELS[p][0] for p in profiles]) * 8
     high = np.array([LATENCY_LEVELS[p][1] for p in profiles]) * 8
     assert ((arr["qlevel"] >= low) & (arr["qlevel"] < high)).all()
-    hour_key = np.arange(H0, H0 + 24 * 14, dtype=np.uint64) * GOLDEN
-    cls = np.arange(24 * 14, dtype=np.int64) % 3  # every hour class
-    lat, jit, loss = samples(arr["qkey"], arr["qlevel"], hour_key, cls)
-    assert lat.shape == jit.shape == loss.shape == (len(net.devices), 24 * 14)
-    assert (lat >= np.floor(low * 0.9)[:, None]).all()  # the quietest load factor
-    assert (jit >= np.floor(lat * 0.04) - 1).all() and (jit <= lat * 0.25).all()
-    assert ((loss >= 0) & (loss <= 800)).all()
-    lossy = (loss > 0).mean()
-    assert 0.1 < lossy < 0.3, lossy
-    again = samples(arr["qkey"], arr["qlevel"], hour_key, cls)
-    assert all(np.array_equal(a, b) for a, b in zip((lat, jit, loss), again, strict=True))
+    lossy = connected = 0
+    for k in range(0, 200, 5):
+        one = accumulate(net, np.array([k]), H0, 24 * 14, profile=True, bases=("C", "L", "J", "P"),
+                         per_device=False)  # fmt: skip
+        assert one.profile is not None
+        conn = one.profile["C"]  # 0 or 1: one device
+        assert set(np.unique(conn)) <= {0.0, 1.0}
+        on = conn > 0
+        lat, jit, loss = (one.profile[b][on] for b in "LJP")
+        assert (lat >= np.floor(low[k] * 0.9)).all()  # the quietest load factor
+        assert (jit >= np.floor(lat * 0.04) - 1).all() and (jit <= lat * 0.25).all()
+        assert ((loss >= 0) & (loss <= 800)).all()
+        # a sample is the device's value for its hour: equal in every connected slot
+        hourly = np.where(on, one.profile["L"], np.nan)[on.any(axis=1)]
+        assert (np.nanmax(hourly, axis=1) == np.nanmin(hourly, axis=1)).all()
+        lossy += int(on.any(axis=1)[(one.profile["P"] > 0).any(axis=1)].sum())
+        connected += int(on.any(axis=1).sum())
+    assert 0.1 < lossy / connected < 0.3, lossy / connected

@@ -10,13 +10,15 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["GOLDEN", "U64", "fmix64", "fmix64_inplace", "key_of"]
+__all__ = ["EXPONENTIAL", "FMIX_M1", "FMIX_M2", "GOLDEN", "U64", "fmix64", "key_of"]
 
 U64 = npt.NDArray[np.uint64]
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xFF51AFD7ED558CCD)
-_M2 = np.uint64(0xC4CEB9FE1A85EC53)
+#: A 12-bit uniform ``u`` -> an exponential draw of mean about 1: ``EXPONENTIAL[u]``.
+EXPONENTIAL = -np.log((np.arange(4096) + 0.5) / 4096.0)
+FMIX_M1 = np.uint64(0xFF51AFD7ED558CCD)
+FMIX_M2 = np.uint64(0xC4CEB9FE1A85EC53)
 _S33 = np.uint64(33)
 
 
@@ -31,29 +33,11 @@ def fmix64(x: U64) -> U64:
     """
     with np.errstate(over="ignore"):
         y = x ^ (x >> _S33)
-        y *= _M1
+        y *= FMIX_M1
         y ^= y >> _S33
-        y *= _M2
+        y *= FMIX_M2
         y ^= y >> _S33
     return y
-
-
-def fmix64_inplace(x: U64, scratch: U64) -> None:
-    """Apply :func:`fmix64` to ``x`` in place, using ``scratch`` (same shape) as work space.
-
-    Args:
-        x: a contiguous uint64 array, overwritten with the result.
-        scratch: a uint64 array of the same shape, overwritten.
-    """
-    with np.errstate(over="ignore"):
-        np.right_shift(x, _S33, out=scratch)
-        x ^= scratch
-        x *= _M1
-        np.right_shift(x, _S33, out=scratch)
-        x ^= scratch
-        x *= _M2
-        np.right_shift(x, _S33, out=scratch)
-        x ^= scratch
 
 
 def key_of(*parts: int) -> int:

@@ -16,7 +16,7 @@ counted in eighths (of a millisecond, of a percent), so sums of samples are exac
 
 Like the activity, every value is a pure function of (seed, device, hour): the MurmurHash3
 finaliser of the device's quality key (``network.py``'s ``qkey``) and the hour, cut into 12-bit
-uniforms. Nothing here changes the activity's numbers.
+uniforms (``kernel.py`` does the arithmetic). Nothing here changes the activity's numbers.
 """
 
 from __future__ import annotations
@@ -24,9 +24,16 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .hashing import fmix64
-
-__all__ = ["LATENCY_LEVELS", "QUALITY_BASES", "QUALITY_UNIT", "level_of", "samples"]
+__all__ = [
+    "JITTER_SPAN",
+    "LATENCY_LEVELS",
+    "LOAD",
+    "LOSS_CUT",
+    "MAX_LOSS",
+    "QUALITY_BASES",
+    "QUALITY_UNIT",
+    "level_of",
+]
 
 QUALITY_BASES = ("L", "J", "P")
 #: One unit of a quality base, in milliseconds (L, J) or percent (P).
@@ -38,14 +45,14 @@ LATENCY_LEVELS = {
     "sensor": (45.0, 90.0),
     "gateway": (14.0, 24.0),
 }
-_FACTORS = -np.log((np.arange(4096) + 0.5) / 4096.0)  # exponential, mean about 1
-# per hour class (0: weekday 08-20 local, 1: night, 2: weekend 08-20 local)
-_LOAD = np.array([1.25, 0.9, 1.1])
-_LOSS_CUT = np.array([1200, 500, 800], dtype=np.uint32)  # chance of a lossy hour, /4096
-_MAX_LOSS = 800  # 100 % in eighths
-_MASK12 = np.uint32(0xFFF)
+#: Latency load factor per hour class (0: weekday 08-20 local, 1: night, 2: weekend 08-20).
+LOAD = np.array([1.25, 0.9, 1.1])
+#: Chance of a lossy hour per hour class, out of 4096.
+LOSS_CUT = np.array([1200, 500, 800], dtype=np.int64)
+MAX_LOSS = 800.0  # 100 % in eighths
+#: Jitter is (0.04 + JITTER_SPAN * a 12-bit uniform) times the latency.
+JITTER_SPAN = 0.21 / 4096.0
 
-I32 = npt.NDArray[np.int32]
 F64 = npt.NDArray[np.float64]
 
 
@@ -64,40 +71,3 @@ def level_of(profiles: list[str], qkey: npt.NDArray[np.uint64]) -> F64:
     u = (qkey >> np.uint64(52)).astype(np.float64) / 4096.0
     out: F64 = 8.0 * (lo + (hi - lo) * u)
     return out
-
-
-def samples(
-    qkey: npt.NDArray[np.uint64],
-    level: F64,
-    hour_key: npt.NDArray[np.uint64],
-    cls: npt.NDArray[np.int64],
-) -> tuple[I32, I32, I32]:
-    """Return the latency, jitter and loss samples of devices x hours, in eighths (int32).
-
-    Args:
-        qkey: the devices' quality keys.
-        level: the devices' latency levels (eighths of a millisecond).
-        hour_key: the hours' keys (``activity.py``).
-        cls: the hours' classes (0 busy, 1 night, 2 weekend day).
-
-    Returns:
-        ``(latency, jitter, loss)``, each of shape ``(devices, hours)``.
-    """
-    with np.errstate(over="ignore"):
-        bits = fmix64(qkey[:, None] ^ hour_key[None, :])
-    lo = bits.astype(np.uint32)
-    hi = (bits >> np.uint64(32)).astype(np.uint32)
-    excess = _FACTORS[hi >> np.uint32(20)]
-    excess *= 0.3
-    excess += _LOAD[cls][None, :]
-    excess *= level[:, None]
-    latency = excess.astype(np.int32)
-    share = ((hi >> np.uint32(8)) & _MASK12).astype(np.float64)
-    share *= 0.21 / 4096.0
-    share += 0.04
-    share *= latency
-    jitter = share.astype(np.int32)
-    size = _FACTORS[(lo >> np.uint32(4)) & _MASK12] * 3.0 + 1.0
-    loss = np.minimum(size, _MAX_LOSS).astype(np.int32)
-    loss *= ((lo >> np.uint32(16)) & _MASK12) < _LOSS_CUT[cls][None, :]
-    return latency, jitter, loss
