@@ -168,7 +168,7 @@ def accumulate(
         hourly_sums(*args, rates, quality, *model, sums)
     else:
         w0, w1 = window if window is not None else (h0 * 3600, (h0 + hours) * 3600)
-        spread = np.array([profile and b in bases for b in BASES])
+        spread = np.array([k for k, b in enumerate(BASES) if profile and b in bases], np.int64)
         slots = np.zeros((len(BASES), hours if profile else 0, SLOTS_PER_HOUR), dtype=np.int64)
         device_detail(*args, w0, w1, rates, quality, *model, sums, per_dev, slots, spread)
         if profile:

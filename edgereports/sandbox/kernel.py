@@ -63,10 +63,15 @@ def _session(x, threshold, act, deact, full, hour):
 
 
 @_jit
+def _div300(x):
+    """Return ``x // 300`` for ``0 <= x < 59099`` (a multiply and a shift)."""
+    return (x * 55925) >> 24
+
+
+@_jit
 def _slots(s, d):
-    """Return the 5-minute slots ``[s, s + d)`` touches (0 when d is 0); ``x // 300`` exact."""
-    last = s + d - 1 + (d == 0)
-    return (((last * 55925) >> 24) - ((s * 55925) >> 24) + 1) * (d > 0)
+    """Return how many 5-minute slots the session ``[s, s + d)`` touches (0 when d is 0)."""
+    return (_div300(s + d - 1 + (d == 0)) - _div300(s) + 1) * (d > 0)
 
 
 @_jit
@@ -135,9 +140,29 @@ def hourly_sums(
 
 
 @_jit
-def _div300(x):
-    """Return ``x // 300`` for ``0 <= x < 59099`` (a multiply and a shift)."""
-    return (x * 55925) >> 24
+def _spread(diff, rows, s, d, weights):
+    """Add a session ``[s, s + d)`` (d > 0) to one hour's per-slot differences.
+
+    Rows 0-2 (T, U, D) get the seconds inside each slot times the weight, rows 3-6 (C, L, J, P)
+    the weight once per slot the session overlaps.
+    """
+    a = _div300(s)
+    b = _div300(s + d - 1)
+    head = min(s + d, 300 * (a + 1)) - s
+    tail = s + d - 300 * b
+    for r in rows:
+        w = weights[r]
+        if r < 3 and a == b:
+            diff[r, a] += d * w
+            diff[r, a + 1] -= d * w
+        elif r < 3:  # head, full slots of 300 s, tail
+            diff[r, a] += head * w
+            diff[r, a + 1] += (300 - head) * w
+            diff[r, b] += (tail - 300) * w
+            diff[r, b + 1] -= tail * w
+        else:
+            diff[r, a] += w
+            diff[r, b + 1] -= w
 
 
 @_jit
@@ -148,14 +173,15 @@ def device_detail(
     """Like :func:`hourly_sums`, counting only ``[w0, w1)`` (epoch seconds).
 
     Also adds each device's uplink plus downlink half-bytes to ``per_dev`` (with ``rates``)
-    and, for the bases
-    flagged in ``spread``, the sums per 5-minute slot of the whole hours to ``profile``
-    (``(7, hours, 12)``): seconds (T), half-bytes (U, D) inside the slot, and one (C) or the
-    quality sample (L, J, P) per slot the session overlaps.
+    and, for the bases whose rows are listed in ``spread``, the sums per 5-minute slot of the
+    whole hours to ``profile`` (``(7, hours, 12)``): seconds (T), half-bytes (U, D) inside the
+    slot, and one (C) or the quality sample (L, J, P) per slot the session overlaps.
     """
     s0 = w0 // 300
     s1 = w1 // 300
-    spreading = spread.any()
+    windowed = w0 > h0 * 3600 or w1 < (h0 + hkey.shape[0]) * 3600
+    spreading = len(spread) > 0
+    diff = np.zeros((7, 13), dtype=np.int64)  # one hour's profile, as differences
     for j in range(hkey.shape[0]):
         hour = h0 + j
         c = cls[j]
@@ -163,11 +189,13 @@ def device_detail(
         for i in range(key.shape[0]):
             x = _fmix64(key[i] ^ hkey[j])
             s, d = _session(x, thr[c, i], act[i], deact[i], full[i], hour)
-            start = hour * 3600 + s
-            ov = max(min(start + d, w1) - max(start, w0), 0) * (d > 0)
-            first = max(hour * 12 + _div300(s), s0)
-            last = min(hour * 12 + _div300(s + d - 1 + (d == 0)), s1 - 1)
-            conn = max(last - first + 1, 0) * (d > 0)
+            ov, conn = d, _slots(s, d)
+            if windowed:
+                start = hour * 3600 + s
+                ov = max(min(start + d, w1) - max(start, w0), 0) * (d > 0)
+                first = max(hour * 12 + _div300(s), s0)
+                last = min(hour * 12 + _div300(s + d - 1 + (d == 0)), s1 - 1)
+                conn = max(last - first + 1, 0) * (d > 0)
             ru = rd = lat = jit = loss = 0
             if rates:
                 ru, rd = _rates(x, up[i], down[i], factors)
@@ -181,14 +209,14 @@ def device_detail(
             l_sum += lat * conn
             j_sum += jit * conn
             p_sum += loss * conn
-            per_dev[i] += (ru + rd) * ov
+            if rates:
+                per_dev[i] += (ru + rd) * ov
             if spreading and d > 0:
-                for k in range(_div300(s), _div300(s + d - 1) + 1):
-                    secs = min(s + d, 300 * (k + 1)) - max(s, 300 * k)
-                    weights = (secs, secs * ru, secs * rd, 1, lat, jit, loss)
-                    for b in range(7):
-                        if spread[b]:
-                            profile[b, j, k] += weights[b]
+                _spread(diff, spread, s, d, (1, ru, rd, 1, lat, jit, loss))
+        if spreading:
+            for b in spread:
+                profile[b, j] = np.cumsum(diff[b])[:12]
+                diff[b] = 0
         totals[0, j] += t_sum
         totals[1, j] += u_sum
         totals[2, j] += d_sum
