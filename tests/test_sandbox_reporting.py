@@ -195,6 +195,20 @@ def test_every_query_pattern_answers_csv_in_the_design_layout(
             assert row[4:] == [str(as_json[k]) for k in echo]
 
 
+@pytest.mark.parametrize("accept", [None, "text/csv"])
+def test_answers_carry_server_timing_with_generation_and_serialization(
+    sandbox: SandboxHandle, accept: str | None
+) -> None:
+    r = post(sandbox, patterns(sandbox)["byte_usage_subscriber"], accept=accept)
+    assert r.status_code == 200
+    entries = [e.strip().split(";") for e in r.headers["Server-Timing"].split(",")]
+    assert [e[0] for e in entries] == ["gen", "ser"]
+    for _, dur in entries:
+        assert dur.startswith("dur=")
+        assert float(dur.removeprefix("dur=")) >= 0
+    assert "Server-Timing" not in post(sandbox, {"metrics": []}).headers  # errors carry none
+
+
 def test_buckets_are_utc_aligned_and_stamped_in_the_request_offset(sandbox: SandboxHandle) -> None:
     body = patterns(sandbox)["time_usage_enterprise"]
     stamps = [p["time_stamp"] for p in post(sandbox, body).json()["result"][0]]

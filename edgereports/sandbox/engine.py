@@ -43,11 +43,17 @@ MAX_DEVICE_HOURS = 200_000_000
 
 @dataclass
 class SeriesArray:
-    """One inner array of a time series: points in output order."""
+    """One inner array of a time series: points in output order.
+
+    ``grid`` is ``(first, step)`` when the stamps are ``first + k * step`` for k = 0, 1, ...
+    in order (step 0 for a single point), else ``None`` (percentile points are ordered by
+    value). Writers may use it to reuse the texts of a grid they have already written.
+    """
 
     metric: MetricSpec
     stamps: I64
     values: F64
+    grid: tuple[int, int] | None = None
 
 
 @dataclass
@@ -271,21 +277,19 @@ def answer(
         members.append(("account_id", q.account_echo))
         return CurrentAnswer(members)
     offset, suffix = (q.offset, q.suffix) if q.keyword is None else (0, "+00:00")
-    if q.granularity is not None:
-        stamps = (h0 * 3600 + np.arange(nb, dtype=np.int64) * q.granularity).astype(np.int64)
-    else:
-        stamps = np.array([t0], dtype=np.int64)
+    grid = (h0 * 3600, q.granularity) if q.granularity is not None else (t0, 0)
+    stamps = (grid[0] + np.arange(nb, dtype=np.int64) * grid[1]).astype(np.int64)
     arrays: list[SeriesArray] = []
     for m in _rotation(q.metrics, seed):
         if len(dev) == 0:
-            arrays.append(SeriesArray(m, stamps[:0], np.zeros(0)))
+            arrays.append(SeriesArray(m, stamps[:0], np.zeros(0), grid))
             continue
         values_ = values(m, acc, whole, nb, per, mask, slots)
         if m.percentile is not None:
             order = np.argsort(values_, kind="stable")
             arrays.append(SeriesArray(m, stamps[order], values_[order]))
         else:
-            arrays.append(SeriesArray(m, stamps, values_))
+            arrays.append(SeriesArray(m, stamps, values_, grid))
     echo: list[tuple[str, Any]] = [("account_id", q.account_echo)]
     echo.extend(_echo(net, q, element, now_extra=False))
     return SeriesAnswer(arrays, offset, suffix, echo)

@@ -3,7 +3,7 @@
 Served at ``GET /openapi.json``. Every operation lists its 200 answer and a ``default`` JSON
 error (``Error``). Content and campaign operations take the header ``api_key`` (security scheme
 ``ApiKeyHeader``) and the query ``partner_name``; the report takes the query ``apikey``
-(``ApiKeyQuery``).
+(``ApiKeyQuery``), and its answers carry a ``Server-Timing`` header.
 """
 
 from __future__ import annotations
@@ -37,6 +37,12 @@ _PARTNER: J = {
     "required": True,
     "schema": _STR,
     "description": "The subscription's Service ID.",
+}
+
+_SERVER_TIMING: J = {
+    "description": "W3C Server Timing, in milliseconds: gen (credentials, parsing, "
+    "validation and the engine) and ser (rendering the body).",
+    "schema": {"type": "string", "example": "gen;dur=12.345, ser;dur=4.567"},
 }
 
 
@@ -196,6 +202,7 @@ def build_openapi(state: SandboxState) -> J:
                 "responses": {
                     "200": {
                         "description": "A time series, a current value or SIM counts",
+                        "headers": {"Server-Timing": _SERVER_TIMING},
                         "content": {
                             "application/json": {
                                 "schema": {
