@@ -154,18 +154,21 @@ def accumulate(
     Returns:
         The sums.
     """
-    from .kernel import device_detail, hourly_sums
+    from .kernel import device_detail, hourly_sums, quality_sums
 
     computed = set(bases) | ({"U", "D"} if per_device else set())
     sums = np.zeros((len(BASES), hours), dtype=np.int64)
     per_dev = np.zeros(len(dev), dtype=np.int64)
     hrs = _Hours.of(h0, hours)
-    args = (*_device_arrays(net, dev), hrs.key, hrs.cls, h0)
+    per = _device_arrays(net, dev)
+    args = (*per, hrs.key, hrs.cls, h0)
     model = (EXPONENTIAL, LOAD, LOSS_CUT)
     prof: dict[str, F64] | None = None
     rates, quality = bool(computed & {"U", "D"}), bool(computed & set(QUALITY_BASES))
     if not (profile or per_device or window is not None):
-        hourly_sums(*args, rates, quality, *model, sums)
+        hourly_sums(*per[:7], hrs.key, hrs.cls, h0, rates, EXPONENTIAL, sums)
+        if quality:
+            quality_sums(*per[:5], *per[7:], hrs.key, hrs.cls, h0, *model, sums)
     else:
         w0, w1 = window if window is not None else (h0 * 3600, (h0 + hours) * 3600)
         spread = np.array([k for k, b in enumerate(BASES) if profile and b in bases], np.int64)

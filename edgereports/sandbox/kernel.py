@@ -7,10 +7,10 @@ it into 12-bit uniforms (online: bits 52-63, session length: 28-39, start: 40-51
 the device's quality key. The numbers depend only on (seed, device, hour), never on how the
 work is cut or which kernel does it.
 
-Two kernels share the per-device-hour functions:
+Three kernels share the per-device-hour functions:
 
-- :func:`hourly_sums`, the fast path: hours outer, devices inner, nothing kept but the sums per
-  hour (compiled to SIMD code: well under a nanosecond per device-hour for the activity);
+- :func:`hourly_sums` and :func:`quality_sums`, the fast path: nothing kept but the sums per
+  hour (compiled to SIMD code: about a nanosecond per device-hour for the activity);
 - :func:`device_detail`, for everything else: a window inside the hours, sums per device (the
   top talker) and sums per 5-minute slot (the profile behind MAX, MIN and PERCENTILE).
 
@@ -27,7 +27,7 @@ from .activity import FULL_HOUR_CUT
 from .hashing import FMIX_M1, FMIX_M2
 from .quality import JITTER_SPAN, MAX_LOSS
 
-__all__ = ["device_detail", "hourly_sums"]
+__all__ = ["device_detail", "hourly_sums", "quality_sums"]
 
 _S33 = np.uint64(33)
 _MASK = np.uint64(0xFFF)
@@ -94,49 +94,61 @@ def _quality(q, level, load, cut, factors):
 
 
 @_jit
-def hourly_sums(
-    key, thr, act, deact, full, up, down, qkey, qlevel, hkey, cls, h0, rates, quality,
-    factors, load, loss_cut, totals,
-):  # fmt: skip
-    """Add the sums per hour of T, U, D, C, L, J, P (rows of ``totals``) over the devices.
+def _threshold(t0, t1, t2, c):
+    return t0 if c == 0 else (t1 if c == 1 else t2)
+
+
+@_jit
+def hourly_sums(key, thr, act, deact, full, up, down, hkey, cls, h0, rates, factors, totals):
+    """Add the sums per hour of T, C and (with ``rates``) U, D over the devices to ``totals``.
 
     Per-device arrays are already taken for the devices; ``thr`` is ``(3, devices)`` (one row
-    per hour class). ``rates``/``quality``: also sum U and D / L, J and P.
+    per hour class); ``act`` and ``deact`` are hour numbers; ``totals`` has the rows of
+    ``activity.BASES``. (Loop orders are the ones that compile to SIMD code: T and C devices
+    outer, which is fast for one device too; the rates hours outer.)
     """
-    for j in range(hkey.shape[0]):
-        hour = h0 + j
-        c = cls[j]
-        tc = thr[c]
-        t_sum = u_sum = d_sum = c_sum = 0
-        for i in range(key.shape[0]):
-            s, d = _session(_fmix64(key[i] ^ hkey[j]), tc[i], act[i], deact[i], full[i], hour)
-            t_sum += d
-            c_sum += _slots(s, d)
-        totals[0, j] += t_sum
-        totals[3, j] += c_sum
-        if rates:
+    hours = hkey.shape[0]
+    for i in range(key.shape[0]):
+        k, a, z, f = key[i], act[i] - h0, deact[i] - h0, full[i]
+        t0, t1, t2 = thr[0, i], thr[1, i], thr[2, i]
+        for j in range(hours):
+            tc = _threshold(t0, t1, t2, cls[j])
+            s, d = _session(_fmix64(k ^ hkey[j]), tc, a, z, f, j)
+            totals[0, j] += d
+            totals[3, j] += _slots(s, d)
+    if rates:
+        for j in range(hours):
+            c = cls[j]
+            u_sum = d_sum = 0
             for i in range(key.shape[0]):
                 x = _fmix64(key[i] ^ hkey[j])
-                s, d = _session(x, tc[i], act[i], deact[i], full[i], hour)
+                s, d = _session(x, thr[c, i], act[i] - h0, deact[i] - h0, full[i], j)
                 ru, rd = _rates(x, up[i], down[i], factors)
                 u_sum += ru * d
                 d_sum += rd * d
             totals[1, j] += u_sum
             totals[2, j] += d_sum
-        if quality:
-            l_sum = j_sum = p_sum = 0
-            for i in range(key.shape[0]):
-                s, d = _session(_fmix64(key[i] ^ hkey[j]), tc[i], act[i], deact[i], full[i], hour)
-                conn = _slots(s, d)
-                lat, jit, loss = _quality(
-                    _fmix64(qkey[i] ^ hkey[j]), qlevel[i], load[c], loss_cut[c], factors
-                )
-                l_sum += lat * conn
-                j_sum += jit * conn
-                p_sum += loss * conn
-            totals[4, j] += l_sum
-            totals[5, j] += j_sum
-            totals[6, j] += p_sum
+
+
+@_jit
+def quality_sums(key, thr, act, deact, full, qkey, qlevel, hkey, cls, h0, factors, load,
+                 loss_cut, totals):  # fmt: skip
+    """Add the sums per hour of L, J and P over the devices to ``totals`` (see above)."""
+    for j in range(hkey.shape[0]):
+        c = cls[j]
+        l_sum = j_sum = p_sum = 0
+        for i in range(key.shape[0]):
+            s, d = _session(_fmix64(key[i] ^ hkey[j]), thr[c, i], act[i] - h0, deact[i] - h0,
+                            full[i], j)  # fmt: skip
+            conn = _slots(s, d)
+            q = _fmix64(qkey[i] ^ hkey[j])
+            lat, jit, loss = _quality(q, qlevel[i], load[c], loss_cut[c], factors)
+            l_sum += lat * conn
+            j_sum += jit * conn
+            p_sum += loss * conn
+        totals[4, j] += l_sum
+        totals[5, j] += j_sum
+        totals[6, j] += p_sum
 
 
 @_jit
