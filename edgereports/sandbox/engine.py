@@ -90,8 +90,18 @@ def _scope(net: Network, q: ReportQuery) -> I64:
         raise ApiProblem(404, f"unknown account_id {q.account!r}", field="dimension_filter_clauses")
     dev = net.devices_of(ids.index(q.account))
     for f in q.filters:
-        dev = np.intersect1d(dev, net.devices_where(f.dimension, f.values), assume_unique=True)
+        dev = _intersect(dev, net.devices_where(f.dimension, f.values))
     return dev
+
+
+def _intersect(a: I64, b: I64) -> I64:
+    """Return the values in both sorted, unique arrays (cheap when one of them is short)."""
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    if len(large) == 0:
+        return large
+    at = np.minimum(np.searchsorted(large, small), len(large) - 1)
+    out: I64 = small[large[at] == small]
+    return out
 
 
 def _grain(dims: tuple[str, ...]) -> str | None:
@@ -112,7 +122,7 @@ def _groups(net: Network, grain: str, dev: I64) -> I64:
 
 def _element(net: Network, grain: str | None, dev: I64, first: Accumulated | None) -> I64:
     """Return the devices of the answer's element (the scope when it is one element)."""
-    if grain is None or len(dev) == 0:
+    if grain is None or len(dev) <= 1:
         return dev
     groups = _groups(net, grain, dev)
     uniq = np.unique(groups)
@@ -235,7 +245,7 @@ def answer(
             f"the request covers {len(dev) * hours} device-hours; the sandbox "
             f"computes at most {MAX_DEVICE_HOURS} per request: narrow it"
         )
-    one_element = grain is None or len(np.unique(_groups(net, grain, dev))) <= 1
+    one_element = grain is None or len(dev) <= 1 or len(np.unique(_groups(net, grain, dev))) <= 1
     bases = bases_of(q.metrics)
     whole = accumulate(
         net,

@@ -23,6 +23,7 @@ What the sandbox accepts (anything else is a 4xx JSON body naming the field):
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -114,6 +115,12 @@ def _timestamp(value: Any, field: str) -> tuple[str | None, int, int, str]:
         raise bad(f"{field} is required", field)
     if not isinstance(value, str):
         raise bad(f"{field} must be a string, not {type_name(value)}", field)
+    return _timestamp_text(value, field)
+
+
+@functools.lru_cache(maxsize=256)
+def _timestamp_text(value: str, field: str) -> tuple[str | None, int, int, str]:
+    """Parse a timestamp string (memoised: a fan-out sends the same range many times)."""
     text = value.strip()
     if text == "NOW" or text in KEYWORDS:
         return text, 0, 0, "+00:00"
