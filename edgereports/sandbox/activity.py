@@ -160,20 +160,22 @@ def accumulate(
     sums = np.zeros((len(BASES), hours), dtype=np.int64)
     per_dev = np.zeros(len(dev), dtype=np.int64)
     hrs = _Hours.of(h0, hours)
-    per = _device_arrays(net, dev)
-    args = (*per, hrs.key, hrs.cls, h0)
+    key, thr, act, deact, full, up, down, qkey, qlevel = _device_arrays(net, dev)
+    sessions = (key, thr, act, deact, full)  # what a device-hour's session needs
+    span = (hrs.key, hrs.cls, h0)
     model = (EXPONENTIAL, LOAD, LOSS_CUT)
     prof: dict[str, F64] | None = None
     rates, quality = bool(computed & {"U", "D"}), bool(computed & set(QUALITY_BASES))
     if not (profile or per_device or window is not None):
-        hourly_sums(*per[:7], hrs.key, hrs.cls, h0, rates, EXPONENTIAL, sums)
+        hourly_sums(*sessions, up, down, *span, rates, EXPONENTIAL, sums)
         if quality:
-            quality_sums(*per[:5], *per[7:], hrs.key, hrs.cls, h0, *model, sums)
+            quality_sums(*sessions, qkey, qlevel, *span, *model, sums)
     else:
         w0, w1 = window if window is not None else (h0 * 3600, (h0 + hours) * 3600)
         spread = np.array([k for k, b in enumerate(BASES) if profile and b in bases], np.int64)
         slots = np.zeros((len(BASES), hours if profile else 0, SLOTS_PER_HOUR), dtype=np.int64)
-        device_detail(*args, w0, w1, rates, quality, *model, sums, per_dev, slots, spread)
+        device_detail(*sessions, up, down, qkey, qlevel, *span, w0, w1, rates, quality, *model,
+                      sums, per_dev, slots, spread)  # fmt: skip
         if profile:
             prof = {b: slots[k].astype(np.float64) for k, b in enumerate(BASES) if b in bases}
     if not per_device:
