@@ -14,7 +14,7 @@ stays fast.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import presets
 from ._version import __version__
@@ -24,6 +24,8 @@ from .errors import (
     AuthError,
     ConfigError,
     EdgeReportsError,
+    EdgeReportsWarning,
+    EmptyResultWarning,
     ExportLocked,
     InputError,
     NotFoundError,
@@ -32,17 +34,25 @@ from .errors import (
     RateLimitError,
     SchemaError,
     SyncTimeout,
+    TopTalkerWarning,
     TransportError,
+    VocabularyWarning,
 )
-from .query import Report
-from .terms import Metric
-from .vocabulary import VocabularyWarning
+from .query import Metric, Report
+
+if TYPE_CHECKING:  # the lazily loaded names, typed for checkers and IDEs
+    from .export import read_export, run_export
+    from .normalize import read_csv, to_frame
+    from .plotting import plot
+    from .reporting import Failure, FetchResult, ReportingClient
+    from .services import Campaign, CampaignClient, ContentClient
+    from .widgets import Explorer
 
 # Public names loaded on first access: name -> module.
 _LAZY: dict[str, str] = {
-    "Campaign": ".campaigns",
-    "CampaignClient": ".campaigns",
-    "ContentClient": ".content",
+    "Campaign": ".services",
+    "CampaignClient": ".services",
+    "ContentClient": ".services",
     "Explorer": ".widgets",
     "Failure": ".reporting",
     "FetchResult": ".reporting",
@@ -62,6 +72,8 @@ __all__ = [
     "ConfigError",
     "ContentClient",
     "EdgeReportsError",
+    "EdgeReportsWarning",
+    "EmptyResultWarning",
     "Explorer",
     "ExportLocked",
     "Failure",
@@ -77,6 +89,7 @@ __all__ = [
     "SchemaError",
     "Settings",
     "SyncTimeout",
+    "TopTalkerWarning",
     "TransportError",
     "VocabularyWarning",
     "__version__",
@@ -99,4 +112,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return sorted(__all__)

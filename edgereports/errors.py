@@ -1,8 +1,30 @@
-"""The one exception tree of edgereports, and :func:`redact` for secrets in text and URLs.
+"""The one exception tree of edgereports, its warnings, and :func:`redact` for secrets.
 
-Every error the package raises is an :class:`EdgeReportsError`. Messages never contain an API
-key or an app key: anything that may carry one (URLs, bodies, chained causes) goes through
-:func:`redact` first.
+Every error the package raises is an :class:`EdgeReportsError`; every warning it emits is an
+:class:`EdgeReportsWarning`::
+
+    EdgeReportsError
+    ├── InputError (also ValueError)        bad arguments, caught before any network call
+    │   ├── QueryError                      an invalid report request; names the field
+    │   └── ConfigError                     missing or malformed settings or job files
+    ├── TransportError                      connection failures, timeouts, broken bodies
+    ├── ApiError                            a non-2xx answer; .status_code, .body_excerpt, .url
+    │   ├── AuthError                       401 / 403
+    │   ├── NotFoundError                   404
+    │   └── RateLimitError                  429 after retries ran out; .retry_after
+    ├── SchemaError                         a payload that matches no known shape; .where
+    ├── PartialFailure                      some parts failed; .failures, .frame (the rest)
+    ├── SyncTimeout (also TimeoutError)     content still not synced; .pending
+    └── ExportLocked                        another run holds the export's lock; .holder
+
+    EdgeReportsWarning (a UserWarning)
+    ├── VocabularyWarning                   a name outside the known vocabulary
+    ├── TopTalkerWarning                    grouped by a dimension that no filter pins
+    └── EmptyResultWarning                  a part or report that returned no rows
+
+Every error pickles and unpickles to an equal message and attributes (process pools pass
+them). Messages never contain an API key or an app key: anything that may carry one (URLs,
+bodies, chained causes) goes through :func:`redact` first.
 """
 
 from __future__ import annotations
@@ -16,6 +38,8 @@ __all__ = [
     "AuthError",
     "ConfigError",
     "EdgeReportsError",
+    "EdgeReportsWarning",
+    "EmptyResultWarning",
     "ExportLocked",
     "InputError",
     "NotFoundError",
@@ -24,7 +48,9 @@ __all__ = [
     "RateLimitError",
     "SchemaError",
     "SyncTimeout",
+    "TopTalkerWarning",
     "TransportError",
+    "VocabularyWarning",
     "redact",
 ]
 
@@ -64,8 +90,28 @@ def redact(text: object, secrets: Sequence[str | None] = ()) -> str:
     return out
 
 
+def _rebuild(cls: type[EdgeReportsError], args: tuple[Any, ...], state: dict[str, Any]) -> Any:
+    """Unpickle an error: its args and attributes, without calling ``__init__`` again."""
+    error = cls.__new__(cls, *args)
+    error.args = args
+    error.__dict__.update(state)
+    return error
+
+
 class EdgeReportsError(Exception):
-    """Base of every error raised by edgereports."""
+    """Base of every error raised by edgereports.
+
+    Example:
+        >>> import pickle
+        >>> e = pickle.loads(pickle.dumps(ApiError("boom", status_code=500)))
+        >>> (str(e), e.status_code)
+        ('boom', 500)
+    """
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # keyword-only attributes (status_code, failures, pending...) are not in self.args,
+        # so the default reduction (cls(*args)) would fail: rebuild from args and __dict__
+        return (_rebuild, (type(self), self.args, dict(self.__dict__)))
 
 
 class InputError(EdgeReportsError, ValueError):
@@ -182,3 +228,24 @@ class ExportLocked(EdgeReportsError):
     def __init__(self, message: str, *, holder: str = "") -> None:
         super().__init__(message)
         self.holder = holder
+
+
+class EdgeReportsWarning(UserWarning):
+    """Base of every warning edgereports emits."""
+
+
+class VocabularyWarning(EdgeReportsWarning):
+    """A name outside the known vocabulary was used; it is sent as given."""
+
+
+class TopTalkerWarning(EdgeReportsWarning):
+    """A report groups by a dimension that no filter pins to values.
+
+    The service then answers one row labelled with one member (the top talker): COUNT totals
+    the whole scope, MAX/MIN/AVG are that member's values. Pass the dimension's values to get
+    one row each.
+    """
+
+
+class EmptyResultWarning(EdgeReportsWarning):
+    """A report, or one fan-out value of it, returned no rows over its whole range."""

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 from .errors import QueryError
 from .query import Report
-from .terms import Expression
-from .times import NOW, TimeLike
-from .vocabulary import suggest
+from .query.terms import Expression
+from .query.times import NOW, TimeLike
+from .query.vocabulary import suggest
 
 __all__ = [
     "CATALOGUE",

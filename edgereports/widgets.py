@@ -16,8 +16,6 @@ from __future__ import annotations
 import html
 import io
 import json
-import os
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
@@ -25,17 +23,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import presets
-from ._version import __version__
 from .errors import EdgeReportsError, InputError
 from .query import Report
-from .times import parse_tz
+from .query.times import parse_tz
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from .reporting import ReportingClient
 
-__all__ = ["DIMENSION_PARAMS", "RANGES", "Explorer", "save_parquet"]
+__all__ = ["DIMENSION_PARAMS", "RANGES", "Explorer"]
 
 #: The range choices: dates from the pickers, or a time keyword ending at NOW.
 RANGES = ("dates", "LAST HOUR", "LAST DAY", "LAST WEEK", "LAST MONTH")
@@ -43,56 +40,6 @@ RANGES = ("dates", "LAST HOUR", "LAST DAY", "LAST WEEK", "LAST MONTH")
 DIMENSION_PARAMS = ("msisdn", "imsi", "customer_site_id")
 _DEFAULT_GRAIN = "preset default"
 _HEAD_ROWS = 10
-
-#: The Parquet metadata key holding the frame's shape and request (as the export does).
-METADATA_KEY = b"edgereports"
-
-
-def save_parquet(df: pd.DataFrame, path: str | Path) -> Path:
-    """Write one frame to a Parquet file atomically, with its shape and request as metadata.
-
-    The file appears whole or not at all (a temporary file in the same directory is moved
-    over ``path``). The frame's dtypes are kept (``string``, ``datetime64[us, UTC]``,
-    ``float64``, ``Int64``); ``df.attrs["shape"]`` and ``df.attrs["request"]`` are stored
-    under the metadata key ``edgereports``.
-
-    Args:
-        df: a normalized frame.
-        path: the file to write (parent directories are created).
-
-    Returns:
-        The path written.
-
-    Raises:
-        OSError: the file cannot be written.
-
-    Example:
-        >>> save_parquet(df, "exports/usage.parquet")  # doctest: +SKIP
-    """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    table = pa.Table.from_pandas(df, preserve_index=False)
-    info = {
-        "shape": df.attrs.get("shape"),
-        "request": df.attrs.get("request"),
-        "rows": len(df),
-        "toolkit_version": __version__,
-    }
-    metadata = dict(table.schema.metadata or {})
-    metadata[METADATA_KEY] = json.dumps(info, default=str).encode("utf-8")
-    table = table.replace_schema_metadata(metadata)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            pq.write_table(table, fh, compression="snappy")
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
 
 
 class Explorer:
@@ -340,6 +287,8 @@ class Explorer:
         name = self.export_path.value.strip()
         if not name:
             raise InputError("give a file name to export to")
+        from .export import save_parquet
+
         path = save_parquet(self.frame, Path(name).expanduser())
         self._say(f"Wrote {len(self.frame)} rows to {path}")
         return path

@@ -8,13 +8,27 @@ Sandbox fixtures:
 - ``make_sandbox`` (function scope): a factory ``make_sandbox(**serve_options)`` for a private
   instance (own seed, clock, faults, sync delay...); the clock defaults to
   :data:`SANDBOX_NOW`. Instances stop at the end of the test.
+
+Helpers (imported by tests with ``from tests.conftest import ...``):
+
+- A scripted HTTP server on loopback for the HTTP layer's tests (real sockets, no mocks).
+
+  Each request takes the next step of a script: an answer (status, headers, body), a ``drop``
+  (status line, headers with the full Content-Length and half the body, then the connection is
+  closed), a ``close`` (the connection is closed before any answer) or a ``sleep`` before the
+  answer. When the script runs out the last step repeats.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -40,3 +54,135 @@ def make_sandbox() -> Iterator[Callable[..., SandboxHandle]]:
             return stack.enter_context(serve(**options))
 
         yield factory
+
+
+@dataclass(frozen=True)
+class Step:
+    """One scripted answer."""
+
+    status: int = 200
+    body: bytes = b'{"ok": true}'
+    headers: tuple[tuple[str, str], ...] = (("Content-Type", "application/json"),)
+    drop: bool = False
+    close: bool = False
+    sleep: float = 0.0
+
+
+@dataclass
+class Seen:
+    """One request the server received."""
+
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass
+class ScriptedServer:
+    """The running server: its URL, the requests it saw, and the script."""
+
+    url: str
+    script: list[Step]
+    seen: list[Seen] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def next_step(self) -> Step:
+        with self.lock:
+            index = min(len(self.seen) - 1, len(self.script) - 1)
+            return self.script[index]
+
+    def record(self, seen: Seen) -> None:
+        with self.lock:
+            self.seen.append(seen)
+
+
+def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet
+            return None
+
+        def _serve(self) -> None:
+            try:
+                self._answer()
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True  # the client gave up (e.g. a read timeout)
+
+        def _answer(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            parts = urlsplit(self.path)
+            server.record(
+                Seen(self.command, parts.path, parse_qs(parts.query), dict(self.headers), body)
+            )
+            step = server.next_step()
+            if step.sleep:
+                time.sleep(step.sleep)
+            if step.close:
+                self.close_connection = True
+                return
+            self.send_response(step.status)
+            for name, value in step.headers:
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(step.body)))
+            if step.drop:
+                self.send_header("Connection", "close")
+            self.end_headers()
+            if step.drop:
+                self.wfile.write(step.body[: len(step.body) // 2])
+                self.wfile.flush()
+                self.close_connection = True
+                return
+            self.wfile.write(step.body)
+
+        do_GET = do_POST = do_DELETE = _serve
+
+    return Handler
+
+
+@contextmanager
+def scripted(steps: Sequence[Step]) -> Iterator[ScriptedServer]:
+    """Run a scripted server on 127.0.0.1, port 0, for the duration of the block."""
+    holder = ScriptedServer(url="", script=list(steps))
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(holder))
+    httpd.daemon_threads = True
+    holder.url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.daemon = True
+    thread.start()
+    try:
+        yield holder
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(5)
+
+
+def closed_port_url() -> str:
+    """A loopback URL on a port nothing listens on (bound, then released)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+@contextmanager
+def every_logger_at_debug() -> Iterator[None]:
+    """Set every existing logger to DEBUG for the block, then restore the levels."""
+    import logging
+
+    loggers = [logging.getLogger(n) for n in list(logging.Logger.manager.loggerDict)]
+    loggers.append(logging.getLogger())
+    levels = [log.level for log in loggers]
+    for log in loggers:
+        log.setLevel(logging.DEBUG)
+    try:
+        yield
+    finally:
+        for log, level in zip(loggers, levels, strict=True):
+            log.setLevel(level)

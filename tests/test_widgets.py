@@ -17,9 +17,10 @@ import pytest
 
 from edgereports import presets
 from edgereports.errors import AuthError, InputError, QueryError
+from edgereports.export import save_parquet
 from edgereports.reporting import ReportingClient
 from edgereports.sandbox import SandboxHandle
-from edgereports.widgets import Explorer, save_parquet
+from edgereports.widgets import Explorer
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 END = date(2022, 7, 8)  # the shared sandbox's clock is 2022-07-08T10:00:00+05:30

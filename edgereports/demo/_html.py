@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import html
 import json
-import os
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._version import __version__
+from ..export.files import atomic_write_bytes
 from ._summary import summary_table
 
 if TYPE_CHECKING:
@@ -126,13 +125,5 @@ def write_index(result: DemoResult) -> Path:
     Returns:
         The page's path.
     """
-    page = render_index(result).encode("utf-8")
-    fd, tmp = tempfile.mkstemp(prefix=".index.", suffix=".tmp", dir=result.out)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(page)
-        os.replace(tmp, result.index)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_bytes(result.index, render_index(result).encode("utf-8"))
     return result.index

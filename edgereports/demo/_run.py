@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 from ..config import Settings
 from ..errors import AuthError, ConfigError, EdgeReportsError, redact
+from ..export import save_parquet
 from ..normalize import concat_frames
 from ..plotting import plot
 from ..reporting import ReportingClient
-from ..widgets import save_parquet
 from ._html import write_index
 from ._plan import DEMO_CLOCK, PlannedReport, Subjects, plan_reports, range_end
 from ._summary import summary_table

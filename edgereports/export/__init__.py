@@ -12,36 +12,18 @@ Example:
 
 from __future__ import annotations
 
-from .job import Connection, Job, ReportJob, load_job, parse_job
-from .lock import LOCK_FILE, ExportLock
-from .plan import ReportPlan, Window, plan_report
+from .files import save_parquet
+from .job import Job, load_job
 from .read import list_reports, read_export
-from .run import make_client, run_export
-from .state import STATE_FILE, ReportState, load_state
-from .summary import ExportSummary, ReportResult, WindowFailure
-from .writer import HOOK_VAR, PART_FILE
+from .run import run_export
+from .summary import ExportSummary
 
 __all__ = [
-    "HOOK_VAR",
-    "LOCK_FILE",
-    "PART_FILE",
-    "STATE_FILE",
-    "Connection",
-    "ExportLock",
     "ExportSummary",
     "Job",
-    "ReportJob",
-    "ReportPlan",
-    "ReportResult",
-    "ReportState",
-    "Window",
-    "WindowFailure",
     "list_reports",
     "load_job",
-    "load_state",
-    "make_client",
-    "parse_job",
-    "plan_report",
     "read_export",
     "run_export",
+    "save_parquet",
 ]

@@ -16,13 +16,13 @@ from datetime import UTC, date, datetime, timedelta
 from ..errors import ConfigError
 from .reports import ReportJob
 
-__all__ = ["ReportPlan", "Window", "floor_day", "last_complete_end", "plan_report", "to_utc"]
+__all__ = ["ExportWindow", "ReportPlan", "floor_day", "last_complete_end", "plan_export", "to_utc"]
 
 _DAY = timedelta(days=1)
 
 
 @dataclass(frozen=True, order=True)
-class Window:
+class ExportWindow:
     """A fetch window ``[start, end)`` in UTC; ``start`` is a UTC midnight."""
 
     start: datetime
@@ -54,7 +54,7 @@ class ReportPlan:
     """
 
     name: str
-    windows: tuple[Window, ...]
+    windows: tuple[ExportWindow, ...]
     watermark: datetime | None
     begin: datetime
     end: datetime
@@ -105,7 +105,7 @@ def last_complete_end(now: datetime, bucket: timedelta) -> datetime:
     return midnight + ((now.astimezone(UTC) - midnight) // bucket) * bucket
 
 
-def plan_report(
+def plan_export(
     report: ReportJob,
     watermark: datetime | None,
     *,
@@ -134,12 +134,12 @@ def plan_report(
     else:
         begin = max(report.start, floor_day(watermark - report.lookback))
         reason = "incremental"
-    windows: list[Window] = []
+    windows: list[ExportWindow] = []
     step = timedelta(days=report.window_days)
     cursor = begin
     while cursor < end:
         nxt = min(cursor + step, end)
-        windows.append(Window(cursor, nxt))
+        windows.append(ExportWindow(cursor, nxt))
         cursor = nxt
     if not windows and reason == "incremental":
         reason = "up to date"

@@ -13,7 +13,7 @@ import json
 import os
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -25,11 +25,11 @@ from ..errors import AuthError, ConfigError, EdgeReportsError, redact
 from ..progress import Progress, open_progress
 from .job import Job, load_job
 from .lock import ExportLock
-from .plan import ReportPlan, Window, plan_report, to_utc
+from .plan import ExportWindow, ReportPlan, plan_export, to_utc
 from .reports import ReportJob
 from .state import ReportState, load_state, save_state
 from .summary import ExportSummary, ReportResult, WindowFailure
-from .writer import TestHook, partitions, remove_partition, sweep_temporaries, write_window
+from .writer import partitions, remove_partition, sweep_temporaries, write_window
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,7 +48,7 @@ class Fetcher(Protocol):
 
 @dataclass
 class _Fetched:
-    window: Window
+    window: ExportWindow
     frame: pd.DataFrame | None = None
     error: BaseException | None = None
     seconds: float = 0.0
@@ -76,6 +76,7 @@ def run_export(
     client: Fetcher | None = None,
     now: datetime | None = None,
     progress: bool | None = None,
+    checkpoint: Callable[[str], None] | None = None,
 ) -> ExportSummary:
     """Run an export job: fetch what is new, write it as partitioned Parquet, save watermarks.
 
@@ -91,6 +92,9 @@ def run_export(
             default one built from the job's connection and the environment.
         now: the current instant (for tests; default the real time).
         progress: show a bar per report (default: only on a terminal or in a notebook).
+        checkpoint: called with the name of each point of the write path reached
+            (``"before-move"``, ``"after-move-before-state"``); tests use it to stop a run
+            at a chosen point.
 
     Returns:
         The summary; ``summary.ok`` is False when some windows failed (they are listed, the
@@ -116,19 +120,18 @@ def run_export(
         for r in chosen:
             state = load_state(dirs[r.name])
             _check_definition(spec, r, state, full_refresh)
-            plan = plan_report(
+            plan = plan_export(
                 r, state.watermark, now=instant, until=stop, full_refresh=full_refresh
             )
             summary.reports.append(ReportResult(name=r.name, plan=plan))
         summary.seconds = time.monotonic() - started
         return summary
-    hook = TestHook.from_env()
     with ExportLock(dirs.values(), job=str(spec.source or spec.name)):
         runs: list[_Progress] = []
         for r in chosen:
             state = load_state(dirs[r.name])
             _check_definition(spec, r, state, full_refresh)
-            plan = plan_report(
+            plan = plan_export(
                 r, state.watermark, now=instant, until=stop, full_refresh=full_refresh
             )
             sweep_temporaries(dirs[r.name])
@@ -137,10 +140,10 @@ def run_export(
             summary.reports.append(result)
         if any(p.plan.windows for p in runs):
             if client is not None:
-                _run_all(runs, client, spec.max_workers, hook, full_refresh, progress)
+                _run_all(runs, client, spec.max_workers, checkpoint, full_refresh, progress)
             else:
                 with make_client(spec) as own:
-                    _run_all(runs, own, spec.max_workers, hook, full_refresh, progress)
+                    _run_all(runs, own, spec.max_workers, checkpoint, full_refresh, progress)
     summary.seconds = time.monotonic() - started
     return summary
 
@@ -203,7 +206,7 @@ def _run_all(
     runs: list[_Progress],
     client: Fetcher,
     workers: int,
-    hook: TestHook,
+    checkpoint: Callable[[str], None] | None,
     full_refresh: bool,
     progress: bool | None,
 ) -> None:
@@ -218,7 +221,7 @@ def _run_all(
         p.result.fetch_seconds += got.seconds
         bars[id(p)].update(1)
         if got.error is None and got.frame is not None:
-            _write(p, i, got, hook)
+            _write(p, i, got, checkpoint)
             return None
         _fail(p, i, got.error)
         return got.error if isinstance(got.error, AuthError) else None
@@ -259,7 +262,7 @@ def _run_all(
                 _prune(p)
 
 
-def _fetch(client: Fetcher, report: ReportJob, window: Window) -> _Fetched:
+def _fetch(client: Fetcher, report: ReportJob, window: ExportWindow) -> _Fetched:
     started = time.monotonic()
     try:
         frame = client.fetch(
@@ -271,7 +274,9 @@ def _fetch(client: Fetcher, report: ReportJob, window: Window) -> _Fetched:
         return _Fetched(window, error=exc, seconds=time.monotonic() - started)
 
 
-def _write(p: _Progress, index: int, got: _Fetched, hook: TestHook) -> None:
+def _write(
+    p: _Progress, index: int, got: _Fetched, checkpoint: Callable[[str], None] | None
+) -> None:
     window = got.window
     assert got.frame is not None
     p.result.largest_frame_bytes = max(
@@ -293,7 +298,7 @@ def _write(p: _Progress, index: int, got: _Fetched, hook: TestHook) -> None:
             start=window.start,
             end=window.end,
             metadata=metadata,
-            hook=hook,
+            checkpoint=checkpoint,
         )
     except (OSError, ValueError) as exc:
         p.result.write_seconds += time.monotonic() - started
@@ -314,7 +319,8 @@ def _write(p: _Progress, index: int, got: _Fetched, hook: TestHook) -> None:
             shape=p.report.shape,
             columns=wrote.dimensions,
         )
-    hook.reach("after-move-before-state")
+    if checkpoint is not None:
+        checkpoint("after-move-before-state")
     _advance(p)
 
 
@@ -362,7 +368,7 @@ def _prune(p: _Progress) -> None:
 
 def _weight(report: ReportJob, workers: int) -> int:
     """The requests one window of ``report`` sends at once (its fan-out, capped)."""
-    from ..reporting.fanout import branches
+    from ..reporting.plan import branches
 
     return max(1, min(workers, len(branches(report.report))))
 

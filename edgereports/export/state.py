@@ -10,8 +10,6 @@ Readers such as pyarrow, Spark and Trino skip names that start with ``_`` or ``.
 from __future__ import annotations
 
 import json
-import os
-import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,14 +17,13 @@ from typing import Any
 
 from .._version import __version__
 from ..errors import ConfigError
+from .files import atomic_write_bytes
 
 __all__ = [
     "STATE_FILE",
     "ReportState",
-    "atomic_write_bytes",
     "load_state",
     "save_state",
-    "temporary_path",
 ]
 
 STATE_FILE = "_state.json"
@@ -102,41 +99,6 @@ def save_state(report_dir: Path, state: ReportState) -> None:
     """Write the state atomically (temporary file, fsync, :func:`os.replace`)."""
     text = json.dumps(state.to_json(), indent=2, sort_keys=False) + "\n"
     atomic_write_bytes(report_dir / STATE_FILE, text.encode("utf-8"))
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same directory."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = temporary_path(path)
-    try:
-        with open(tmp, "xb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    fsync_dir(path.parent)
-
-
-def temporary_path(path: Path) -> Path:
-    """A fresh hidden name beside ``path`` (``.NAME.<random>.tmp``; the umask applies)."""
-    return path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
-
-
-def fsync_dir(directory: Path) -> None:
-    """Flush a directory entry to disk (where the platform allows it)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def now_utc() -> datetime:

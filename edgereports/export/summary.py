@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .plan import ReportPlan, Window
+from .plan import ExportWindow, ReportPlan
 
 __all__ = ["ExportSummary", "ReportResult", "WindowFailure"]
 
@@ -26,7 +26,7 @@ class WindowFailure:
     """
 
     report: str
-    window: Window
+    window: ExportWindow
     kind: str
     message: str
     error: BaseException | None = field(default=None, repr=False, compare=False)

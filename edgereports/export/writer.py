@@ -9,37 +9,33 @@ back empty loses its old file. The partition value lives in the path only (Hive 
 files carry the pinned schema of :mod:`edgereports.schema` and, under the metadata key
 ``edgereports``, the request of the window (no secret), the report name and the toolkit version.
 
-Test hook (for the test suite only): ``EDGEREPORTS_EXPORT_TEST_HOOK=POINT[:N]`` makes the
-process SIGKILL itself the N-th time (default first) it reaches POINT, ``before-move`` (a
-partition's temporary file is on disk, not yet moved) or ``after-move-before-state`` (a window's
-partitions are moved, the state is not saved yet). Never set it in production.
+Tests stop a run at fixed points of this path through the ``checkpoint`` callback of
+:func:`~edgereports.export.run_export` (``"before-move"``: a partition's temporary file is on
+disk, not yet moved; ``"after-move-before-state"``: a window's partitions are moved, the state
+is not saved yet).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
-import signal
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
-from .state import fsync_dir, temporary_path
+from .files import METADATA_KEY, atomic_write
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "HOOK_POINTS",
-    "HOOK_VAR",
+    "CHECKPOINTS",
     "METADATA_KEY",
     "PART_FILE",
-    "TestHook",
     "WindowWrite",
     "partition_dir",
     "partitions",
@@ -49,50 +45,9 @@ __all__ = [
 ]
 
 PART_FILE = "part.parquet"
-METADATA_KEY = b"edgereports"
-HOOK_VAR = "EDGEREPORTS_EXPORT_TEST_HOOK"
-HOOK_POINTS = ("before-move", "after-move-before-state")
+#: The named points of the write path that a ``checkpoint`` callback is called at.
+CHECKPOINTS = ("before-move", "after-move-before-state")
 _DAY_DIR = re.compile(r"day=(\d{4}-\d{2}-\d{2})")
-
-
-class TestHook:
-    """Kill the process at a fixed point of the write path (tests only; see the module doc).
-
-    Args:
-        spec: ``POINT[:N]``, or ``None``/empty for no hook.
-
-    Raises:
-        ValueError: an unknown point or count.
-    """
-
-    __test__ = False  # not a pytest test class
-
-    def __init__(self, spec: str | None) -> None:
-        self.point: str | None = None
-        self.count = 1
-        self._seen = 0
-        if spec:
-            point, _, count = spec.strip().partition(":")
-            if point not in HOOK_POINTS or (count and not count.isdigit()) or count == "0":
-                raise ValueError(
-                    f"{HOOK_VAR}={spec!r}: expected one of {', '.join(HOOK_POINTS)}, "
-                    "optionally followed by :N"
-                )
-            self.point = point
-            self.count = int(count or 1)
-
-    @classmethod
-    def from_env(cls) -> TestHook:
-        """The hook set in the environment (none when the variable is unset)."""
-        return cls(os.environ.get(HOOK_VAR))
-
-    def reach(self, point: str) -> None:
-        """Mark that ``point`` was reached; SIGKILL this process when it is the chosen one."""
-        if point != self.point:
-            return
-        self._seen += 1
-        if self._seen == self.count:
-            os.kill(os.getpid(), signal.SIGKILL)
 
 
 @dataclass(frozen=True)
@@ -164,7 +119,7 @@ def write_window(
     start: datetime,
     end: datetime,
     metadata: Mapping[str, Any],
-    hook: TestHook | None = None,
+    checkpoint: Callable[[str], None] | None = None,
 ) -> WindowWrite:
     """Write the days of one window, each to its partition, atomically.
 
@@ -177,7 +132,7 @@ def write_window(
         start: the window start (UTC).
         end: the window end (UTC).
         metadata: JSON-ready facts stored in every file (request, report name, window).
-        hook: the test hook.
+        checkpoint: called with the name of each point of :data:`CHECKPOINTS` reached.
 
     Returns:
         What was written.
@@ -239,7 +194,7 @@ def write_window(
         info.setdefault("toolkit_version", __version__)
         info.setdefault("written_at", datetime.now(UTC).isoformat(timespec="seconds"))
         part = part.replace_schema_metadata({METADATA_KEY: json.dumps(info).encode("utf-8")})
-        size += _write_atomic(part, partition_dir(report_dir, day), hook, system)
+        size += _write_part(part, partition_dir(report_dir, day), checkpoint, system)
         del part, order
         rows += hi - lo
         files += 1
@@ -278,23 +233,14 @@ def _cast(table: Any, target: Any, pool: Any) -> Any:
     return pa.Table.from_arrays(columns, schema=target)
 
 
-def _write_atomic(table: Any, directory: Path, hook: TestHook | None, pool: Any = None) -> int:
+def _write_part(
+    table: Any, directory: Path, checkpoint: Callable[[str], None] | None, pool: Any
+) -> int:
     import pyarrow.parquet as pq
 
-    directory.mkdir(parents=True, exist_ok=True)
-    target = directory / PART_FILE
-    tmp = temporary_path(target)
-    try:
-        with open(tmp, "xb") as fh:
-            pq.write_table(table, fh, compression="snappy", memory_pool=pool)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if hook is not None:
-            hook.reach("before-move")
-        size = os.path.getsize(tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    fsync_dir(directory)
-    return size
+    before_move = None if checkpoint is None else lambda: checkpoint("before-move")
+    return atomic_write(
+        directory / PART_FILE,
+        lambda fh: pq.write_table(table, fh, compression="snappy", memory_pool=pool),
+        before_move=before_move,
+    )

@@ -13,8 +13,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import SchemaError, redact
+from ..query.vocabulary import FILTER_DIMENSIONS, METRICS
 from ..schema import STRING, identifier
-from ..vocabulary import FILTER_DIMENSIONS, METRICS
 
 #: The metric names the service is known to answer with (SPEC 2.8 and DESIGN's live facts).
 KNOWN_METRICS = frozenset(METRICS)

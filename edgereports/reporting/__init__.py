@@ -1,4 +1,8 @@
-"""The reporting client: run/fetch, window planning, fan-out, concurrency and progress.
+"""The reporting client: one report in, one tidy frame out.
+
+``client`` runs and fetches (concurrency, progress, errors); ``plan`` says which requests a
+report becomes (fan-out, then windows); ``assemble`` decodes the answers and puts the frame
+together; ``results`` holds what a pull returns when parts fail.
 
 Example:
     >>> import edgereports as er
@@ -9,34 +13,7 @@ Example:
 
 from __future__ import annotations
 
-from .client import CSV, JSON, REPORT_PATH, ReportingClient
-from .fanout import Branch, branches, metric_groups
+from .client import CSV, JSON, ReportingClient
 from .results import Failure, FetchResult
-from .windows import (
-    BUCKETS,
-    DEFAULT_WINDOWS,
-    SIM_COUNT_WINDOW,
-    Window,
-    bucket_of,
-    plan_report,
-    plan_windows,
-)
 
-__all__ = [
-    "BUCKETS",
-    "CSV",
-    "DEFAULT_WINDOWS",
-    "JSON",
-    "REPORT_PATH",
-    "SIM_COUNT_WINDOW",
-    "Branch",
-    "Failure",
-    "FetchResult",
-    "ReportingClient",
-    "Window",
-    "branches",
-    "bucket_of",
-    "metric_groups",
-    "plan_report",
-    "plan_windows",
-]
+__all__ = ["CSV", "JSON", "Failure", "FetchResult", "ReportingClient"]

@@ -11,18 +11,20 @@ metric's place in the request, then by time.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..errors import SchemaError
-from .windows import Window
+from ..errors import EdgeReportsError, SchemaError
+from .plan import Part, Window
+from .results import Failure
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["answer_frame", "combine", "owned", "parse_json"]
+__all__ = ["answer_frame", "assemble", "combine", "owned", "parse_json"]
 
 
 def parse_json(body: bytes, what: str, redact: Callable[[object], str]) -> Any:
@@ -101,3 +103,43 @@ def combine(frames: list[pd.DataFrame], request: dict[str, Any], ordered: bool) 
     frame = concat_frames(frames)
     frames.clear()
     return frame if ordered else canonical_order(frame, request)
+
+
+def assemble(
+    plan: list[list[Part]], outcomes: list[Any], request: dict[str, Any]
+) -> tuple[pd.DataFrame | None, list[Failure]]:
+    """Concatenate the owned rows of every part (branch by branch, windows in order), sorted
+    as one answer would be; a failed part contributes no row and one failure.
+
+    ``outcomes`` (per part its frame or its error) is emptied once read: the parts' frames
+    are released as soon as they are concatenated.
+    """
+    failures: list[Failure] = []
+    frames = []
+    parts = [p for branch in plan for p in branch]
+    for part, result in zip(parts, outcomes, strict=True):
+        if isinstance(result, BaseException):
+            failures.append(_failure(part, result))
+        else:
+            frames.append(result)
+    outcomes.clear()
+    if not frames:
+        return None, failures
+    frame = combine(frames, request, ordered=len(parts) == 1)
+    frame.attrs["request"] = copy.deepcopy(request)
+    return frame, failures
+
+
+def _failure(part: Part, error: BaseException) -> Failure:
+    try:
+        sent = part.sent.to_request()
+    except EdgeReportsError:  # pragma: no cover - validated before sending
+        sent = {}
+    return Failure(
+        report=part.report,
+        request=sent,
+        window=part.window,
+        values=dict(part.fan.values),
+        metrics=part.fan.metrics,
+        error=error,
+    )

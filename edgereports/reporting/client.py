@@ -15,8 +15,8 @@ from ..errors import AuthError, ConfigError, EdgeReportsError, InputError, Parti
 from ..http import HttpClient, make_session
 from ..progress import open_progress
 from ..query import Report
-from .assemble import answer_frame, owned, parse_json
-from .parts import Part, assemble, plan_parts
+from .assemble import answer_frame, assemble, owned, parse_json
+from .plan import Part, plan_parts
 from .results import FetchResult, describe_failures
 
 if TYPE_CHECKING:

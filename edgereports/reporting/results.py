@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..terms import Expression
-from .windows import Window
+from ..query.terms import Expression
+from .plan import Window
 
 if TYPE_CHECKING:
     import pandas as pd

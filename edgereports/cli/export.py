@@ -1,0 +1,132 @@
+"""The ``edgereports export`` subcommand: run an export job file (made for cron and systemd).
+
+Exit status: 0 every window written (or a dry run); 1 some windows failed (they are listed, the
+others are written, the next run retries them) or a service error stopped the run; 2 a bad job
+file, bad arguments or missing settings; 3 another run holds the lock.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from ..errors import EdgeReportsError, ExportLocked, InputError
+
+__all__ = ["EXIT_FAILED", "EXIT_LOCKED", "EXIT_OK", "EXIT_USAGE", "add_parser", "run"]
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_LOCKED = 3
+
+DESCRIPTION = """\
+Fetch what is new for every report of a job file and write it to
+OUTPUT/<report>/day=YYYY-MM-DD/part.parquet. The first run fetches from each report's start
+date; later runs from the saved watermark minus the lookback (in whole UTC days), up to the
+last complete bucket. Each day's file is replaced whole and atomically, so re-runs never
+duplicate rows. The API key comes from the environment (EDGEREPORTS_API_KEY or the variable
+named by api_key_env); the reporting URL from EDGEREPORTS_REPORTING_URL unless the job file
+sets it.
+"""
+
+EPILOG = """\
+exit status: 0 ok, 1 some windows failed (the others are written; the next run retries),
+2 bad job file or arguments, 3 another run holds the lock.
+
+examples:
+  edgereports export nightly.toml --dry-run
+  edgereports export nightly.toml
+  edgereports export nightly.toml --only usage_daily --full-refresh
+  edgereports export nightly.toml --until 2024-06-30
+"""
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``export`` subcommand to an argparse subparsers object.
+
+    Args:
+        subparsers: what ``ArgumentParser.add_subparsers()`` returned.
+
+    Returns:
+        The subcommand's parser (its handler is set as ``handler``).
+    """
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "export",
+        help="run a scheduled export job (TOML) to partitioned Parquet",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("jobfile", metavar="JOBFILE", help="the TOML job file")
+    p.add_argument(
+        "--until",
+        metavar="T",
+        help="stop at T (YYYY-MM-DD or ISO-8601 with offset), rounded down to a UTC midnight",
+    )
+    p.add_argument(
+        "--only",
+        metavar="NAME",
+        action="append",
+        help="run only this report (repeat for several)",
+    )
+    p.add_argument("--dry-run", action="store_true", help="print the windows it would fetch")
+    p.add_argument(
+        "--full-refresh",
+        action="store_true",
+        help="ignore the watermarks and rebuild each report from its start date",
+    )
+    bar = p.add_mutually_exclusive_group()
+    bar.add_argument(
+        "--progress", dest="progress", action="store_const", const=True, help="show progress bars"
+    )
+    bar.add_argument(
+        "--no-progress", dest="progress", action="store_const", const=False, help="no bars"
+    )
+    p.set_defaults(handler=run, progress=None)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the subcommand; print the plan or the summary; return the exit status."""
+    # pyarrow's Parquet writer takes its buffers from Arrow's process-wide default pool, whose
+    # allocator keeps several MiB of huge pages per process; the system allocator keeps an
+    # export's peak memory bounded (benchmarks/bench_export.py). It must be chosen before
+    # pyarrow is imported, so only this command's own process does it, and a value the user
+    # set wins.
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+    from ..export import run_export
+
+    try:
+        summary = run_export(
+            args.jobfile,
+            until=args.until,
+            only=args.only,
+            dry_run=args.dry_run,
+            full_refresh=args.full_refresh,
+            progress=args.progress,
+        )
+    except ExportLocked as exc:
+        print(f"edgereports: export locked: {exc}", file=sys.stderr)
+        return EXIT_LOCKED
+    except InputError as exc:
+        print(f"edgereports: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except EdgeReportsError as exc:
+        print(f"edgereports: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    print(summary)
+    return summary.exit_code
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``edgereports export`` on its own (what the tests and ``python -m`` use)."""
+    parser = argparse.ArgumentParser(prog="edgereports")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["export", *(sys.argv[1:] if argv is None else argv)])
+    return int(args.handler(args))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

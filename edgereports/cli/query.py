@@ -1,0 +1,157 @@
+"""The flags that describe one report (a preset or a request), and the ``presets`` and
+``query`` commands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from .. import presets
+from ..errors import QueryError
+from ..query import Report
+
+__all__ = ["add_parsers", "add_report_arguments", "report_from_args"]
+
+
+def add_report_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags that describe one report: a preset with its parameters, or a request."""
+    g = parser.add_argument_group("report")
+    g.add_argument("--preset", help="a preset name (see 'edgereports presets')")
+    g.add_argument("--account-id", help="the account to report on")
+    g.add_argument("--start", help="range start: ISO-8601 with offset, YYYY-MM-DD, or a keyword")
+    g.add_argument("--end", help="range end: ISO-8601 with offset, YYYY-MM-DD, or NOW")
+    g.add_argument("--now", action="store_true", help="the current five-minute window")
+    g.add_argument("--last", metavar="PERIOD", help="HOUR, DAY, WEEK or MONTH up to NOW")
+    g.add_argument("--tz", help="zone for YYYY-MM-DD dates: +05:30, UTC or an IANA name")
+    g.add_argument("--granularity", help="DAY or HOUR")
+    g.add_argument("--by", action="append", default=[], metavar="DIM", help="group by (repeat)")
+    g.add_argument(
+        "--where",
+        action="append",
+        default=[],
+        metavar="DIM=V1,V2",
+        help="EXACT filter (repeat)",
+    )
+    g.add_argument(
+        "--metric",
+        action="append",
+        default=[],
+        metavar="NAME[:AGG][@PCT]",
+        help="a metric, e.g. uplink_bytes:COUNT or uplink_bandwidth@95 (repeat)",
+    )
+    g.add_argument("--msisdn", action="append", help="preset parameter (repeat for several)")
+    g.add_argument("--imsi", action="append", help="preset parameter (repeat for several)")
+    g.add_argument(
+        "--customer-site-id", action="append", help="preset parameter (repeat for several)"
+    )
+    g.add_argument("--percentile", type=float, help="preset parameter (0-100)")
+    g.add_argument("--strict", action="store_true", help="unknown names are errors, not warnings")
+
+
+def _one_or_many(values: list[str] | None) -> str | list[str] | None:
+    if not values:
+        return None
+    return values[0] if len(values) == 1 else values
+
+
+def _number(text: str) -> int | float:
+    value = float(text)
+    return int(value) if value.is_integer() else value
+
+
+def report_from_args(args: argparse.Namespace) -> Report:
+    """Build the report the flags describe (a preset, or a request from flags).
+
+    Raises:
+        QueryError: the flags do not make a valid report.
+    """
+    if args.preset:
+        start, end = args.start, args.end
+        if args.last:
+            start, end = f"LAST {args.last.upper()}", "NOW"
+        params: dict[str, Any] = {
+            "account_id": args.account_id,
+            "start": start,
+            "end": end,
+            "msisdn": _one_or_many(args.msisdn),
+            "imsi": _one_or_many(args.imsi),
+            "customer_site_id": _one_or_many(args.customer_site_id),
+            "percentile": None if args.percentile is None else _number(str(args.percentile)),
+        }
+        info = presets.get(args.preset)
+        allowed = {p.name for p in info.params}
+        params = {k: v for k, v in params.items() if k in allowed or v is not None}
+        return presets.build(args.preset, **params)
+    report = Report(account_id=args.account_id, tz=args.tz, strict=args.strict)
+    if args.now:
+        report = report.now()
+    elif args.last:
+        report = report.last(args.last)
+    elif args.start or args.end:
+        if not (args.start and args.end):
+            raise QueryError("give both --start and --end", field="end_date_time")
+        report = report.between(args.start, args.end)
+    if args.granularity:
+        report = report.granularity(args.granularity)
+    if args.by:
+        report = report.by(args.by)
+    for item in args.where:
+        dim, sep, values = item.partition("=")
+        if not sep:
+            raise QueryError(f"--where {item!r} must look like DIM=V1,V2", field="where")
+        report = report.filter(dim.strip(), [v.strip() for v in values.split(",")])
+    for item in args.metric:
+        rest, _, pct = item.partition("@")
+        name, _, agg = rest.partition(":")
+        try:
+            percentile = _number(pct) if pct else None
+        except ValueError:
+            raise QueryError(
+                f"--metric {item!r}: {pct!r} is not a number", field="metric"
+            ) from None
+        report = report.metric(name, agg or None, percentile=percentile)
+    return report
+
+
+def _cmd_presets(args: argparse.Namespace) -> int:
+    if args.json:
+        rows = [
+            {
+                "name": p.name,
+                "purpose": p.purpose,
+                "params": [
+                    {"name": q.name, "required": q.required, "help": q.help} for q in p.params
+                ],
+            }
+            for p in presets.CATALOGUE
+        ]
+        print(json.dumps(rows, indent=2))
+        return 0
+    width = max(len(p.name) for p in presets.CATALOGUE)
+    for p in presets.CATALOGUE:
+        params = ", ".join(q.name if q.required else f"[{q.name}]" for q in p.params)
+        print(f"{p.name:<{width}}  {p.purpose}\n{'':<{width}}  params: {params}")
+    return 0
+
+
+def _cmd_query(args: argparse.Namespace) -> int:
+    request = report_from_args(args).to_request()
+    print(json.dumps(request, indent=None if args.compact else 2))
+    return 0
+
+
+def add_parsers(sub: Any) -> None:
+    """Add the ``presets`` and ``query`` commands."""
+    p = sub.add_parser("presets", help="list the report presets", description="List the presets.")
+    p.add_argument("--json", action="store_true", help="print the catalogue as JSON")
+    p.set_defaults(handler=_cmd_presets)
+
+    p = sub.add_parser(
+        "query",
+        help="print the JSON request of a preset or of flags",
+        description="Build a report request from a preset or from flags and print its JSON.",
+    )
+    add_report_arguments(p)
+    p.add_argument("--compact", action="store_true", help="print on one line")
+    p.set_defaults(handler=_cmd_query)

@@ -1,0 +1,174 @@
+"""The ``edgereports report`` command: fetch a report and print or write it.
+
+Exit status: 0 success; 1 a service, transport or data error, including a partial failure
+(nothing is written then); 2 bad input (flags, a query the spec does not allow, settings).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import re
+import sys
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..config import Settings
+from ..errors import EdgeReportsError, InputError, PartialFailure
+from ..export.files import atomic_write, save_parquet
+from .query import add_report_arguments, report_from_args
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["EPILOG", "add_parser", "cmd_report", "parse_duration"]
+
+EPILOG = """\
+examples:
+  edgereports report --preset time_usage_enterprise --account-id A \\
+      --start 2024-01-01 --end 2025-01-01 --csv usage.csv
+  edgereports report --preset byte_usage_subscriber --account-id A --msisdn 919876543210 \\
+      --msisdn 919876543211 --start 2024-06-01 --end 2024-07-01 --parquet bytes.parquet
+
+settings come from EDGEREPORTS_API_KEY and EDGEREPORTS_REPORTING_URL (or --reporting-url).
+Without --json/--csv/--parquet the frame is printed as a table.
+
+exit status:
+  0  the whole report was fetched and written
+  1  a service, transport or data error, including a partial failure (nothing is written)
+  2  bad input: flags, a query the spec does not allow, missing settings
+"""
+
+_DURATION = re.compile(r"^\s*(\d+)\s*([hdw])\s*$", re.IGNORECASE)
+_UNITS = {"h": timedelta(hours=1), "d": timedelta(days=1), "w": timedelta(weeks=1)}
+
+
+def parse_duration(text: str | None) -> timedelta | None:
+    """Read a window length such as ``12h``, ``7d`` or ``2w``; None stays None.
+
+    Raises:
+        InputError: the text is not a whole number of hours, days or weeks.
+
+    Example:
+        >>> parse_duration("7d")
+        datetime.timedelta(days=7)
+    """
+    if text is None:
+        return None
+    match = _DURATION.match(text)
+    if not match or int(match[1]) == 0:
+        raise InputError(f"--window {text!r} must look like 12h, 7d or 2w")
+    return int(match[1]) * _UNITS[match[2].lower()]
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``report`` subcommand to an ``add_subparsers()`` object.
+
+    Args:
+        subparsers: what ``ArgumentParser.add_subparsers()`` returned.
+
+    Returns:
+        The subcommand's parser (its handler is :func:`cmd_report`).
+    """
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "report",
+        help="fetch a report and print it, or write JSON, CSV or Parquet",
+        description="Fetch a report (windows, fan-out and retries included) as one tidy table.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_report_arguments(p)
+    out = p.add_argument_group("output (one of; default: a table on stdout)")
+    only = out.add_mutually_exclusive_group()
+    only.add_argument(
+        "--json", nargs="?", const="-", metavar="FILE", help="JSON records to FILE or stdout"
+    )
+    only.add_argument("--csv", nargs="?", const="-", metavar="FILE", help="CSV to FILE or stdout")
+    only.add_argument("--parquet", metavar="FILE", help="a Parquet file")
+    net = p.add_argument_group("fetching")
+    net.add_argument(
+        "--reporting-url", help="the reporting API (default EDGEREPORTS_REPORTING_URL)"
+    )
+    net.add_argument("--window", metavar="DURATION", help="window length, e.g. 12h, 7d, 2w")
+    net.add_argument("--workers", type=int, default=8, help="requests in flight (default 8)")
+    net.add_argument("--retries", type=int, default=4, help="retries per request (default 4)")
+    net.add_argument(
+        "--accept", choices=["json", "csv"], default="json", help="answer format to ask for"
+    )
+    net.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar (default: when stderr is a terminal)",
+    )
+    p.set_defaults(handler=cmd_report)
+    return p
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Run ``edgereports report``; returns the exit status (errors are printed to stderr)."""
+    try:
+        frame = _fetch(args)
+        _write(frame, args)
+    except InputError as exc:
+        print(f"edgereports: error: {exc}", file=sys.stderr)
+        return 2
+    except PartialFailure as exc:
+        print(f"edgereports: PartialFailure: {exc}", file=sys.stderr)
+        return 1
+    except EdgeReportsError as exc:
+        print(f"edgereports: {type(exc).__name__}: {exc}", file=sys.stderr)
+        for note in getattr(exc, "__notes__", ()):
+            print(f"edgereports: {note}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _fetch(args: argparse.Namespace) -> pd.DataFrame:
+    from ..reporting import CSV, JSON, ReportingClient
+
+    report = report_from_args(args)
+    window = parse_duration(args.window)
+    settings = Settings.from_env()
+    if args.reporting_url:
+        settings = dataclasses.replace(settings, reporting_url=args.reporting_url)
+    if args.workers < 1 or args.retries < 0:
+        raise InputError("--workers must be 1 or more and --retries 0 or more")
+    with ReportingClient.from_settings(
+        settings, max_workers=args.workers, retries=args.retries, progress=args.progress
+    ) as client:
+        return client.fetch(report, window=window, accept=CSV if args.accept == "csv" else JSON)
+
+
+def _write(frame: pd.DataFrame, args: argparse.Namespace) -> None:
+    if args.parquet:
+        _atomic(args.parquet, lambda path: save_parquet(frame, path, make_parents=False))
+    elif args.csv:
+        _emit(args.csv, frame.to_csv(index=False))
+    elif args.json:
+        text = frame.to_json(orient="records", date_format="iso", date_unit="us")
+        _emit(args.json, (text or "[]") + "\n")
+    else:
+        print(frame.to_string(index=False) if len(frame) else "(no rows)")
+
+
+def _emit(target: str, text: str) -> None:
+    if target == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        data = text.encode("utf-8")
+        _atomic(
+            target, lambda path: atomic_write(path, lambda fh: fh.write(data), make_parents=False)
+        )
+
+
+def _atomic(target: str, write: Callable[[Path], object]) -> None:
+    """Write one output file atomically; a refusal of the disk is one line (exit 2)."""
+    path = Path(target)
+    try:
+        write(path)
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None

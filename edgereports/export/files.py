@@ -1,0 +1,137 @@
+"""Atomic files: every file edgereports writes appears whole or not at all.
+
+One writer serves every surface (the export's partitions and state, ``edgereports report
+--parquet/--csv/--json``, the explorer's "Save Parquet", the demo): the bytes go to a hidden
+temporary file beside the target, are flushed to disk and moved over the target with
+:func:`os.replace`; on any failure the temporary file is removed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from .._version import __version__
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "METADATA_KEY",
+    "atomic_write",
+    "atomic_write_bytes",
+    "fsync_dir",
+    "save_parquet",
+    "temporary_path",
+]
+
+#: The Parquet metadata key holding a frame's shape and request (no secret).
+METADATA_KEY = b"edgereports"
+
+
+def temporary_path(path: Path) -> Path:
+    """A fresh hidden name beside ``path`` (``.NAME.<random>.tmp``; the umask applies)."""
+    return path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+
+
+def fsync_dir(directory: Path) -> None:
+    """Flush a directory entry to disk (where the platform allows it)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(
+    path: Path,
+    write: Callable[[IO[bytes]], object],
+    *,
+    before_move: Callable[[], None] | None = None,
+    make_parents: bool = True,
+) -> int:
+    """Write ``path`` through a temporary file in the same directory; return its size.
+
+    Args:
+        path: the file to write.
+        write: writes the content to the open binary file it is given.
+        before_move: called when the temporary file is complete, before it is moved.
+        make_parents: create the missing parent directories (else a missing one is an error).
+
+    Raises:
+        OSError: the disk refused; no temporary file is left and ``path`` is unchanged.
+    """
+    if make_parents:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temporary_path(path)
+    try:
+        with open(tmp, "xb") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if before_move is not None:
+            before_move()
+        size = os.path.getsize(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+    return size
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> int:
+    """Write ``data`` to ``path`` atomically (see :func:`atomic_write`)."""
+    return atomic_write(path, lambda fh: fh.write(data))
+
+
+def save_parquet(df: pd.DataFrame, path: str | Path, *, make_parents: bool = True) -> Path:
+    """Write one frame to a Parquet file atomically, with its shape and request as metadata.
+
+    The frame's dtypes are kept (``string``, ``datetime64[us, UTC]``, ``float64``,
+    ``Int64``); ``df.attrs["shape"]`` and ``df.attrs["request"]`` are stored under the
+    metadata key ``edgereports``.
+
+    Args:
+        df: a normalized frame.
+        path: the file to write.
+        make_parents: create the missing parent directories.
+
+    Returns:
+        The path written.
+
+    Raises:
+        OSError: the file cannot be written (nothing is left behind).
+
+    Example:
+        >>> save_parquet(df, "exports/usage.parquet")  # doctest: +SKIP
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    target = Path(path)
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    info: dict[str, Any] = {
+        "shape": df.attrs.get("shape"),
+        "request": df.attrs.get("request"),
+        "rows": len(df),
+        "toolkit_version": __version__,
+    }
+    metadata = dict(table.schema.metadata or {})
+    metadata[METADATA_KEY] = json.dumps(info, default=str).encode("utf-8")
+    table = table.replace_schema_metadata(metadata)
+    atomic_write(
+        target,
+        lambda fh: pq.write_table(table, fh, compression="snappy"),
+        make_parents=make_parents,
+    )
+    return target

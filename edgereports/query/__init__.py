@@ -1,0 +1,19 @@
+"""Building report requests: the ``Report`` builder, its terms, times and vocabularies.
+
+Building a request is pure: nothing here imports pandas or the HTTP stack. ``report`` holds the
+builder, ``terms`` the metric and filter objects of SPEC 2.8, ``times`` the timestamps and time
+keywords, ``vocabulary`` the known names (validation and completion).
+
+Example:
+    >>> from edgereports.query import Report
+    >>> Report(account_id="A").now().metric("ue_connections", "COUNT").to_request()["end_date_time"]
+    'NOW'
+"""
+
+from __future__ import annotations
+
+from .report import Report
+from .terms import Clause, Filter, Metric, MetricFilter
+from .times import NOW
+
+__all__ = ["NOW", "Clause", "Filter", "Metric", "MetricFilter", "Report"]

@@ -1,0 +1,151 @@
+"""The known names of the report request (SPEC 2.8 plus DESIGN.md), and checks against them.
+
+The service's vocabularies are open: a name outside these lists passes with a
+:class:`VocabularyWarning` (an error under ``strict=True``); a near miss of a known name gets a
+"did you mean" hint.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import sys
+import warnings
+from collections.abc import Collection, Sequence
+from pathlib import Path
+
+from ..errors import QueryError, VocabularyWarning
+
+__all__ = [
+    "AGGREGATIONS",
+    "DIMENSIONS",
+    "FILTER_DIMENSIONS",
+    "GRANULARITIES",
+    "METRICS",
+    "METRIC_FILTER_OPERATORS",
+    "OPERATORS",
+    "VocabularyWarning",
+    "check_known",
+    "check_name",
+    "check_token",
+    "suggest",
+]
+
+#: Metric names of SPEC 2.8, then those DESIGN.md reports from the live service.
+METRICS = (
+    "time_usage_seconds",
+    "uplink_bytes",
+    "downlink_bytes",
+    "uplink_bandwidth",
+    "downlink_bandwidth",
+    "ue_connections",
+    "sim",
+    "ue_online_status",
+    "packet_latency",
+    "jitter",
+    "packet_loss",
+)
+#: Dimensions one can group by (SPEC 2.8).
+DIMENSIONS = ("msisdn", "imsi", "customer_site_id", "enodeb_ip", "ue_ip", "lr_id")
+#: Dimensions seen in filters (SPEC 2.8), plus the groupable ones.
+FILTER_DIMENSIONS = ("account_id", *DIMENSIONS)
+GRANULARITIES = ("DAY", "HOUR")
+AGGREGATIONS = ("COUNT", "AVG", "MAX", "MIN", "EXISTS")
+OPERATORS = ("EXACT",)
+METRIC_FILTER_OPERATORS = ("PERCENTILE",)
+
+_UPPER_TOKEN = re.compile(r"[A-Z][A-Z0-9_]*")
+
+
+_PACKAGE = str(Path(__file__).resolve().parent)
+
+
+def _outside() -> int:
+    """The ``stacklevel`` of the first frame outside the package: the caller's own line."""
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def suggest(value: str, known: Collection[str]) -> str:
+    """Return ``"; did you mean 'x'?"`` for the closest known name, or ``""``."""
+    close = difflib.get_close_matches(value, list(known), n=1, cutoff=0.6)
+    if not close:
+        close = [k for k in known if k.lower() == value.lower()]
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def check_known(
+    word: str,
+    field: str,
+    known: Collection[str],
+    *,
+    strict: bool,
+    what: str = "name",
+    shown: str | None = None,
+) -> None:
+    """Refuse a word outside a vocabulary under ``strict``, else warn that it is sent as given.
+
+    Args:
+        word: the word to look up (also the near misses are sought for it).
+        field: the request field, for messages.
+        known: the known words.
+        strict: raise instead of warning.
+        what: what the word is, for messages (``"name"``, ``"time keyword"``).
+        shown: the word as the caller wrote it, for messages (default ``word``).
+
+    Raises:
+        QueryError: ``word`` is unknown under ``strict``.
+    """
+    if word in known:
+        return
+    given = word if shown is None else shown
+    message = (
+        f"{field} {given!r} is not a known {what} (known: {', '.join(known)}){suggest(word, known)}"
+    )
+    if strict:
+        raise QueryError(message, field=field)
+    warnings.warn(message + "; sending it as given", VocabularyWarning, stacklevel=_outside())
+
+
+def check_name(value: object, field: str, known: Collection[str], *, strict: bool) -> str:
+    """Check a name against a vocabulary.
+
+    Args:
+        value: the name given by the caller.
+        field: the request field, for messages (e.g. ``metrics[0].name``).
+        known: the known names.
+        strict: raise instead of warning for an unknown name.
+
+    Returns:
+        The name, unchanged.
+
+    Raises:
+        QueryError: ``value`` is not a non-empty string, or is unknown under ``strict``.
+    """
+    if not isinstance(value, str) or not value.strip():
+        raise QueryError(f"{field} must be a non-empty string, got {value!r}", field=field)
+    if value != value.strip():
+        raise QueryError(f"{field} has surrounding spaces: {value!r}", field=field)
+    check_known(value, field, known, strict=strict)
+    return value
+
+
+def check_token(value: object, field: str, known: Sequence[str], *, strict: bool) -> str:
+    """Check an upper-case token (granularity, aggregation type, operator).
+
+    Raises:
+        QueryError: ``value`` is not a non-empty upper-case token, or is unknown under
+            ``strict``.
+    """
+    if not isinstance(value, str) or not _UPPER_TOKEN.fullmatch(value):
+        hint = ""
+        if isinstance(value, str) and _UPPER_TOKEN.fullmatch(value.strip().upper()):
+            hint = f"; did you mean {value.strip().upper()!r}?"
+        examples = " or ".join(repr(k) for k in known[:3])
+        raise QueryError(
+            f"{field} must be a non-empty upper-case token such as {examples}, got {value!r}{hint}",
+            field=field,
+        )
+    return check_name(value, field, known, strict=strict)

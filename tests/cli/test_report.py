@@ -1,0 +1,220 @@
+"""The ``report`` command and the analyst scripts in examples/, against the sandbox."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+
+import pandas as pd
+import pandas.testing as pdt
+import pytest
+
+from edgereports import presets
+from edgereports.cli.report import add_parser, parse_duration
+from edgereports.normalize import read_csv
+from edgereports.reporting import ReportingClient
+from edgereports.sandbox import SandboxHandle
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+START, END = "2022-06-01T00:00:00+05:30", "2022-06-09T00:00:00+05:30"
+
+
+def run_cli(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="edgereports")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    status: int = args.handler(args)
+    return status
+
+
+@pytest.fixture
+def env(sandbox: SandboxHandle, monkeypatch: pytest.MonkeyPatch) -> SandboxHandle:
+    monkeypatch.setenv("EDGEREPORTS_API_KEY", sandbox.api_key)
+    monkeypatch.setenv("EDGEREPORTS_REPORTING_URL", sandbox.reporting_url)
+    return sandbox
+
+
+def enterprise_args(sb: SandboxHandle) -> list[str]:
+    return [
+        "report",
+        "--preset",
+        "time_usage_enterprise",
+        "--account-id",
+        sb.account_id,
+        "--start",
+        START,
+        "--end",
+        END,
+        "--window",
+        "2d",
+    ]
+
+
+def expected_frame(sb: SandboxHandle) -> pd.DataFrame:
+    client = ReportingClient(sb.api_key, sb.reporting_url, progress=False)
+    report = presets.time_usage_enterprise(account_id=sb.account_id, start=START, end=END)
+    return client.fetch(report, window=timedelta(days=100))
+
+
+def test_report_to_csv_parquet_json_and_table(
+    env: SandboxHandle, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    expected = expected_frame(env)
+    before = env.request_count()
+    assert run_cli([*enterprise_args(env), "--csv", str(tmp_path / "u.csv")]) == 0
+    assert env.request_count() - before == 5  # eight days in windows of two (from 00:00+05:30)
+    from_csv = read_csv(tmp_path / "u.csv", request=expected.attrs["request"])
+    pdt.assert_frame_equal(from_csv, expected)
+
+    assert run_cli([*enterprise_args(env), "--parquet", str(tmp_path / "u.parquet")]) == 0
+    pdt.assert_frame_equal(pd.read_parquet(tmp_path / "u.parquet"), expected, check_dtype=False)
+
+    capsys.readouterr()
+    assert run_cli([*enterprise_args(env), "--json", "--accept", "csv"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert [r["value"] for r in records] == expected["value"].tolist()
+
+    assert run_cli(enterprise_args(env)) == 0
+    table = capsys.readouterr().out
+    assert "time_usage_seconds" in table and len(table.splitlines()) == len(expected) + 1
+    assert not list(tmp_path.glob(".*.tmp"))  # no temporary file left behind
+
+
+@pytest.mark.parametrize(
+    ("extra", "unset", "status", "message"),
+    [
+        (["--preset", "no_such_preset"], None, 2, "unknown preset 'no_such_preset'"),
+        (["--window", "5x"], None, 2, "--window '5x' must look like 12h, 7d or 2w"),
+        (["--window", "5h"], None, 2, "whole number of buckets"),
+        (["--workers", "0"], None, 2, "--workers must be 1 or more"),
+        ([], "EDGEREPORTS_API_KEY", 2, "missing settings: api_key (EDGEREPORTS_API_KEY)"),
+        ([], "EDGEREPORTS_REPORTING_URL", 2, "missing settings: reporting_url"),
+    ],
+)
+def test_report_bad_input_exits_2(
+    env: SandboxHandle,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    extra: list[str],
+    unset: str | None,
+    status: int,
+    message: str,
+) -> None:
+    if unset:
+        monkeypatch.delenv(unset)
+    before = env.request_count()
+    assert run_cli([*enterprise_args(env), *extra]) == status
+    err = capsys.readouterr().err
+    assert err.startswith("edgereports: error: ") and message in err
+    assert env.request_count() == before
+
+
+def test_report_service_errors_exit_1(
+    make_sandbox: Callable[..., SandboxHandle],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    sb = make_sandbox(seed=0)
+    monkeypatch.setenv("EDGEREPORTS_REPORTING_URL", sb.reporting_url)
+    monkeypatch.setenv("EDGEREPORTS_API_KEY", "wrong-key-000")
+    assert run_cli(enterprise_args(sb)) == 1
+    assert "edgereports: AuthError: " in capsys.readouterr().err
+    monkeypatch.setenv("EDGEREPORTS_API_KEY", sb.api_key)
+    sb.enqueue_faults("none", "503")
+    out = tmp_path / "partial.csv"
+    argv = [*enterprise_args(sb), "--retries", "0", "--workers", "1", "--csv", str(out)]
+    assert run_cli(argv) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("edgereports: PartialFailure: 1 of 5 requests failed:")
+    assert "window 2/5" in err and not out.exists()  # nothing written
+
+
+def test_parse_duration() -> None:
+    assert parse_duration("36h") == timedelta(hours=36)
+    assert parse_duration(" 2W ") == timedelta(weeks=2)
+    assert parse_duration(None) is None
+
+
+def _run_example(name: str, sb: SandboxHandle, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "EDGEREPORTS_API_KEY": sb.api_key,
+        "EDGEREPORTS_REPORTING_URL": sb.reporting_url,
+    }
+    return subprocess.run(
+        [sys.executable, str(EXAMPLES / name), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_example_nightly_pull(sandbox: SandboxHandle, tmp_path: Path) -> None:
+    sims = sandbox.network.sims_of(sandbox.account_id)[:6]
+    (tmp_path / "subs.txt").write_text("\n".join(s.msisdn for s in sims) + "\n")
+    done = _run_example(
+        "nightly_pull.py",
+        sandbox,
+        "--account-id",
+        sandbox.account_id,
+        "--subscribers",
+        str(tmp_path / "subs.txt"),
+        "--day",
+        "2022-07-01",
+        "--out",
+        str(tmp_path / "out"),
+    )
+    assert done.returncode == 0, done.stderr
+    folder = tmp_path / "out" / "date=2022-07-01"
+    client = ReportingClient(sandbox.api_key, sandbox.reporting_url, progress=False)
+    span = {"account_id": sandbox.account_id, "start": "2022-07-01", "end": "2022-07-02"}
+    byte_usage = client.fetch(
+        presets.byte_usage_subscriber(msisdn=[s.msisdn for s in sims], **span)
+    )
+    day = byte_usage[byte_usage["time_stamp"] < pd.Timestamp("2022-07-02", tz="UTC")]
+    written = pd.read_parquet(folder / "byte_usage.parquet")
+    assert len(written) == 6 * 24 * 2
+    assert written["value"].sum() == day["value"].sum()
+    from_csv = read_csv(folder / "byte_usage.csv", request=byte_usage.attrs["request"])
+    pdt.assert_frame_equal(from_csv, day.reset_index(drop=True))
+    assert (folder / "time_usage.csv").exists() and (folder / "time_usage.parquet").exists()
+
+
+def test_example_subscriber_report(sandbox: SandboxHandle, tmp_path: Path) -> None:
+    sims = sandbox.network.sims_of(sandbox.account_id)[:3]
+    msisdn_args = [a for s in sims for a in ("--msisdn", s.msisdn)]
+    span = ["--start", "2022-06-01", "--end", "2022-06-08"]
+    done = _run_example(
+        "subscriber_report.py",
+        sandbox,
+        "--account-id",
+        sandbox.account_id,
+        *msisdn_args,
+        *span,
+        "--csv",
+        str(tmp_path / "s.csv"),
+    )
+    assert done.returncode == 0, done.stderr
+    table = pd.read_csv(tmp_path / "s.csv", dtype={"msisdn": str}).set_index("msisdn")
+    client = ReportingClient(sandbox.api_key, sandbox.reporting_url, progress=False)
+    usage = client.fetch(
+        presets.time_usage_subscriber(
+            account_id=sandbox.account_id,
+            msisdn=[s.msisdn for s in sims],
+            start="2022-06-01",
+            end="2022-06-08",
+        )
+    )
+    hours = (usage.groupby("msisdn")["value"].sum() / 3600).round(2)
+    assert table["hours_online"].to_dict() == pytest.approx(hours.to_dict())
+    assert set(table.index) == {s.msisdn for s in sims}
+    assert sims[0].msisdn in done.stdout

@@ -1,0 +1,163 @@
+"""Helpers of the export tests: a job against a sandbox, and the frame a whole-range fetch gives."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from edgereports.export import Job, load_job, read_export
+from edgereports.export.reports import ReportJob
+from edgereports.reporting import ReportingClient
+
+#: The example job file shipped in examples/.
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "export-job.toml"
+#: The sandbox's "now" in these tests (a Sunday morning).
+NOW = datetime(2024, 3, 10, 6, 30, tzinfo=UTC)
+KEYS = ["metric", "aggregation", "percentile"]
+
+
+def job_text(
+    root: Path,
+    account_id: str,
+    msisdns: list[str],
+    *,
+    start: str = "2024-02-26",
+    max_workers: int = 3,
+    **extra: str,
+) -> str:
+    """A job of three reports: subscribers per DAY, subscribers per HOUR, SIM counts."""
+    listed = ", ".join(f'"{m}"' for m in msisdns)
+    head = "\n".join(f"{k} = {v}" for k, v in extra.items())
+    return f"""
+output = "{root}"
+max_workers = {max_workers}
+{head}
+
+[defaults]
+account_id = "{account_id}"
+start = {start}
+lookback = "2d"
+
+[[reports]]
+name = "usage"
+preset = "time_usage_subscriber"
+params = {{ msisdn = [{listed}] }}
+window_days = 4
+
+[[reports]]
+name = "bytes"
+preset = "byte_usage_subscriber"
+params = {{ msisdn = [{listed}] }}
+window_days = 3
+
+[[reports]]
+name = "sims"
+preset = "active_sim_count"
+window_days = 5
+"""
+
+
+def write_job(tmp_path: Path, sb: Any, subscribers: int = 3, **extra: Any) -> Job:
+    """Write a job file for the sandbox ``sb`` and load it."""
+    msisdns = [s.msisdn for s in sb.network.sims_of(sb.account_id)][:subscribers]
+    path = tmp_path / "job.toml"
+    path.write_text(job_text(tmp_path / "out", sb.account_id, msisdns, **extra), encoding="utf-8")
+    return load_job(path)
+
+
+def client_for(sb: Any, **options: Any) -> ReportingClient:
+    """A client of the sandbox (no bar; quick retries)."""
+    options.setdefault("max_workers", 3)
+    options.setdefault("backoff", 0.01)
+    return ReportingClient(sb.api_key, sb.reporting_url, progress=False, **options)
+
+
+def canonical(frame: pd.DataFrame, time_column: str) -> pd.DataFrame:
+    """Rows in the order the export writes them: bucket, dimensions, metric, aggregation."""
+    fixed = {
+        time_column,
+        "account_id",
+        "metric",
+        "aggregation",
+        "percentile",
+        "value",
+        "physical",
+        "esim",
+    }
+    dims = [c for c in frame.columns if c not in fixed]
+    order = [time_column, *dims, *(c for c in KEYS if c in frame.columns)]
+    out = frame.sort_values(order, kind="stable", na_position="first").reset_index(drop=True)
+    out.attrs = {}
+    return out
+
+
+def whole_fetch(
+    client: ReportingClient, report: ReportJob, start: datetime, end: datetime
+) -> pd.DataFrame:
+    """One fetch of ``[start, end)`` (the service may add a bucket at the end: dropped)."""
+    frame = client.fetch(report.for_window(start, end))
+    stamps = frame[report.time_column]
+    lo, hi = pd.Timestamp(start), pd.Timestamp(end)
+    if report.time_column == "date":
+        lo, hi = lo.tz_localize(None), hi.tz_localize(None)
+    return canonical(frame[(stamps >= lo) & (stamps < hi)], report.time_column)
+
+
+def assert_complete(job: Job, client: ReportingClient, end: dict[str, datetime]) -> None:
+    """Every report's dataset equals one whole-range fetch, with no duplicate key."""
+    for report in job.reports:
+        got = read_export(job.output, report.name)
+        assert got.attrs["shape"] == report.shape
+        got = canonical(got, report.time_column)
+        expected = whole_fetch(client, report, report.start, end[report.name])
+        assert len(got) > 0
+        pd.testing.assert_frame_equal(got, expected)
+        keys = [c for c in got.columns if c not in ("value", "physical", "esim")]
+        assert not got.duplicated(keys).any(), report.name
+
+
+# ``edgereports export`` whose run_export gets a checkpoint that kills the process the N-th time
+# it reaches POINT (argv[1] is POINT[:N], the rest are the command's arguments)
+_KILL_AT = """
+import os, signal, sys
+from unittest import mock
+import edgereports.export.run as run
+from edgereports.cli.export import main
+point, _, count = sys.argv[1].partition(":")
+left = [int(count or 1)]
+def checkpoint(name):
+    if name == point:
+        left[0] -= 1
+        if left[0] == 0:
+            os.kill(os.getpid(), signal.SIGKILL)
+real = run.run_export
+patched = lambda *a, **k: real(*a, checkpoint=checkpoint, **k)
+with mock.patch("edgereports.export.run_export", patched):
+    sys.exit(main(sys.argv[2:]))
+"""
+
+
+def run_cli(
+    job: Path, *args: str, sb: Any, hook: str | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """``edgereports export JOB ARGS`` in a subprocess, connected through the environment."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EDGEREPORTS_")}
+    env["EDGEREPORTS_REPORTING_URL"] = sb.reporting_url
+    env["EDGEREPORTS_API_KEY"] = sb.api_key
+    command = [sys.executable, "-m", "edgereports.cli.export"]
+    if hook:  # the same command, with a checkpoint that SIGKILLs the process at POINT[:N]
+        command = [sys.executable, "-c", _KILL_AT, hook]
+    return subprocess.run(
+        [*command, str(job), "--no-progress", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        check=False,
+    )

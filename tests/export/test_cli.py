@@ -1,0 +1,148 @@
+"""``edgereports export`` as cron runs it: a subprocess, settings from the environment.
+
+The kill tests stop the writer at fixed points through the test hook
+(``EDGEREPORTS_EXPORT_TEST_HOOK``), which makes the process SIGKILL itself there.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow.dataset as ds
+import pytest
+
+from edgereports.export import read_export
+from edgereports.export.lock import LOCK_FILE
+from edgereports.export.state import load_state
+from edgereports.sandbox import serve
+from tests.export.conftest import NOW, canonical, client_for, run_cli, whole_fetch, write_job
+
+
+@pytest.fixture(scope="module")
+def sb() -> Iterator[Any]:
+    """One sandbox for this module: its clock stays put and no faults are queued."""
+    with serve(seed=0, devices=8, clock=NOW) as handle:
+        yield handle
+
+
+def test_a_run_killed_mid_write_leaves_readable_data_and_the_next_run_completes(
+    tmp_path: Path, sb: Any
+) -> None:
+    job = write_job(tmp_path, sb)
+    path, report, out = job.source, job.report("bytes"), job.output
+    assert path is not None
+    first = run_cli(path, "--only", "bytes", "--until", "2024-03-04", sb=sb)
+    assert first.returncode == 0, first.stderr
+    before = canonical(read_export(out, "bytes"), "time_stamp")
+    assert load_state(out / "bytes").watermark == datetime(2024, 3, 4, tzinfo=UTC)
+
+    # killed with the second partition of its first window written but not moved
+    killed = run_cli(path, "--only", "bytes", "--until", "2024-03-08", sb=sb, hook="before-move:2")
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert list((out / "bytes").glob("day=2024-03-03/.part.parquet.*.tmp"))
+    pd.testing.assert_frame_equal(canonical(read_export(out, "bytes"), "time_stamp"), before)
+    assert ds.dataset(out / "bytes", format="parquet", partitioning="hive").count_rows() == len(
+        before
+    )
+    assert load_state(out / "bytes").watermark == datetime(2024, 3, 4, tzinfo=UTC)
+
+    # killed after a whole window was moved into place, before the state was saved
+    killed = run_cli(
+        path, "--only", "bytes", "--until", "2024-03-08", sb=sb, hook="after-move-before-state"
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    middle = read_export(out, "bytes")
+    assert middle.time_stamp.max() == pd.Timestamp("2024-03-04T23:00", tz="UTC")
+    assert not middle.duplicated(["time_stamp", "msisdn", "metric", "aggregation"]).any()
+    assert load_state(out / "bytes").watermark == datetime(2024, 3, 4, tzinfo=UTC)
+
+    done = run_cli(path, "--only", "bytes", "--until", "2024-03-08", sb=sb)
+    assert done.returncode == 0, done.stderr
+    assert "ok" in done.stdout.splitlines()[0]
+    assert not list((out / "bytes").rglob("*.tmp"))
+    assert load_state(out / "bytes").watermark == datetime(2024, 3, 8, tzinfo=UTC)
+    got = canonical(read_export(out, "bytes"), "time_stamp")
+    end = datetime(2024, 3, 8, tzinfo=UTC)
+    pd.testing.assert_frame_equal(got, whole_fetch(client_for(sb), report, report.start, end))
+
+
+def test_a_second_run_exits_3_at_once_naming_the_holder(tmp_path: Path, sb: Any) -> None:
+    job = write_job(tmp_path, sb)
+    assert job.source is not None
+    (job.output / "usage").mkdir(parents=True)
+    fd = os.open(job.output / "usage" / LOCK_FILE, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.write(fd, b'{"pid": 4242, "host": "cronbox", "started": "02:00", "job": "n.toml"}')
+        started = time.monotonic()
+        out = run_cli(job.source, "--until", "2024-03-01", sb=sb)
+        assert time.monotonic() - started < 20
+    finally:
+        os.close(fd)
+    assert out.returncode == 3
+    assert "pid 4242 on cronbox since 02:00 (job n.toml)" in out.stderr
+    assert not list(job.output.glob("*/day=*"))
+
+
+def test_exit_statuses_and_no_key_anywhere(tmp_path: Path, sb: Any) -> None:
+    job = write_job(tmp_path, sb, subscribers=1)
+    assert job.source is not None
+    dry = run_cli(job.source, "--dry-run", "--until", "2024-03-01", sb=sb)
+    assert dry.returncode == 0 and "usage: first run" in dry.stdout
+    assert not job.output.exists()
+
+    ok = run_cli(job.source, "--until", "2024-03-01", sb=sb)
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.startswith(f"export 'job' → {job.output}: ok in ")
+    assert [line.split()[0] for line in ok.stdout.splitlines()[2:6]] == [
+        "usage",
+        "bytes",
+        "sims",
+        "total",
+    ]
+    for file in job.output.rglob("*"):
+        if file.is_file():
+            assert sb.api_key.encode() not in file.read_bytes(), file
+    assert sb.api_key not in ok.stdout + ok.stderr
+
+    other = job.source.with_name("other.toml")
+    text = job.source.read_text(encoding="utf-8")
+    other.write_text(
+        text.replace("[defaults]", '[connection]\napi_key_env = "NO_SUCH"\n\n[defaults]', 1),
+        encoding="utf-8",
+    )
+    missing = run_cli(other, "--until", "2024-03-01", sb=sb)
+    assert missing.returncode == 2
+    assert "no API key; set the environment variable NO_SUCH" in missing.stderr
+
+    bad = job.source.with_name("bad.toml")
+    bad.write_text('output = "x"\n[[reports]]\nname = "a"\npreset = "nope"\nstart = 2024-01-01\n')
+    out = run_cli(bad, sb=sb)
+    assert out.returncode == 2 and "unknown preset 'nope'" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_refused_key_exits_1_and_lists_the_failures(tmp_path: Path, sb: Any) -> None:
+    job = write_job(tmp_path, sb, subscribers=1)
+    assert job.source is not None
+    wrong = dict(sb=_WrongKey(sb))
+    out = run_cli(job.source, "--only", "sims", "--until", "2024-03-01", **wrong)
+    assert out.returncode == 1
+    assert "FAILED" in out.stdout and "AuthError" in out.stdout
+    assert "wrong-key-123" not in out.stdout + out.stderr
+
+
+class _WrongKey:
+    """The sandbox's address with a key it refuses."""
+
+    def __init__(self, sb: Any) -> None:
+        self.reporting_url = sb.reporting_url
+        self.api_key = "wrong-key-123"
