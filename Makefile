@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEMO_OUT ?= demo-output
 
-.PHONY: help setup demo test lint format types layers pytest bench clean
+.PHONY: help setup demo test lint format types layers pytest docs bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) \
 		|| { $(PYTHON) -m pip install --user virtualenv && $(PYTHON) -m virtualenv $(VENV); }
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,sandbox]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,sandbox,docs]'
 	@touch $(STAMP)
 
 setup: $(STAMP)  ## create .venv and install the package with the test tools
@@ -29,12 +29,12 @@ demo: $(STAMP)  ## run every preset against the local sandbox: Parquet, PNG char
 	$(BIN)/edgereports demo --out $(DEMO_OUT)
 
 lint: $(STAMP)  ## ruff lint and format check
-	$(BIN)/ruff check edgereports tests benchmarks sample_data examples
-	$(BIN)/ruff format --check edgereports tests benchmarks sample_data examples
+	$(BIN)/ruff check edgereports tests benchmarks sample_data examples docs/_griffe
+	$(BIN)/ruff format --check edgereports tests benchmarks sample_data examples docs/_griffe
 
 format: $(STAMP)  ## apply ruff's fixes and formatting
-	$(BIN)/ruff check --fix edgereports tests benchmarks sample_data examples
-	$(BIN)/ruff format edgereports tests benchmarks sample_data examples
+	$(BIN)/ruff check --fix edgereports tests benchmarks sample_data examples docs/_griffe
+	$(BIN)/ruff format edgereports tests benchmarks sample_data examples docs/_griffe
 
 types: $(STAMP)  ## mypy --strict on the package
 	$(BIN)/mypy
@@ -45,7 +45,10 @@ layers: $(STAMP)  ## the import contracts of DESIGN.md
 pytest: $(STAMP)  ## the test suite
 	$(BIN)/pytest
 
-test: lint types layers pytest  ## everything CI runs
+docs: $(STAMP)  ## build the docs site into site/ (mkdocs --strict; the suite builds it too)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict
+
+test: lint types layers pytest  ## everything CI runs (the suite builds the docs with --strict)
 
 clean:  ## remove the environment and caches
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .import_linter_cache $(DEMO_OUT)
+	rm -rf $(VENV) site .pytest_cache .mypy_cache .ruff_cache .hypothesis .import_linter_cache $(DEMO_OUT)
