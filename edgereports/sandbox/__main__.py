@@ -8,8 +8,8 @@ import sys
 import time
 from collections.abc import Sequence
 
-from .faults import FaultConfig
-from .server import DEFAULT_API_KEY, DEFAULT_PARTNER, serve
+from .web.faults import FaultConfig
+from .web.server import DEFAULT_API_KEY, DEFAULT_PARTNER, serve
 
 __all__ = ["build_parser", "main"]
 

@@ -29,9 +29,9 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from .hashing import key_of
+from ..model.hashing import key_of
+from ..problems import ApiProblem
 from .playback import serve_playback, sign
-from .problems import ApiProblem
 
 if TYPE_CHECKING:
     from flask import Flask, Response

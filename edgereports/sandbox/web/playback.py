@@ -17,7 +17,7 @@ import hashlib
 import hmac
 from typing import TYPE_CHECKING
 
-from .problems import ApiProblem
+from ..problems import ApiProblem
 
 if TYPE_CHECKING:
     from flask import Response

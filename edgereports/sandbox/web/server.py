@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from .clock import Clock
+from ..clock import Clock
+from ..model.network import Network, build_network
 from .faults import FaultConfig, FaultInjector
-from .network import Network, build_network
 from .state import Limits, SandboxState
 from .wsgi_server import redact_path, start_server
 
