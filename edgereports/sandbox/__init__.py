@@ -9,8 +9,9 @@ contract: it imports nothing from ``edgereports`` outside this package.
 The map, in three parts that import downwards only (``web`` → ``engine`` → ``model``):
 
 - ``model/``, the synthetic network: ``network`` (the inventory), ``activity`` (per-device
-  activity), ``quality`` (latency, jitter and packet loss), ``hashing`` (the counter-based
-  draws) and ``kernel`` (the numba kernels of every device-hour).
+  activity: the model and its constants), ``quality`` (latency, jitter and packet loss),
+  ``hashing`` (the counter-based draws), ``kernel`` (the numba kernels of every device-hour) and
+  ``accumulate`` (sums over devices and hours, running the kernels).
 - ``engine/``, the report engine: ``request``/``fields`` (what a report request may say),
   ``metrics`` (what every metric and aggregation means), ``answer`` (scope, dimensions,
   buckets, quirks), ``render`` (JSON and CSV layouts).
@@ -18,7 +19,7 @@ The map, in three parts that import downwards only (``web`` → ``engine`` → `
   (auth and request flow), ``wsgi_server`` (the HTTP server, keep-alive), ``state`` (what a
   running sandbox shares), ``faults`` (fault injection), ``admin`` (``/sandbox/...`` routes),
   ``openapi``/``openapi_schemas``, and one module per area of SPEC.md: ``reporting``
-  (errors and limits of endpoint 13), ``content`` and ``playback``
+  (errors and limits of endpoint 13), ``content``, ``content_store`` and ``playback``
   (area A), ``campaigns`` (area B, form fields and states).
 - Shared at the top: ``clock`` (the sandbox's "now"), ``problems`` (error bodies).
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from datetime import UTC, datetime, timedelta
 
-__all__ = ["Clock", "parse_instant"]
+__all__ = ["Clock", "iso_ms", "parse_instant"]
 
 
 def parse_instant(value: datetime | str) -> datetime:
@@ -30,6 +30,11 @@ def parse_instant(value: datetime | str) -> datetime:
     if when.tzinfo is None or when.utcoffset() is None:
         raise ValueError(f"instant {value!s} has no UTC offset")
     return when.astimezone(UTC)
+
+
+def iso_ms(epoch: float) -> str:
+    """Return ``YYYY-MM-DDTHH:MM:SS.mmmZ`` for epoch seconds."""
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
 class Clock:

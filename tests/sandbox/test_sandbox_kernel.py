@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from edgereports.sandbox import build_network
-from edgereports.sandbox.model.activity import BASES, FULL_HOUR_CUT, accumulate
+from edgereports.sandbox.model.accumulate import accumulate
+from edgereports.sandbox.model.activity import BASES, FULL_HOUR_CUT
 from edgereports.sandbox.model.hashing import EXPONENTIAL, GOLDEN, fmix64
 from edgereports.sandbox.model.network import Network
 from edgereports.sandbox.model.quality import JITTER_SPAN, LOAD, LOSS_CUT, MAX_LOSS

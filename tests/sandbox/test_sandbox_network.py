@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from edgereports.sandbox import build_network
-from edgereports.sandbox.model.activity import accumulate
+from edgereports.sandbox.model.accumulate import accumulate
 from edgereports.sandbox.model.network import SPEC_ACCOUNT_ID
 from edgereports.sandbox.model.quality import LATENCY_LEVELS
 

@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..model.activity import SLOT, Accumulated, accumulate
+from ..model.accumulate import Accumulated, accumulate
+from ..model.activity import SLOT
 from ..model.network import Network
 from ..problems import ApiProblem
 from .metrics import bases_of, values

@@ -50,7 +50,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..model.activity import SLOTS_PER_HOUR, Accumulated
+from ..model.accumulate import Accumulated
+from ..model.activity import SLOTS_PER_HOUR
 from ..model.quality import QUALITY_UNIT
 from .request import MetricSpec
 

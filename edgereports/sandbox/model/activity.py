@@ -20,165 +20,19 @@ loss, in eighths), so that a base divided by ``C`` is a mean per sample. Reporti
 these bases, scaled.
 
 The arithmetic of every device-hour is in ``kernel.py`` (compiled; the fast path keeps only
-the sums per hour; the other one also sums per device and per 5-minute slot).
+the sums per hour; the other one also sums per device and per 5-minute slot), and
+``accumulate.py`` sums it over a set of devices and a run of hours. This module holds the
+model's constants, which both use.
 """
 
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass
-from typing import Any
+from .quality import QUALITY_BASES
 
-import numpy as np
-import numpy.typing as npt
-
-from .hashing import EXPONENTIAL, GOLDEN
-from .network import Network
-from .quality import LOAD, LOSS_CUT, QUALITY_BASES
-
-__all__ = ["ACTIVITY_BASES", "BASES", "SLOT", "SLOTS_PER_HOUR", "Accumulated", "accumulate"]
+__all__ = ["ACTIVITY_BASES", "BASES", "FULL_HOUR_CUT", "SLOT", "SLOTS_PER_HOUR"]
 
 ACTIVITY_BASES = ("T", "U", "D", "C")
 BASES = ACTIVITY_BASES + QUALITY_BASES
 SLOT = 300  # seconds in a 5-minute slot
 SLOTS_PER_HOUR = 12
 FULL_HOUR_CUT = 328  # a full-hour device has a shorter session with chance 328/4096
-_DEVICE_ARRAYS = ("key", "thr_top", "act_hour", "deact_hour", "full", "rate_up", "rate_down",
-                  "qkey", "qlevel")  # fmt: skip
-
-I64 = npt.NDArray[np.int64]
-F64 = npt.NDArray[np.float64]
-
-
-@dataclass
-class Accumulated:
-    """Sums over a set of devices and a run of whole UTC hours.
-
-    Attributes:
-        h0: the first hour (hours since 1970-01-01T00:00Z).
-        hours: how many hours.
-        totals: per base, the sum over devices per hour, counting only the part of each session
-            inside the window the sums were asked for; shape ``(hours,)``. Only the bases
-            asked for (and ``U`` and ``D`` with ``per_device``) are present.
-        per_device: per device (in the order given), uplink plus downlink half-bytes inside the
-            window; used to pick the top talker.
-        profile: per base asked for, the sum over devices per 5-minute slot, shape
-            ``(hours, 12)``, when asked for (the whole hours, not clipped to the window).
-    """
-
-    h0: int
-    hours: int
-    totals: dict[str, I64]
-    per_device: I64
-    profile: dict[str, F64] | None
-
-
-@dataclass(frozen=True)
-class _Hours:
-    """What depends only on the hours: their numbers, hashed keys and day-time classes."""
-
-    h0: int
-    hours: int
-    key: npt.NDArray[np.uint64]
-    cls: I64
-
-    def part(self, a: int, b: int) -> _Hours:
-        """Return hours ``[h0 + a, h0 + b)``."""
-        return _Hours(self.h0 + a, b - a, self.key[a:b], self.cls[a:b])
-
-    @classmethod
-    def of(cls, h0: int, hours: int) -> _Hours:
-        """Return hours ``[h0, h0 + hours)`` (memoised: a fan-out asks for the same ones)."""
-        return _hours_of(h0, hours)
-
-
-@functools.lru_cache(maxsize=16)
-def _hours_of(h0: int, hours: int) -> _Hours:
-    hr = np.arange(h0, h0 + hours, dtype=np.uint64)
-    key = hr * GOLDEN  # wraps around (array arithmetic never warns)
-    # the local (+05:30) hour of the week repeats every 168 hours
-    week = _week_classes()
-    first = (h0 + 5 + 3 * 24) % 168
-    reps = -(-(first + hours) // 168)
-    cls = np.tile(week, reps)[first : first + hours]
-    key.setflags(write=False)
-    cls.setflags(write=False)
-    return _Hours(h0, hours, key, cls)
-
-
-@functools.cache
-def _week_classes() -> I64:
-    """Return the online class of each local hour of a week starting Monday 00:00 (+05:30).
-
-    0: weekday 08:00-20:00, 1: night, 2: weekend 08:00-20:00.
-    """
-    hour = np.arange(168) % 24
-    weekend = np.arange(168) // 24 >= 5
-    day = (hour >= 8) & (hour < 20)
-    out: I64 = np.where(day, np.where(weekend, 2, 0), 1).astype(np.int64)
-    return out
-
-
-def _device_arrays(net: Network, dev: I64) -> list[npt.NDArray[Any]]:
-    """Return the per-device arguments of the kernels, taken for ``dev`` (contiguous)."""
-    arr = net.arrays
-    take = [np.ascontiguousarray(arr[name][dev]) for name in _DEVICE_ARRAYS]
-    take[1] = np.ascontiguousarray(take[1].T)  # thresholds: one row per hour class
-    return take
-
-
-def accumulate(
-    net: Network,
-    dev: I64,
-    h0: int,
-    hours: int,
-    *,
-    window: tuple[int, int] | None = None,
-    profile: bool = False,
-    bases: tuple[str, ...] = BASES,
-    per_device: bool = True,
-) -> Accumulated:
-    """Sum the activity of devices ``dev`` over hours ``[h0, h0 + hours)``.
-
-    Args:
-        net: the network.
-        dev: device indexes (into ``net.devices``).
-        h0: first hour, in hours since the epoch (UTC).
-        hours: number of hours (>= 1).
-        window: ``(start, end)`` in epoch seconds, multiples of 300 inside the hours; totals
-            then count only what lies inside it. ``None`` means the whole hours.
-        profile: also return per-slot sums of ``bases`` (costs several times as much).
-        bases: the bases to total (the others stay zero).
-        per_device: also total each device's bytes (to pick a top talker).
-
-    Returns:
-        The sums.
-    """
-    from .kernel import device_detail, hourly_sums, quality_sums
-
-    computed = set(bases) | ({"U", "D"} if per_device else set())
-    sums = np.zeros((len(BASES), hours), dtype=np.int64)
-    per_dev = np.zeros(len(dev), dtype=np.int64)
-    hrs = _Hours.of(h0, hours)
-    key, thr, act, deact, full, up, down, qkey, qlevel = _device_arrays(net, dev)
-    sessions = (key, thr, act, deact, full)  # what a device-hour's session needs
-    span = (hrs.key, hrs.cls, h0)
-    model = (EXPONENTIAL, LOAD, LOSS_CUT)
-    prof: dict[str, F64] | None = None
-    rates, quality = bool(computed & {"U", "D"}), bool(computed & set(QUALITY_BASES))
-    if not (profile or per_device or window is not None):
-        hourly_sums(*sessions, up, down, *span, rates, EXPONENTIAL, sums)
-        if quality:
-            quality_sums(*sessions, qkey, qlevel, *span, *model, sums)
-    else:
-        w0, w1 = window if window is not None else (h0 * 3600, (h0 + hours) * 3600)
-        spread = np.array([k for k, b in enumerate(BASES) if profile and b in bases], np.int64)
-        slots = np.zeros((len(BASES), hours if profile else 0, SLOTS_PER_HOUR), dtype=np.int64)
-        device_detail(*sessions, up, down, qkey, qlevel, *span, w0, w1, rates, quality, *model,
-                      sums, per_dev, slots, spread)  # fmt: skip
-        if profile:
-            prof = {b: slots[k].astype(np.float64) for k, b in enumerate(BASES) if b in bases}
-    if not per_device:
-        per_dev[:] = 0  # the detail kernel sums them with the rates
-    totals = {b: sums[k] for k, b in enumerate(BASES) if b in computed}
-    return Accumulated(h0, hours, totals, per_dev, prof)
