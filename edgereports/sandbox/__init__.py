@@ -6,6 +6,10 @@ implements all 13 endpoints (content, campaigns, reporting), a playback route, h
 under ``/sandbox/`` and ``/openapi.json``. It is a second, independent implementation of the
 contract: it imports nothing from ``edgereports`` outside this package.
 
+Running it needs the ``[sandbox]`` extra (Flask, cheroot, numba): ``pip install
+'edgereports[sandbox]'``. Importing this package does not; :func:`serve` and the command say in
+one line what is missing (``extras.py``).
+
 The map, in three parts that import downwards only (``web`` → ``engine`` → ``model``):
 
 - ``model/``, the synthetic network: ``network`` (the inventory), ``activity`` (per-device
@@ -21,7 +25,7 @@ The map, in three parts that import downwards only (``web`` → ``engine`` → `
   ``openapi``/``openapi_schemas``, and one module per area of SPEC.md: ``reporting``
   (errors and limits of endpoint 13), ``content``, ``content_store`` and ``playback``
   (area A), ``campaigns`` (area B, form fields and states).
-- Shared at the top: ``clock`` (the sandbox's "now"), ``problems`` (error bodies).
+- Shared at the top: ``clock`` (the sandbox's "now"), ``problems`` (error bodies), ``extras``.
 
 Example:
     >>> from edgereports.sandbox import serve
