@@ -3,7 +3,8 @@
 Everything in the sandbox that depends on "now" reads this clock: the ``NOW`` and ``LAST ...``
 time keywords of the reporting endpoint, the sync delay of onboarded content, the expiry of
 signed URLs and the states of campaigns. Tests pass a fixed clock so all of those are
-deterministic, and move it with :meth:`Clock.set` or :meth:`Clock.advance`.
+deterministic, and move it with :meth:`Clock.set` or :meth:`Clock.advance`. :func:`iso_ms`
+writes an instant as the content and campaign APIs do.
 """
 
 from __future__ import annotations
