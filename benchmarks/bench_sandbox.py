@@ -48,10 +48,10 @@ import requests
 
 from edgereports.sandbox import build_network
 from edgereports.sandbox.clock import Clock
-from edgereports.sandbox.engine import answer
-from edgereports.sandbox.network import Network
-from edgereports.sandbox.render import render_json
-from edgereports.sandbox.reportreq import parse_report
+from edgereports.sandbox.engine.answer import answer
+from edgereports.sandbox.engine.render import render_json
+from edgereports.sandbox.engine.request import parse_report
+from edgereports.sandbox.model.network import Network
 
 SEED = 0
 NOW = "2024-01-01T00:00:00+05:30"

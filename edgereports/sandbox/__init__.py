@@ -6,14 +6,26 @@ implements all 13 endpoints (content, campaigns, reporting), a playback route, h
 under ``/sandbox/`` and ``/openapi.json``. It is a second, independent implementation of the
 contract: it imports nothing from ``edgereports`` outside this package.
 
-Where the semantics are documented: ``network`` (the inventory), ``activity`` (per-device
-activity), ``quality`` (latency, jitter and packet loss), ``reportreq``/``reportfields`` (what a
-report request may say), ``metrics`` (what every metric and aggregation means), ``engine``
-(scope, dimensions, buckets, quirks), ``render`` (JSON and CSV layouts),
-``reporting`` (errors and limits of endpoint 13), ``content`` and ``playback`` (area A),
-``campaigns`` (area B, form fields and states), ``faults`` (fault injection), ``clock``,
-``admin`` (``/sandbox/...`` routes), ``openapi``, ``app`` (auth and request flow), ``server``
-(:func:`serve` and :class:`SandboxHandle`), ``wsgi_server`` (the HTTP server, keep-alive).
+Running it needs the ``[sandbox]`` extra (Flask, cheroot, numba): ``pip install
+'edgereports[sandbox]'``. Importing this package does not; :func:`serve` and the command say in
+one line what is missing (``extras.py``).
+
+The map, in three parts that import downwards only (``web`` → ``engine`` → ``model``):
+
+- ``model/``, the synthetic network: ``network`` (the inventory), ``activity`` (per-device
+  activity: the model and its constants), ``quality`` (latency, jitter and packet loss),
+  ``hashing`` (the counter-based draws), ``kernel`` (the numba kernels of every device-hour) and
+  ``accumulate`` (sums over devices and hours, running the kernels).
+- ``engine/``, the report engine: ``request``/``fields`` (what a report request may say),
+  ``metrics`` (what every metric and aggregation means), ``answer`` (scope, dimensions,
+  buckets, quirks), ``render`` (JSON and CSV layouts).
+- ``web/``, the HTTP shell: ``server`` (:func:`serve` and :class:`SandboxHandle`), ``app``
+  (auth and request flow), ``wsgi_server`` (the HTTP server, keep-alive), ``state`` (what a
+  running sandbox shares), ``faults`` (fault injection), ``admin`` (``/sandbox/...`` routes),
+  ``openapi``/``openapi_schemas``, and one module per area of SPEC.md: ``reporting``
+  (errors and limits of endpoint 13), ``content``, ``content_store`` and ``playback``
+  (area A), ``campaigns`` (area B, form fields and states).
+- Shared at the top: ``clock`` (the sandbox's "now"), ``problems`` (error bodies), ``extras``.
 
 Example:
     >>> from edgereports.sandbox import serve
@@ -24,10 +36,10 @@ Example:
 from __future__ import annotations
 
 from .clock import Clock
-from .faults import FaultConfig
-from .network import Network, build_network
-from .server import DEFAULT_API_KEY, DEFAULT_PARTNER, SandboxHandle, serve
-from .state import Limits
+from .model.network import Network, build_network
+from .web.faults import FaultConfig
+from .web.server import DEFAULT_API_KEY, DEFAULT_PARTNER, SandboxHandle, serve
+from .web.state import Limits
 
 __all__ = [
     "DEFAULT_API_KEY",

@@ -8,8 +8,9 @@ import sys
 import time
 from collections.abc import Sequence
 
-from .faults import FaultConfig
-from .server import DEFAULT_API_KEY, DEFAULT_PARTNER, serve
+from .extras import SandboxExtrasMissing, require_extras
+from .web.faults import FaultConfig
+from .web.server import DEFAULT_API_KEY, DEFAULT_PARTNER, serve
 
 __all__ = ["build_parser", "main"]
 
@@ -96,9 +97,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: the arguments (default: ``sys.argv[1:]``).
 
     Returns:
-        0 after a clean stop, 2 for bad options or an address that cannot be bound.
+        0 after a clean stop, 2 for bad options, an address that cannot be bound or missing
+        packages of the ``[sandbox]`` extra (one line on stderr names the pip command).
     """
     args = build_parser().parse_args(argv)
+    try:
+        require_extras()
+    except SandboxExtrasMissing as exc:
+        print(f"edgereports sandbox: {exc}", file=sys.stderr)
+        return 2
     log = logging.getLogger("edgereports.sandbox")
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))

@@ -3,7 +3,8 @@
 Everything in the sandbox that depends on "now" reads this clock: the ``NOW`` and ``LAST ...``
 time keywords of the reporting endpoint, the sync delay of onboarded content, the expiry of
 signed URLs and the states of campaigns. Tests pass a fixed clock so all of those are
-deterministic, and move it with :meth:`Clock.set` or :meth:`Clock.advance`.
+deterministic, and move it with :meth:`Clock.set` or :meth:`Clock.advance`. :func:`iso_ms`
+writes an instant as the content and campaign APIs do.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import threading
 from datetime import UTC, datetime, timedelta
 
-__all__ = ["Clock", "parse_instant"]
+__all__ = ["Clock", "iso_ms", "parse_instant"]
 
 
 def parse_instant(value: datetime | str) -> datetime:
@@ -30,6 +31,11 @@ def parse_instant(value: datetime | str) -> datetime:
     if when.tzinfo is None or when.utcoffset() is None:
         raise ValueError(f"instant {value!s} has no UTC offset")
     return when.astimezone(UTC)
+
+
+def iso_ms(epoch: float) -> str:
+    """Return ``YYYY-MM-DDTHH:MM:SS.mmmZ`` for epoch seconds."""
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
 class Clock:

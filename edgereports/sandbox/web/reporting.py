@@ -1,7 +1,8 @@
 """Area C: the report endpoint (``POST /connectivity/v1/report?apikey=...``).
 
-The request is validated by ``reportreq.py``, answered by ``engine.py`` and written by
-``render.py`` (JSON by default, CSV for ``Accept: text/csv``; another ``Accept`` gives 406).
+The request is validated by ``engine/request.py``, answered by ``engine/answer.py`` and
+written by ``engine/render.py`` (JSON by default, CSV for ``Accept: text/csv``; another
+``Accept`` gives 406).
 Errors: 401 for a missing or wrong ``apikey``, 415 when the body is not declared JSON, 413 for
 bodies over 1 MiB, 400 for malformed JSON or an invalid or ambiguous request, 404 for an
 unknown account. Every request that reaches the endpoint is counted; the JSON bodies that reach
@@ -26,10 +27,10 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from .engine import answer
-from .problems import ApiProblem
-from .render import render_csv, render_json
-from .reportreq import parse_report
+from ..engine.answer import answer
+from ..engine.render import render_csv, render_json
+from ..engine.request import parse_report
+from ..problems import ApiProblem
 
 if TYPE_CHECKING:
     from flask import Flask, Response

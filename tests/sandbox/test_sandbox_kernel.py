@@ -15,10 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from edgereports.sandbox import build_network
-from edgereports.sandbox.activity import BASES, FULL_HOUR_CUT, accumulate
-from edgereports.sandbox.hashing import EXPONENTIAL, GOLDEN, fmix64
-from edgereports.sandbox.network import Network
-from edgereports.sandbox.quality import JITTER_SPAN, LOAD, LOSS_CUT, MAX_LOSS
+from edgereports.sandbox.model.accumulate import accumulate
+from edgereports.sandbox.model.activity import BASES, FULL_HOUR_CUT
+from edgereports.sandbox.model.hashing import EXPONENTIAL, GOLDEN, fmix64
+from edgereports.sandbox.model.network import Network
+from edgereports.sandbox.model.quality import JITTER_SPAN, LOAD, LOSS_CUT, MAX_LOSS
 
 NETWORK = build_network(5, 60, extra_accounts=1)
 H2022 = int(np.datetime64("2022-01-01T00", "h").astype(np.int64))

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from .content import iso_ms
-from .hashing import key_of
-from .problems import ApiProblem
+from ..clock import iso_ms
+from ..model.hashing import key_of
+from ..problems import ApiProblem
 
 if TYPE_CHECKING:
     from flask import Flask

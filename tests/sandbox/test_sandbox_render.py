@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from edgereports.sandbox.render import stamp_matrix, value_matrix
+from edgereports.sandbox.engine.render import stamp_matrix, value_matrix
 
 
 def texts(matrix: np.ndarray) -> list[str]:
@@ -58,9 +58,9 @@ def test_z_suffix() -> None:
 
 def test_both_time_series_writers_give_the_same_json() -> None:
     from edgereports.sandbox import build_network
-    from edgereports.sandbox.engine import SeriesAnswer, answer
-    from edgereports.sandbox.render import SMALL_ANSWER, _series_json, _series_small
-    from edgereports.sandbox.reportreq import parse_report
+    from edgereports.sandbox.engine.answer import SeriesAnswer, answer
+    from edgereports.sandbox.engine.render import SMALL_ANSWER, _series_json, _series_small
+    from edgereports.sandbox.engine.request import parse_report
 
     net = build_network(0, 16)
     pct = [{"operator": "PERCENTILE", "comparison_value": 90}]
@@ -139,9 +139,9 @@ SMALL_CASES = {
 @pytest.mark.parametrize("case", list(SMALL_CASES))
 def test_small_series_are_written_as_orjson_writes_their_dicts(case: str) -> None:
     from edgereports.sandbox import build_network
-    from edgereports.sandbox.engine import SeriesAnswer, answer
-    from edgereports.sandbox.render import SMALL_ANSWER, _series_small, render_json
-    from edgereports.sandbox.reportreq import parse_report
+    from edgereports.sandbox.engine.answer import SeriesAnswer, answer
+    from edgereports.sandbox.engine.render import SMALL_ANSWER, _series_small, render_json
+    from edgereports.sandbox.engine.request import parse_report
 
     net = build_network(0, 16)
     start, end, granularity, metrics, one = SMALL_CASES[case]
@@ -163,9 +163,9 @@ def test_small_series_are_written_as_orjson_writes_their_dicts(case: str) -> Non
 
 
 def test_empty_arrays_and_no_echo() -> None:
-    from edgereports.sandbox.engine import SeriesAnswer, SeriesArray
-    from edgereports.sandbox.render import _series_small
-    from edgereports.sandbox.reportfields import MetricSpec
+    from edgereports.sandbox.engine.answer import SeriesAnswer, SeriesArray
+    from edgereports.sandbox.engine.fields import MetricSpec
+    from edgereports.sandbox.engine.render import _series_small
 
     spec = MetricSpec("uplink_bytes", "COUNT", None, 0)
     one = SeriesArray(spec, np.array([0]), np.array([2.5]), (0, 0))
@@ -184,7 +184,7 @@ def test_empty_arrays_and_no_echo() -> None:
     st.sampled_from([float("nan"), float("inf"), -float("inf"), -0.0]),
 ), min_size=1, max_size=30))  # fmt: skip
 def test_number_texts_are_what_orjson_writes_for_the_python_numbers(values: list[float]) -> None:
-    from edgereports.sandbox.render import _number_texts, _numbers
+    from edgereports.sandbox.engine.render import _number_texts, _numbers
 
     v = np.array(values)
     assert _number_texts(v) == [orjson.dumps(x) for x in _numbers(v)]

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from .reportfields import (
+from .fields import (
     AGGREGATIONS,
     DIMENSIONS,
     METRICS,

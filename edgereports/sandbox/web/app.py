@@ -16,12 +16,12 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from ..problems import ApiProblem, problem_body
 from .admin import register_admin
 from .campaigns import register_campaigns
 from .content import register_content
 from .faults import AREAS
 from .openapi import build_openapi
-from .problems import ApiProblem, problem_body
 from .reporting import register_reporting
 
 if TYPE_CHECKING:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..engine.request import AGGREGATIONS, DIMENSIONS, GRANULARITIES, METRICS
 from .campaigns import FORM_FIELDS
-from .reportreq import AGGREGATIONS, DIMENSIONS, GRANULARITIES, METRICS
 
 __all__ = ["J", "campaign_form", "json_content", "obj", "ref", "responses", "schemas"]
 

@@ -1,6 +1,6 @@
 """What every reporting metric and aggregation means, computed from the activity sums.
 
-Metrics are scaled sums of the activity bases (``activity.py``) over 5-minute *samples* (one
+Metrics are scaled sums of the activity bases (``model/activity.py``) over 5-minute *samples* (one
 per device and UTC slot):
 
 ============================  =====  =========================================================
@@ -13,7 +13,7 @@ metric                        base   one sample (a device in a 5-minute slot)
 ``downlink_bandwidth``        D      bits per second over the slot
 ``ue_connections``            C      1 if the UE is connected in the slot, else 0
 ``ue_online_status``          C      the same as ue_connections
-``packet_latency``            L      the device's latency in milliseconds (``quality.py``)
+``packet_latency``            L      the device's latency in milliseconds (``model/quality.py``)
 ``jitter``                    J      the device's jitter in milliseconds
 ``packet_loss``               P      the device's packet loss in percent (0 to 100)
 ============================  =====  =========================================================
@@ -39,7 +39,7 @@ every aggregation. Samples are multiples of 1/8, so COUNTs are exact.
 
 COUNTs of seconds, bytes, connections and quality samples are exact; other values are rounded
 to three decimals. With a dimension that names one element among several (the top talker),
-``COUNT`` totals the whole scope and the other aggregations are the element's (``engine.py``).
+``COUNT`` totals the whole scope and the other aggregations are the element's (``answer.py``).
 """
 
 from __future__ import annotations
@@ -50,9 +50,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .activity import SLOTS_PER_HOUR, Accumulated
-from .quality import QUALITY_UNIT
-from .reportreq import MetricSpec
+from ..model.accumulate import Accumulated
+from ..model.activity import SLOTS_PER_HOUR
+from ..model.quality import QUALITY_UNIT
+from .request import MetricSpec
 
 __all__ = ["METRIC_BASES", "MetricBase", "bases_of", "values"]
 

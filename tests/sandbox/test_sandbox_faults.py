@@ -11,7 +11,7 @@ import pytest
 import requests
 
 from edgereports.sandbox import FaultConfig, SandboxHandle
-from edgereports.sandbox.faults import FaultSpec, parse_fault_header
+from edgereports.sandbox.web.faults import FaultSpec, parse_fault_header
 
 SandboxFactory = Callable[..., SandboxHandle]
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from .problems import ApiProblem
+from ..problems import ApiProblem
 
 if TYPE_CHECKING:
     from flask import Flask, Response

@@ -7,9 +7,9 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from .clock import Clock
+from ..clock import Clock
+from ..model.network import Network
 from .faults import FaultInjector
-from .network import Network
 
 __all__ = ["Limits", "SandboxState"]
 

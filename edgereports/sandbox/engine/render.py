@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from .engine import CurrentAnswer, SeriesAnswer, SeriesArray, SimAnswer
+from .answer import CurrentAnswer, SeriesAnswer, SeriesArray, SimAnswer
 
 __all__ = ["render_csv", "render_json", "stamp_matrix", "value_matrix"]
 

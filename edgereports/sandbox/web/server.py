@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from .clock import Clock
+from ..clock import Clock
+from ..extras import require_extras
+from ..model.network import Network, build_network
 from .faults import FaultConfig, FaultInjector
-from .network import Network, build_network
 from .state import Limits, SandboxState
 from .wsgi_server import redact_path, start_server
 
@@ -106,7 +107,6 @@ def _as_faults(faults: FaultConfig | Mapping[str, Any] | None) -> FaultConfig:
     return FaultConfig(**dict(faults))
 
 
-@contextmanager
 def serve(
     *,
     seed: int = 0,
@@ -121,7 +121,7 @@ def serve(
     partner_name: str = DEFAULT_PARTNER,
     limits: Limits | None = None,
     quiet: bool = True,
-) -> Iterator[SandboxHandle]:
+) -> AbstractContextManager[SandboxHandle]:
     """Run a sandbox in a background thread for the duration of a ``with`` block.
 
     Args:
@@ -139,17 +139,54 @@ def serve(
         limits: size limits.
         quiet: do not log requests (logged lines never show keys).
 
-    Yields:
-        The handle.
+    Returns:
+        A context manager: entering it starts the server and gives its :class:`SandboxHandle`,
+        leaving it stops the server.
 
     Raises:
-        ValueError: an option is out of range.
-        OSError: the address cannot be bound.
+        SandboxExtrasMissing: (an ``ImportError``) Flask, cheroot or numba is not installed; the
+            message names the pip command.
+        ValueError: an option is out of range (on entering).
+        OSError: the address cannot be bound (on entering).
 
     Example:
         >>> with serve(seed=1, clock="2022-07-08T10:00:00+05:30") as sb:  # doctest: +SKIP
         ...     requests.post(f"{sb.report_endpoint}?apikey={sb.api_key}", json=body)
     """
+    require_extras()
+    return _serving(
+        seed=seed,
+        devices=devices,
+        extra_accounts=extra_accounts,
+        host=host,
+        port=port,
+        clock=clock,
+        faults=faults,
+        sync_delay=sync_delay,
+        api_key=api_key,
+        partner_name=partner_name,
+        limits=limits,
+        quiet=quiet,
+    )
+
+
+@contextmanager
+def _serving(
+    *,
+    seed: int,
+    devices: int,
+    extra_accounts: int,
+    host: str,
+    port: int,
+    clock: Clock | datetime | str | None,
+    faults: FaultConfig | Mapping[str, Any] | None,
+    sync_delay: float,
+    api_key: str,
+    partner_name: str,
+    limits: Limits | None,
+    quiet: bool,
+) -> Iterator[SandboxHandle]:
+    """Build the state, start the server, yield the handle and stop the server at the end."""
     if sync_delay < 0:
         raise ValueError("sync_delay must be >= 0")
     if not api_key or not partner_name:

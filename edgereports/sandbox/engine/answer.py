@@ -1,7 +1,7 @@
 """Answers of the reporting endpoint, computed from the synthetic network.
 
 What each metric and aggregation means is in ``metrics.py`` (over the activity of
-``activity.py`` and the link quality of ``quality.py``).
+``model/activity.py`` and the link quality of ``model/quality.py``).
 
 Scope: the devices of the account that pass every filter. With dimensions, an answer speaks for
 one *element* at the finest grouped grain (device for msisdn/imsi/ue_ip/lr_id, eNodeB for
@@ -25,11 +25,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .activity import SLOT, Accumulated, accumulate
+from ..model.accumulate import Accumulated, accumulate
+from ..model.activity import SLOT
+from ..model.network import Network
+from ..problems import ApiProblem
 from .metrics import bases_of, values
-from .network import Network
-from .problems import ApiProblem
-from .reportreq import KEYWORDS, MetricSpec, ReportQuery
+from .request import KEYWORDS, MetricSpec, ReportQuery
 
 __all__ = ["CurrentAnswer", "SeriesAnswer", "SeriesArray", "SimAnswer", "answer"]
 

@@ -17,12 +17,12 @@ import hashlib
 import hmac
 from typing import TYPE_CHECKING
 
-from .problems import ApiProblem
+from ..problems import ApiProblem
 
 if TYPE_CHECKING:
     from flask import Response
 
-    from .content import ContentItem, ContentStore
+    from .content_store import ContentItem, ContentStore
     from .state import SandboxState
 
 __all__ = ["serve_playback", "sign"]

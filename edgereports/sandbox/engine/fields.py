@@ -1,6 +1,6 @@
 """Validation of the parts of a report request: dimensions, filter clauses and metrics.
 
-See ``reportreq.py`` for what is accepted; every problem is a 400 naming the field.
+See ``request.py`` for what is accepted; every problem is a 400 naming the field.
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .problems import ApiProblem
+from ..problems import ApiProblem
 
 __all__ = [
     "AGGREGATIONS",

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from edgereports.sandbox import build_network
-from edgereports.sandbox.activity import accumulate
-from edgereports.sandbox.network import SPEC_ACCOUNT_ID
-from edgereports.sandbox.quality import LATENCY_LEVELS
+from edgereports.sandbox.model.accumulate import accumulate
+from edgereports.sandbox.model.network import SPEC_ACCOUNT_ID
+from edgereports.sandbox.model.quality import LATENCY_LEVELS
 
 H0 = int(np.datetime64("2022-07-07T00", "h").astype(np.int64))
 

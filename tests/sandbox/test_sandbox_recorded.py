@@ -15,7 +15,7 @@ import pytest
 
 from edgereports.normalize import read_csv, to_frame
 
-SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_data"
 RECORDED = SAMPLES / "recorded"
 HAND_WRITTEN = {
     "time_usage_enterprise": "01_time_usage_enterprise",

@@ -1,0 +1,6 @@
+"""The sandbox's report engine: a report request in, the bytes of its answer out.
+
+``request`` (with ``fields``) parses and checks a request, ``answer`` computes it from the
+model (``metrics`` says what each metric and aggregation is), ``render`` writes it as JSON or
+CSV. Nothing here knows about HTTP; it reads the network through ``..model``.
+"""
