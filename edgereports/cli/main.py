@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 from .._version import __version__
 from ..errors import EdgeReportsError, InputError
+from ..sandbox.extras import SandboxExtrasMissing
 from . import campaigns, content, demo, export, query, report
 
 __all__ = ["main"]
@@ -38,11 +39,8 @@ EDGEREPORTS_REPORTING_URL. Exit status: 0 ok, 1 service or data error, 2 bad inp
 
 
 def _cmd_sandbox(args: argparse.Namespace) -> int:
-    try:
-        from ..sandbox.__main__ import main as sandbox_main
-    except ImportError as exc:  # the [sandbox] extra is not installed
-        print(f"edgereports: error: {exc}", file=sys.stderr)
-        return 2
+    from ..sandbox.__main__ import main as sandbox_main
+
     status: int = sandbox_main(args.extra_args)
     return status
 
@@ -87,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.simplefilter("always")
         try:
             status = handler(args)
-        except InputError as exc:
+        except (InputError, SandboxExtrasMissing) as exc:
             print(f"edgereports: error: {exc}", file=sys.stderr)
             status = 2
         except EdgeReportsError as exc:

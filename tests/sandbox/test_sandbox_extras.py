@@ -81,3 +81,30 @@ def test_the_command_without_its_extra_exits_2_with_one_line() -> None:
     assert PIP in lines[0]
     assert "Traceback" not in done.stderr
     assert done.stdout == ""
+
+
+def test_the_client_works_without_the_extra_and_the_commands_say_what_to_install() -> None:
+    done = _run(
+        "import json, edgereports as er\n"
+        "df = er.to_frame(json.loads(open('sample_data/01_time_usage_enterprise/response.json')"
+        ".read()))\n"
+        "assert len(df) == 4, df\n"
+        "from edgereports.cli import main\n"
+        "for command in (['sandbox'], ['demo', '--out', 'unused-demo-output']):\n"
+        "    assert main(command) == 2, command\n"
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 2 and all(PIP in line for line in lines), done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (ROOT / "unused-demo-output").exists()
+
+
+def test_the_package_metadata_keeps_the_emulator_in_its_extra() -> None:
+    from importlib.metadata import requires
+
+    core = [r for r in requires("edgereports") or [] if "extra ==" not in r]
+    names = {r.split(">")[0].split("=")[0].split("[")[0].strip().lower() for r in core}
+    assert names.isdisjoint({"flask", "cheroot", "numba", "llvmlite"}), core
+    sandbox = [r for r in requires("edgereports") or [] if "sandbox" in r.replace("'", '"')]
+    assert {r.split(">")[0].lower() for r in sandbox} == {"flask", "cheroot", "numba"}, sandbox
