@@ -15,7 +15,8 @@ Example:
 from __future__ import annotations
 
 from ._plan import DEMO_CLOCK, PlannedReport, Subjects, plan_reports, range_end
-from ._run import DemoResult, ReportOutcome, run_demo
+from ._result import DemoResult, ReportOutcome
+from ._run import run_demo
 from ._summary import summary_table
 
 __all__ = [

@@ -13,7 +13,7 @@ from ..export.files import atomic_write_bytes
 from ._summary import summary_table
 
 if TYPE_CHECKING:
-    from ._run import DemoResult, ReportOutcome
+    from ._result import DemoResult, ReportOutcome
 
 __all__ = ["render_index", "write_index"]
 

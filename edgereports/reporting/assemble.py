@@ -76,7 +76,7 @@ def owned(frame: pd.DataFrame, window: Window | None) -> pd.DataFrame:
         ``frame`` itself when it owns every row, else the owned rows
         (:func:`edgereports.normalize.owned_rows`).
     """
-    from ..normalize import owned_rows
+    from ..normalize.stitch import owned_rows
 
     if window is None:
         return frame
@@ -98,7 +98,7 @@ def combine(frames: list[pd.DataFrame], request: dict[str, Any], ordered: bool) 
     Returns:
         The frame; its ``attrs`` are those of the first part.
     """
-    from ..normalize import canonical_order, concat_frames
+    from ..normalize.stitch import canonical_order, concat_frames
 
     frame = concat_frames(frames)
     frames.clear()

@@ -13,9 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from edgereports.errors import InputError
-from edgereports.normalize import canonical_order, concat_frames, owned_rows, stitch
+from edgereports.normalize import concat_frames, stitch
 from edgereports.normalize._order import Keys, _row_order, _run_order, _runs
 from edgereports.normalize._request import request_info
+from edgereports.normalize.stitch import canonical_order, owned_rows
 from edgereports.schema import empty_frame, validate_frame
 
 T0 = datetime(2022, 7, 7, tzinfo=UTC)
