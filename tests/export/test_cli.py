@@ -1,7 +1,8 @@
 """``edgereports export`` as cron runs it: a subprocess, settings from the environment.
 
-The kill tests stop the writer at fixed points through the test hook
-(``EDGEREPORTS_EXPORT_TEST_HOOK``), which makes the process SIGKILL itself there.
+The kill tests run the same command with a ``checkpoint`` callback injected into
+``run_export`` (see ``run_cli`` in conftest.py) that SIGKILLs the process at a fixed point of
+the write path.
 """
 
 from __future__ import annotations
