@@ -150,7 +150,7 @@ def ue_connections_enterprise(*, account_id: Expression, start: TimeLike, end: T
 def concurrent_online_ues(
     *, account_id: Expression, customer_site_id: Values | None = None
 ) -> Report:
-    """UEs online now, per customer site: pass the sites (one row each).
+    """UEs online now per customer site (one row per site given).
 
     Without ``customer_site_id`` the answer is one row: the enterprise's total, labelled with
     one site (the top talker), and the client warns (DESIGN.md, the top-talker rule).
@@ -162,7 +162,7 @@ def concurrent_online_ues(
 
 
 def device_status(*, account_id: Expression, imsi: Values | None = None) -> Report:
-    """Current online status per device (IMSI), with its eNodeB IP, UE IP and LR id.
+    """Current online status per device (one row per IMSI given), with eNodeB IP, UE IP, LR id.
 
     Pass the devices' IMSIs (one row each: a device filter pins the device's other
     dimensions). Without ``imsi`` the answer is one row for one device of the account (the

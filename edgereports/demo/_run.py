@@ -168,7 +168,7 @@ def _run(
         if frame is None:
             continue
         outcome.parquet = save_parquet(frame, frames_dir / f"{plan.slug}.parquet")
-        outcome.chart = _chart(frame, charts_dir / f"{plan.slug}.png")
+        outcome.chart = _chart(frame, charts_dir / f"{plan.slug}.png", plan.note)
         echo(_indent(summary_table(frame).to_string(index=False)))
     write_index(result)
     return result
@@ -197,12 +197,19 @@ def _fetch(client: ReportingClient, plan: PlannedReport) -> tuple[pd.DataFrame |
     return frame, error
 
 
-def _chart(frame: pd.DataFrame, path: Path) -> Path:
-    """Draw the frame's chart, save it as PNG and close it (the backend is the caller's)."""
+def _chart(frame: pd.DataFrame, path: Path, note: str = "") -> Path:
+    """Draw the frame's chart, save it as PNG and close it (the backend is the caller's).
+
+    ``note`` (e.g. ``handsets``) is added to the title's first line.
+    """
     import matplotlib.pyplot as plt
     from matplotlib.figure import Figure
 
-    figure = plot(frame).figure
+    ax = plot(frame)
+    if note:
+        first, sep, rest = ax.get_title().partition("\n")
+        ax.set_title(f"{first} ({note}){sep}{rest}")
+    figure = ax.figure
     assert isinstance(figure, Figure)
     try:
         figure.savefig(path, dpi=110, facecolor="white")

@@ -145,6 +145,8 @@ def plot_current(
         groups[metric_title(str(metric))] = [float(values.get(c, math.nan)) for c in categories]
     scale = unit_scale(metrics[0], frame["value"].to_numpy(dtype=float))
     label = scale.label(named if len(metrics) == 1 else "Value")
+    if metrics == ["ue_connections"]:  # one 5-minute sample per device: devices online
+        label = "UE connections (devices online in the 5 minutes)"
     grouped_barh(ax, categories, groups, scale, label)
     ax.set_ylabel(first_upper(" / ".join(dimension_title(d) for d in dims)))
     ax.grid(axis="x", alpha=0.3)
