@@ -166,12 +166,26 @@ def _to_file(args: argparse.Namespace) -> bool:
 
 
 def _table(frame: pd.DataFrame) -> str:
-    """The frame as a table; a top talker's column says the row is a total."""
+    """The frame as a table: a top talker's column says the row is a total; times in the
+    report's zone (the zone of its request's dates)."""
+    from ..plotting import shown_columns
+
     if not len(frame):
         return "(no rows)"
-    unpinned = [d for d in frame.attrs.get("top_talker") or () if d in frame.columns]
-    shown = frame.rename(columns={d: f"{d} (top talker of the total)" for d in unpinned})
-    return shown.to_string(index=False)
+    return shown_columns(_in_zone(frame)).to_string(index=False)
+
+
+def _in_zone(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with its time columns in the offset of the request's start (UTC if none)."""
+    from datetime import datetime
+
+    start = (frame.attrs.get("request") or {}).get("start_date_time", "")
+    try:
+        zone = datetime.fromisoformat(start).tzinfo
+    except (TypeError, ValueError):
+        return frame  # NOW / LAST ... reports: UTC, as the service states them
+    times = [c for c in ("time_stamp", "start_time", "end_time") if c in frame.columns]
+    return frame.assign(**{c: frame[c].dt.tz_convert(zone) for c in times})
 
 
 def _write(frame: pd.DataFrame, args: argparse.Namespace) -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["bucket_word", "counted", "member_text", "top_talkers"]
+__all__ = ["bucket_word", "counted", "member_text", "shown_columns", "top_talkers"]
 
 
 def top_talkers(df: pd.DataFrame) -> set[str]:
@@ -36,6 +36,22 @@ def member_text(df: pd.DataFrame, dimension: str, value: Any) -> str:
     """
     text = "—" if value is None or value != value else str(value)
     return f"total (top talker {text})" if dimension in top_talkers(df) else text
+
+
+def shown_columns(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` for a table: a top talker's column says its rows are totals.
+
+    Example:
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"customer_site_id": ["MUM-1002"], "value": [24.0]})
+        >>> df.attrs["top_talker"] = ["customer_site_id"]
+        >>> list(shown_columns(df).columns)
+        ['customer_site_id (top talker; the value is the total)', 'value']
+    """
+    unpinned = [d for d in top_talkers(df) if d in df.columns]
+    if not unpinned:
+        return df
+    return df.rename(columns={d: f"{d} (top talker; the value is the total)" for d in unpinned})
 
 
 def counted(metric: str, aggregation: str | None, title: str) -> str:
