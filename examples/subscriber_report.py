@@ -1,9 +1,9 @@
 """Per-subscriber report: hours online and data used per subscriber over a range.
 
     python subscriber_report.py --account-id 62c40843c7a1909709112345 \
-        --msisdn 919319520966 --msisdn 917226234734 --start 2022-06-01 --end 2022-07-01
+        --msisdn 917775035851 --msisdn 919329015626 --start 2022-06-01 --end 2022-07-01
 
-(two subscribers of the local sandbox, ``edgereports sandbox``). Prints one row per subscriber
+(two handsets of the local sandbox, ``edgereports sandbox``). Prints one row per subscriber
 (hours online, MB up, MB down, busiest hour in UTC); ``--csv FILE`` also writes it. A subscriber
 without any row is named on stderr; with no row at all the script says why and exits 1.
 Settings from EDGEREPORTS_API_KEY and EDGEREPORTS_REPORTING_URL.
