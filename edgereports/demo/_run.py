@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..config import Settings
-from ..errors import AuthError, ConfigError, EdgeReportsError, redact
+from ..errors import AuthError, ConfigError, EdgeReportsError, EdgeReportsWarning, redact
 from ..export import save_parquet
 from ..normalize import concat_frames
 from ..plotting import plot
@@ -158,11 +159,15 @@ def _run(
             echo(f"{title}\n   skipped: {plan.skipped}")
             continue
         began = time.monotonic()
-        outcome.frame, outcome.error = _fetch(client, plan)
+        with warnings.catch_warnings(record=True) as seen:  # shown with the report, once
+            warnings.simplefilter("always", EdgeReportsWarning)
+            outcome.frame, outcome.error = _fetch(client, plan)
         outcome.seconds = time.monotonic() - began
         frame = outcome.frame
         rows = "no frame" if frame is None else f"{len(frame)} rows"
         echo(f"{title} · {rows} · {outcome.seconds:.2f} s")
+        for note in dict.fromkeys(str(w.message) for w in seen):
+            echo(f"   note: {note}")
         if outcome.error:
             echo(f"   error: {outcome.error}")
         if frame is None:
