@@ -38,6 +38,9 @@ SETTINGS = settings(max_examples=12, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
 # days whose reports (up to 48 days long) end before the shared sandbox's clock (2022-07-08)
 days = st.dates(min_value=date(2021, 1, 1), max_value=date(2022, 5, 1))
+# instants for the module's own sandbox, whose clock the tests move
+moments = st.datetimes(min_value=datetime(2021, 6, 1), max_value=datetime(2024, 6, 1),
+                       timezones=st.just(UTC))  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -163,12 +166,7 @@ def test_sim_counts_match_the_inventory(sandbox: SandboxHandle, first: date, spa
 
 @settings(max_examples=10, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
-@given(
-    moment=st.datetimes(min_value=datetime(2021, 6, 1), max_value=datetime(2024, 6, 1),
-                        timezones=st.just(UTC)),
-    name=st.sampled_from(ALL),
-    agg=st.sampled_from(["COUNT", "AVG", "MAX"]),
-)  # fmt: skip
+@given(moment=moments, name=st.sampled_from(ALL), agg=st.sampled_from(["COUNT", "AVG", "MAX"]))
 def test_now_equals_the_last_five_minutes_of_the_series(
     moving: SandboxHandle, moment: datetime, name: str, agg: str
 ) -> None:
@@ -283,12 +281,8 @@ def test_quality_hours_and_days_agree(
 
 @settings(max_examples=8, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
-@given(
-    moment=st.datetimes(min_value=datetime(2021, 6, 1), max_value=datetime(2024, 6, 1),
-                        timezones=st.just(UTC)),
-    name=st.sampled_from(ALL),
-    agg=st.sampled_from(["COUNT", "AVG", "MAX", "MIN"]),
-)  # fmt: skip
+@given(moment=moments, name=st.sampled_from(ALL),
+       agg=st.sampled_from(["COUNT", "AVG", "MAX", "MIN"]))  # fmt: skip
 def test_nothing_after_the_clock(
     moving: SandboxHandle, moment: datetime, name: str, agg: str
 ) -> None:
