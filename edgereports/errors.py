@@ -131,7 +131,16 @@ class ConfigError(InputError):
 
 
 class TransportError(EdgeReportsError):
-    """A connection failure, a timeout or a broken body."""
+    """A connection failure, a timeout or a broken body.
+
+    Attributes:
+        unreachable: nothing listens at the address (the connection was refused): the address
+            is wrong or the service is not running. Such a request is not retried.
+    """
+
+    def __init__(self, message: str, *, unreachable: bool = False) -> None:
+        super().__init__(message)
+        self.unreachable = unreachable
 
 
 class ApiError(EdgeReportsError):

@@ -150,21 +150,28 @@ def ue_connections_enterprise(*, account_id: Expression, start: TimeLike, end: T
 def concurrent_online_ues(
     *, account_id: Expression, customer_site_id: Values | None = None
 ) -> Report:
-    """UEs online now, per customer site (optionally one site)."""
+    """UEs online now per customer site (one row per site given).
+
+    Without ``customer_site_id`` the answer is one row: the enterprise's total, labelled with
+    one site (the top talker), and the client warns (DESIGN.md, the top-talker rule).
+    """
     report = Report(account_id=account_id).now().by("customer_site_id")
     if customer_site_id is not None:
         report = report.where(customer_site_id=customer_site_id)
     return report.metric("ue_connections", "COUNT")
 
 
-def device_status(*, account_id: Expression) -> Report:
-    """Current online status of devices, with their eNodeB IP, UE IP and LR id."""
-    return (
-        Report(account_id=account_id)
-        .now()
-        .by("enodeb_ip", "ue_ip", "lr_id")
-        .metric("ue_online_status", "EXISTS")
-    )
+def device_status(*, account_id: Expression, imsi: Values | None = None) -> Report:
+    """Current online status per device (one row per IMSI given), with eNodeB IP, UE IP, LR id.
+
+    Pass the devices' IMSIs (one row each: a device filter pins the device's other
+    dimensions). Without ``imsi`` the answer is one row for one device of the account (the
+    top talker), and the client warns (DESIGN.md, the top-talker rule).
+    """
+    report = Report(account_id=account_id).now().by("enodeb_ip", "ue_ip", "lr_id", "imsi")
+    if imsi is not None:
+        report = report.where(imsi=imsi)
+    return report.metric("ue_online_status", "EXISTS")
 
 
 @dataclass(frozen=True)

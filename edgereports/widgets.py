@@ -17,13 +17,14 @@ import html
 import io
 import json
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import presets
-from .errors import EdgeReportsError, InputError
+from .errors import EdgeReportsError, EdgeReportsWarning, InputError
 from .query import Report
 from .query.times import parse_tz
 
@@ -239,9 +240,12 @@ class Explorer:
         self._say("Running …")
         began = time.monotonic()
         try:
-            frame = self.client.fetch(report, on_error="collect")
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always", EdgeReportsWarning)
+                frame = self.client.fetch(report, on_error="collect")
         except BaseException:
             self.progress.bar_style = "danger"
+            self.frame, self.table.value, self.chart.value = None, "", b""  # no stale answer
             raise
         finally:
             self.run_button.disabled = False
@@ -253,8 +257,11 @@ class Explorer:
         text = (
             f"{len(frame)} rows × {len(frame.columns)} columns in {time.monotonic() - began:.1f} s"
         )
+        notes = list(dict.fromkeys(str(w.message) for w in seen))
         if failures:
             self._say(f"{text}; {len(failures)} request(s) failed, first: {failures[0]}", "warn")
+        elif notes:  # a top talker or an empty result: the numbers need this to be read right
+            self._say(f"{text}; " + "; ".join(notes), "warn")
         else:
             self._say(text)
         self.outputs.selected_index = 1 if len(frame) else 0
@@ -316,7 +323,9 @@ class Explorer:
 
 
 def _table_html(frame: pd.DataFrame) -> str:
-    head = frame.head(_HEAD_ROWS).to_html(index=False, border=0, na_rep="")
+    from .plotting import shown_columns
+
+    head = shown_columns(frame.head(_HEAD_ROWS)).to_html(index=False, border=0, na_rep="")
     return f"<p><b>{len(frame)} rows × {len(frame.columns)} columns</b> (first rows)</p>{head}"
 
 

@@ -1,16 +1,19 @@
 """Per-subscriber report: hours online and data used per subscriber over a range.
 
     python subscriber_report.py --account-id 62c40843c7a1909709112345 \
-        --msisdn 919876543210 --msisdn 919876543211 --start 2022-06-01 --end 2022-07-01
+        --msisdn 917775035851 --msisdn 919329015626 --start 2022-06-01 --end 2022-07-01
 
-Prints one row per subscriber (hours online, MB up, MB down, busiest hour in UTC); ``--csv FILE``
-also writes it. Settings from EDGEREPORTS_API_KEY and EDGEREPORTS_REPORTING_URL.
+(two handsets of the local sandbox, ``edgereports sandbox``). Prints one row per subscriber
+(hours online, MB up, MB down, busiest hour in UTC); ``--csv FILE`` also writes it. A subscriber
+without any row is named on stderr; with no row at all the script says why and exits 1.
+Settings from EDGEREPORTS_API_KEY and EDGEREPORTS_REPORTING_URL.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -52,13 +55,20 @@ def main(argv: list[str] | None = None) -> int:
     span = {"account_id": args.account_id, "start": args.start, "end": args.end}
     try:
         client = ReportingClient.from_settings(er.Settings.from_env())
-        time_usage = client.fetch(er.presets.time_usage_subscriber(msisdn=args.msisdn, **span))
-        byte_usage = client.fetch(er.presets.byte_usage_subscriber(msisdn=args.msisdn, **span))
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always", er.EdgeReportsWarning)
+            time_usage = client.fetch(er.presets.time_usage_subscriber(msisdn=args.msisdn, **span))
+            byte_usage = client.fetch(er.presets.byte_usage_subscriber(msisdn=args.msisdn, **span))
     except er.InputError as exc:
         print(f"subscriber_report: {exc}", file=sys.stderr)
         return 2
     except er.EdgeReportsError as exc:
         print(f"subscriber_report: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    for warning in {str(w.message) for w in seen}:
+        print(f"subscriber_report: {warning}", file=sys.stderr)
+    if time_usage.empty or byte_usage.empty:
+        print("subscriber_report: no rows to summarize", file=sys.stderr)
         return 1
     table = summarize(time_usage, byte_usage)
     print(table.to_string())

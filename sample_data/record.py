@@ -51,7 +51,7 @@ def pattern_requests(sb: SandboxHandle) -> dict[str, dict[str, Any]]:
         "concurrent_online_ues": lambda: presets.concurrent_online_ues(
             account_id=acct, customer_site_id=site
         ),
-        "device_status": lambda: presets.device_status(account_id=acct),
+        "device_status": lambda: presets.device_status(account_id=acct, imsi=sim.imsi),
     }
     return {name: make().to_request() for name, make in built.items()}
 

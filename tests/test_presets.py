@@ -66,13 +66,21 @@ SPEC_ROWS: list[tuple[str, dict[str, Any], str, str | None, list[str], list[tupl
         [("ue_connections", "COUNT")],
     ),
     ("ue_connections_enterprise", {}, "dates", "DAY", [], [("ue_connections", "COUNT")]),
-    ("concurrent_online_ues", {}, "now", None, ["customer_site_id"], [("ue_connections", "COUNT")]),
     (
-        "device_status",
-        {},
+        "concurrent_online_ues",
+        {"customer_site_id": "MUM-1002"},
         "now",
         None,
-        ["enodeb_ip", "ue_ip", "lr_id"],
+        ["customer_site_id"],
+        [("ue_connections", "COUNT")],
+    ),
+    # SPEC's dimensions, and the device's IMSI: each row names its device (the top-talker rule)
+    (
+        "device_status",
+        {"imsi": "404450000000001"},
+        "now",
+        None,
+        ["enodeb_ip", "ue_ip", "lr_id", "imsi"],
         [("ue_online_status", "EXISTS")],
     ),
 ]

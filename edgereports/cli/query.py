@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from typing import Any
 
@@ -82,7 +83,7 @@ def report_from_args(args: argparse.Namespace) -> Report:
         info = presets.get(args.preset)
         allowed = {p.name for p in info.params}
         params = {k: v for k, v in params.items() if k in allowed or v is not None}
-        return presets.build(args.preset, **params)
+        return _on_top(presets.build(args.preset, **params), args)
     report = Report(account_id=args.account_id, tz=args.tz, strict=args.strict)
     if args.now:
         report = report.now()
@@ -96,11 +97,7 @@ def report_from_args(args: argparse.Namespace) -> Report:
         report = report.granularity(args.granularity)
     if args.by:
         report = report.by(args.by)
-    for item in args.where:
-        dim, sep, values = item.partition("=")
-        if not sep:
-            raise QueryError(f"--where {item!r} must look like DIM=V1,V2", field="where")
-        report = report.filter(dim.strip(), [v.strip() for v in values.split(",")])
+    report = _filtered(report, args.where)
     for item in args.metric:
         rest, _, pct = item.partition("@")
         name, _, agg = rest.partition(":")
@@ -112,6 +109,41 @@ def report_from_args(args: argparse.Namespace) -> Report:
             ) from None
         report = report.metric(name, agg or None, percentile=percentile)
     return report
+
+
+def _filtered(report: Report, items: list[str]) -> Report:
+    """``report`` with the ``--where DIM=V1,V2`` filters added."""
+    for item in items:
+        dim, sep, values = item.partition("=")
+        if not sep:
+            raise QueryError(f"--where {item!r} must look like DIM=V1,V2", field="where")
+        report = report.filter(dim.strip(), [v.strip() for v in values.split(",")])
+    return report
+
+
+def _on_top(report: Report, args: argparse.Namespace) -> Report:
+    """A preset's report with the report flags applied on top (``--metric`` is refused).
+
+    ``--tz`` sets the zone of its dates, ``--granularity`` replaces its granularity, ``--by``
+    adds dimensions and ``--where`` adds filters; a preset is its metrics, so ``--metric``
+    (and ``--now``, which the preset's range decides) is an error rather than dropped.
+    """
+    refused = [flag for flag, given in (("--metric", args.metric), ("--now", args.now)) if given]
+    if refused:
+        raise QueryError(
+            f"{' and '.join(refused)} cannot be combined with --preset (a preset is its "
+            "metrics and range): drop --preset and describe the report with flags",
+            field="metric" if args.metric else "start_date_time",
+        )
+    if args.tz:
+        report = report.timezone(args.tz)
+    if args.strict:
+        report = dataclasses.replace(report, strict=True)
+    if args.granularity:
+        report = report.granularity(args.granularity)
+    if args.by:
+        report = report.by(*(report.dimensions or ()), *args.by)
+    return _filtered(report, args.where)
 
 
 def _cmd_presets(args: argparse.Namespace) -> int:

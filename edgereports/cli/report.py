@@ -10,13 +10,14 @@ import argparse
 import dataclasses
 import re
 import sys
+import warnings
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
-from ..errors import EdgeReportsError, InputError, PartialFailure
+from ..errors import EdgeReportsError, EdgeReportsWarning, InputError, PartialFailure
 from ..export.files import atomic_write, save_parquet
 from .query import add_report_arguments, report_from_args
 
@@ -33,10 +34,13 @@ examples:
       --msisdn 919876543211 --start 2024-06-01 --end 2024-07-01 --parquet bytes.parquet
 
 settings come from EDGEREPORTS_API_KEY and EDGEREPORTS_REPORTING_URL (or --reporting-url).
-Without --json/--csv/--parquet the frame is printed as a table.
+Without --json/--csv/--parquet the frame is printed as a table. The report flags (--tz,
+--granularity, --by, --where) apply on top of a --preset; --metric with --preset is refused.
+A result without any row is one line on stderr naming the filters that matched nothing, and
+no file is written unless --allow-empty.
 
 exit status:
-  0  the whole report was fetched and written
+  0  the whole report was fetched and written (or it had no row: see stderr)
   1  a service, transport or data error, including a partial failure (nothing is written)
   2  bad input: flags, a query the spec does not allow, missing settings
 """
@@ -87,6 +91,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     only.add_argument("--csv", nargs="?", const="-", metavar="FILE", help="CSV to FILE or stdout")
     only.add_argument("--parquet", metavar="FILE", help="a Parquet file")
+    out.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="write the output file even when the report has no row",
+    )
     net = p.add_argument_group("fetching")
     net.add_argument(
         "--reporting-url", help="the reporting API (default EDGEREPORTS_REPORTING_URL)"
@@ -110,7 +119,16 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def cmd_report(args: argparse.Namespace) -> int:
     """Run ``edgereports report``; returns the exit status (errors are printed to stderr)."""
     try:
-        frame = _fetch(args)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always", EdgeReportsWarning)
+            frame = _fetch(args)
+        for warning in seen:  # one line each, as the CLI's own messages
+            if issubclass(warning.category, EdgeReportsWarning):
+                name = warning.category.__name__
+                print(f"edgereports: {name}: {warning.message}", file=sys.stderr)
+        if frame.empty and not args.allow_empty and (args.parquet or _to_file(args)):
+            print("edgereports: nothing written (pass --allow-empty to write it)", file=sys.stderr)
+            return 0
         _write(frame, args)
     except InputError as exc:
         print(f"edgereports: error: {exc}", file=sys.stderr)
@@ -142,6 +160,34 @@ def _fetch(args: argparse.Namespace) -> pd.DataFrame:
         return client.fetch(report, window=window, accept=CSV if args.accept == "csv" else JSON)
 
 
+def _to_file(args: argparse.Namespace) -> bool:
+    """Whether the output goes to a file (not stdout)."""
+    return any(target not in (None, "-") for target in (args.csv, args.json))
+
+
+def _table(frame: pd.DataFrame) -> str:
+    """The frame as a table: a top talker's column says the row is a total; times in the
+    report's zone (the zone of its request's dates)."""
+    from ..plotting import shown_columns
+
+    if not len(frame):
+        return "(no rows)"
+    return shown_columns(_in_zone(frame)).to_string(index=False)
+
+
+def _in_zone(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with its time columns in the offset of the request's start (UTC if none)."""
+    from datetime import datetime
+
+    start = (frame.attrs.get("request") or {}).get("start_date_time", "")
+    try:
+        zone = datetime.fromisoformat(start).tzinfo
+    except (TypeError, ValueError):
+        return frame  # NOW / LAST ... reports: UTC, as the service states them
+    times = [c for c in ("time_stamp", "start_time", "end_time") if c in frame.columns]
+    return frame.assign(**{c: frame[c].dt.tz_convert(zone) for c in times})
+
+
 def _write(frame: pd.DataFrame, args: argparse.Namespace) -> None:
     if args.parquet:
         _atomic(args.parquet, lambda path: save_parquet(frame, path, make_parents=False))
@@ -151,7 +197,7 @@ def _write(frame: pd.DataFrame, args: argparse.Namespace) -> None:
         text = frame.to_json(orient="records", date_format="iso", date_unit="us")
         _emit(args.json, (text or "[]") + "\n")
     else:
-        print(frame.to_string(index=False) if len(frame) else "(no rows)")
+        print(_table(frame))
 
 
 def _emit(target: str, text: str) -> None:

@@ -19,6 +19,10 @@ DEMO_ZONE = timezone(timedelta(hours=5, minutes=30))
 _DAILY, _HOURLY, _SIM_DAYS = timedelta(days=7), timedelta(days=2), timedelta(days=14)
 
 
+#: The device profile of the subscribers the demo reports on (sandbox profiles: docs/sandbox.md).
+HANDSET = "handset"
+
+
 @dataclass(frozen=True)
 class Subjects:
     """The account and the ids the presets need.
@@ -30,6 +34,8 @@ class Subjects:
         sites: customer sites for the per-site presets (all are used).
         devices: MSISDNs whose device status to ask one by one (the service reports one
             device per answer); empty: the ``device_status`` preset as it is.
+        profile: the device profile of ``msisdns`` and ``imsis`` when known (``handset``):
+            the subscriber charts say which kind of device they show.
     """
 
     account_id: str
@@ -37,6 +43,7 @@ class Subjects:
     imsis: tuple[str, ...] = ()
     sites: tuple[str, ...] = ()
     devices: tuple[str, ...] = ()
+    profile: str | None = None
 
     @classmethod
     def from_sandbox(cls, handle: Any) -> Subjects:
@@ -46,17 +53,23 @@ class Subjects:
             handle: what :func:`edgereports.sandbox.serve` yielded.
 
         Returns:
-            The subjects: three subscribers, every site, every device of the account.
+            The subjects: three handsets with an active SIM (phones: the devices whose
+            subscriber reports are the ones to show; cameras mostly send, sensors barely
+            talk), every site, every device of the account.
         """
         account = str(handle.account_id)
         sims = [s for s in handle.network.sims if s.account_id == account]
         sites = [s.customer_site_id for s in handle.network.sites if s.account_id == account]
+        profile = {d.msisdn: d.profile for d in handle.network.devices}
+        today = handle.clock.now().date()
+        handsets = [s for s in sims if profile.get(s.msisdn) == HANDSET and s.active_on(today)]
         return cls(
             account_id=account,
-            msisdns=tuple(s.msisdn for s in sims[:3]),
-            imsis=tuple(s.imsi for s in sims[:3]),
+            msisdns=tuple(s.msisdn for s in (handsets or sims)[:3]),
+            imsis=tuple(s.imsi for s in (handsets or sims)[:3]),
             sites=tuple(sites),
             devices=tuple(s.msisdn for s in sims),
+            profile=HANDSET if handsets else None,
         )
 
 
@@ -70,6 +83,7 @@ class PlannedReport:
         purpose: its one-line description.
         reports: the reports to fetch (several are concatenated into one frame).
         skipped: why the preset is not run (missing ids), else None.
+        note: what the chart's title adds (the subscribers' device profile), else "".
     """
 
     number: int
@@ -77,6 +91,7 @@ class PlannedReport:
     purpose: str
     reports: tuple[Report, ...]
     skipped: str | None = None
+    note: str = ""
 
     @property
     def slug(self) -> str:
@@ -171,7 +186,9 @@ def plan_reports(subjects: Subjects, end: datetime) -> list[PlannedReport]:
     for number, info in enumerate(presets.CATALOGUE, start=1):
         reason, make = build[info.name]
         reports = () if reason else tuple(make())
-        plans.append(PlannedReport(number, info.name, info.purpose, reports, reason))
+        per_subscriber = "msisdn" in info.name or info.name.endswith("_subscriber")
+        note = f"{subjects.profile}s" if subjects.profile and per_subscriber else ""
+        plans.append(PlannedReport(number, info.name, info.purpose, reports, reason, note))
     return plans
 
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..config import Settings
-from ..errors import AuthError, ConfigError, EdgeReportsError, redact
+from ..errors import AuthError, ConfigError, EdgeReportsError, EdgeReportsWarning, redact
 from ..export import save_parquet
 from ..normalize import concat_frames
 from ..plotting import plot
@@ -113,17 +114,21 @@ def _run(
             echo(f"{title}\n   skipped: {plan.skipped}")
             continue
         began = time.monotonic()
-        outcome.frame, outcome.error = _fetch(client, plan)
+        with warnings.catch_warnings(record=True) as seen:  # shown with the report, once
+            warnings.simplefilter("always", EdgeReportsWarning)
+            outcome.frame, outcome.error = _fetch(client, plan)
         outcome.seconds = time.monotonic() - began
         frame = outcome.frame
         rows = "no frame" if frame is None else f"{len(frame)} rows"
         echo(f"{title} · {rows} · {outcome.seconds:.2f} s")
+        for note in dict.fromkeys(str(w.message) for w in seen):
+            echo(f"   note: {note}")
         if outcome.error:
             echo(f"   error: {outcome.error}")
         if frame is None:
             continue
         outcome.parquet = save_parquet(frame, frames_dir / f"{plan.slug}.parquet")
-        outcome.chart = _chart(frame, charts_dir / f"{plan.slug}.png")
+        outcome.chart = _chart(frame, charts_dir / f"{plan.slug}.png", plan.note)
         echo(_indent(summary_table(frame).to_string(index=False)))
     write_index(result)
     return result
@@ -152,12 +157,19 @@ def _fetch(client: ReportingClient, plan: PlannedReport) -> tuple[pd.DataFrame |
     return frame, error
 
 
-def _chart(frame: pd.DataFrame, path: Path) -> Path:
-    """Draw the frame's chart, save it as PNG and close it (the backend is the caller's)."""
+def _chart(frame: pd.DataFrame, path: Path, note: str = "") -> Path:
+    """Draw the frame's chart, save it as PNG and close it (the backend is the caller's).
+
+    ``note`` (e.g. ``handsets``) is added to the title's first line.
+    """
     import matplotlib.pyplot as plt
     from matplotlib.figure import Figure
 
-    figure = plot(frame).figure
+    ax = plot(frame)
+    if note:
+        first, sep, rest = ax.get_title().partition("\n")
+        ax.set_title(f"{first} ({note}){sep}{rest}")
+    figure = ax.figure
     assert isinstance(figure, Figure)
     try:
         figure.savefig(path, dpi=110, facecolor="white")

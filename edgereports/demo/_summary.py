@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..plotting import unit_scale
+from ..plotting import member_text, unit_scale
 from ..schema import CURRENT, TIMESERIES, shape_of
 
 __all__ = ["summary_table"]
@@ -53,7 +53,7 @@ def _series(df: pd.DataFrame) -> pd.DataFrame:
         stamps = part["time_stamp"]
         rows.append(
             {
-                **{d: _text(named[d]) for d in dims},
+                **{d: _member(df, d, named[d]) for d in dims},
                 "metric": str(named["metric"]),
                 "agg": how,
                 "points": len(part),
@@ -88,7 +88,7 @@ def _current(df: pd.DataFrame) -> pd.DataFrame:
         text = _readable(metric, value) if value == value else ""
         rows.append(
             {
-                **{d: _text(getattr(row, d)) for d in dims},
+                **{d: _member(df, d, getattr(row, d)) for d in dims},
                 "metric": metric,
                 "agg": _text(row.aggregation),
                 "value": text or _text(row.value_text),
@@ -121,6 +121,11 @@ def _sims(df: pd.DataFrame) -> pd.DataFrame:
 def _readable(metric: str, value: float) -> str:
     """One value in the unit that suits it (each value its own unit)."""
     return unit_scale(metric, [float(value)]).text(float(value))
+
+
+def _member(df: pd.DataFrame, dimension: str, value: object) -> str:
+    """A dimension value; a top talker's as the total it labels."""
+    return member_text(df, dimension, value) if _text(value) else ""
 
 
 def _text(value: object) -> str:

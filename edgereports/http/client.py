@@ -24,7 +24,7 @@ from ..errors import (
     redact,
 )
 from .redaction import install_log_redaction
-from .session import BudgetAdapter, make_session
+from .session import BudgetAdapter, make_session, refused
 
 __all__ = ["HttpClient"]
 
@@ -170,7 +170,9 @@ class HttpClient:
             stop=lambda _state: used[0] >= allowed,
             wait=tenacity.wait_exponential(multiplier=backoff, max=60.0)
             + tenacity.wait_random(0, backoff),
-            retry=tenacity.retry_if_exception_type(_OUTER_RETRYABLE),
+            retry=tenacity.retry_if_exception(
+                lambda exc: isinstance(exc, _OUTER_RETRYABLE) and not refused(exc)
+            ),
             before_sleep=before_sleep,
             reraise=True,
         )
@@ -212,7 +214,8 @@ class HttpClient:
         url = getattr(sent, "url", None) or url
         return TransportError(
             f"{self._prefix(what)}{method} {self.redact(url)} failed after {attempts} "
-            f"attempt(s): {type(exc).__name__} ({detail})"
+            f"attempt(s): {type(exc).__name__} ({detail})",
+            unreachable=refused(exc),
         )
 
     def _status_error(

@@ -17,10 +17,27 @@ from requests.adapters import HTTPAdapter
 from urllib3.exceptions import MaxRetryError
 from urllib3.util.retry import Retry
 
-__all__ = ["RETRY_STATUSES", "BudgetAdapter", "make_session"]
+__all__ = ["RETRY_STATUSES", "BudgetAdapter", "make_session", "refused"]
 
 #: The statuses retried by urllib3 (and, when retries run out, mapped to errors).
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+
+
+def refused(error: BaseException | None) -> bool:
+    """Whether ``error`` (or an error it wraps) is a refused TCP connection: nothing listens.
+
+    A refused connection is answered at once by the host, so retrying it only delays the
+    message that the address is wrong or the service is down.
+    """
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, ConnectionRefusedError):
+            return True
+        wrapped = [getattr(error, "reason", None), *getattr(error, "args", ())[:1]]
+        inner = next((e for e in wrapped if isinstance(e, BaseException)), None)
+        error = error.__cause__ or error.__context__ or inner
+    return False
 
 
 class _Retry(Retry):
@@ -78,6 +95,12 @@ class _Retry(Retry):
         return float(max(0.0, min(self.backoff_max, value)))
 
     def increment(self, *args: Any, **kwargs: Any) -> _Retry:
+        error = kwargs.get("error", args[3] if len(args) > 3 else None)
+        if refused(error):  # nothing listens at the address: fail at once
+            url = kwargs.get("url", args[1] if len(args) > 1 else None)
+            exc = MaxRetryError(kwargs.get("_pool"), url, error)  # type: ignore[arg-type]
+            exc.attempts = len(self.history) + 1  # type: ignore[attr-defined]
+            raise exc from error
         try:
             return super().increment(*args, **kwargs)
         except MaxRetryError as exc:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ._common import Scale, TzLike, frame_metrics, frame_shape, unit_scale
+from ._labels import member_text, shown_columns
 from ._panels import plot_current, plot_device_status, plot_sim_count
 from ._series import plot_percentiles, plot_timeseries, plot_ue_connections
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Scale",
     "chart_for",
+    "member_text",
     "plot",
     "plot_current",
     "plot_device_status",
@@ -34,6 +36,7 @@ __all__ = [
     "plot_sim_count",
     "plot_timeseries",
     "plot_ue_connections",
+    "shown_columns",
     "unit_scale",
 ]
 

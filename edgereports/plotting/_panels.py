@@ -35,6 +35,7 @@ from ._common import (
     unit_scale,
     zone_name,
 )
+from ._labels import member_text, top_talkers
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -121,6 +122,8 @@ def plot_current(
     named = metrics_title(metrics) or "Current values"
     when = _window_text(df, zone) if not df.empty else ""
     by = f" per {dimension_title(dims[0])}" if dims else ""
+    if dims and dims[0] in top_talkers(df):
+        by = f" (total; the {dimension_title(dims[0])} shown is the top talker)"
     heading = f"{named} now{by}\n{when}".rstrip()
     if not dims:
         ax = new_axes(ax, (max(4.0, 3.2 * max(1, len(df))), 2.6))
@@ -129,7 +132,10 @@ def plot_current(
         _tiles(ax, df)
         ax.set_title(title or heading)
         return ax
-    cats = [" / ".join(str(v) for v in r) for r in df[dims].fillna("—").itertuples(index=False)]
+    cats = [
+        " / ".join(member_text(df, d, v) for d, v in zip(dims, r, strict=True))
+        for r in df[dims].itertuples(index=False)
+    ]
     frame = df.assign(_cat=cats)
     categories = sorted(dict.fromkeys(cats))
     ax = new_axes(ax, (10.0, max(3.0, 1.2 + 0.4 * len(categories))))
@@ -139,6 +145,8 @@ def plot_current(
         groups[metric_title(str(metric))] = [float(values.get(c, math.nan)) for c in categories]
     scale = unit_scale(metrics[0], frame["value"].to_numpy(dtype=float))
     label = scale.label(named if len(metrics) == 1 else "Value")
+    if metrics == ["ue_connections"]:  # one 5-minute sample per device: devices online
+        label = "UE connections (devices online in the 5 minutes)"
     grouped_barh(ax, categories, groups, scale, label)
     ax.set_ylabel(first_upper(" / ".join(dimension_title(d) for d in dims)))
     ax.grid(axis="x", alpha=0.3)

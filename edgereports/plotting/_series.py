@@ -41,6 +41,7 @@ from ._common import (
     unit_scale,
     zone_name,
 )
+from ._labels import bucket_word, counted, member_text
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -79,8 +80,11 @@ def _text(value: object) -> str:
     return "—" if value is None or value is pd.NA or value != value else str(value)
 
 
-def _labels(series: list[_Series], dims: list[str]) -> list[str]:
-    """Name each series by what varies between them (dimension values, metric, aggregation)."""
+def _labels(series: list[_Series], dims: list[str], df: pd.DataFrame) -> list[str]:
+    """Name each series by what varies between them (dimension values, metric, aggregation).
+
+    A top talker's value is named as the total it is (:func:`._labels.member_text`).
+    """
 
     def varies(column: str) -> bool:
         return len({_text(s.key[column]) for s in series}) > 1
@@ -88,7 +92,9 @@ def _labels(series: list[_Series], dims: list[str]) -> list[str]:
     varying_dims = [d for d in dims if varies(d)]
     labels = []
     for s in series:
-        parts = [" / ".join(_text(s.key[d]) for d in varying_dims)] if varying_dims else []
+        parts = (
+            [" / ".join(member_text(df, d, s.key[d]) for d in varying_dims)] if varying_dims else []
+        )
         if varies("metric") or not parts:
             metric = metric_title(str(s.key["metric"]))
             if varies("aggregation") and _text(s.key["aggregation"]) != "—":
@@ -98,6 +104,12 @@ def _labels(series: list[_Series], dims: list[str]) -> list[str]:
             parts.append(metric)
         labels.append(" · ".join(parts))
     return labels
+
+
+def _aggregation(df: pd.DataFrame) -> str | None:
+    """The one aggregation of the frame's rows, if there is one."""
+    aggs = set(df["aggregation"].dropna().astype(str))
+    return aggs.pop() if len(aggs) == 1 else None
 
 
 def _what(metrics: Sequence[str], kind: str, *, axis: bool = False) -> str:
@@ -171,7 +183,7 @@ def plot_timeseries(
     if df.empty:
         return no_data(ax, title or heading)
     series = _split(df, [*dims, "metric", "aggregation", "percentile"])
-    labels = _labels(series, dims)
+    labels = _labels(series, dims, df)
     shown = sorted(range(len(series)), key=lambda i: -series[i].total)[:max_series]
     shown.sort()
     if len(shown) < len(series):
@@ -196,10 +208,14 @@ def plot_timeseries(
         starts = pd.DatetimeIndex(df["time_stamp"].drop_duplicates().sort_values())
         middles = starts + pd.Timedelta(days=width / 2)
         days = [t.tz_convert(zone).to_pydatetime() for t in middles]
-        day_axis(ax, date_numbers(starts) + width / 2, days, f"Day ({zone_name(zone)})")
+        label = bucket_word(grain, zone, zone_name(zone))
+        day_axis(ax, date_numbers(starts) + width / 2, days, label)
     else:
         time_axis(ax, zone)
-    value_axis(ax, scale, scale.label(_what(present, kind_of_values, axis=True)))
+    what = _what(present, kind_of_values, axis=True)
+    if len(present) == 1:
+        what = counted(present[0], _aggregation(df), what)
+    value_axis(ax, scale, scale.label(what))
     if float(np.nanmin(df["value"].to_numpy(dtype=float))) >= 0:
         ax.set_ylim(bottom=0)
     ax.grid(axis="y", alpha=0.3)
@@ -244,7 +260,10 @@ def _heading(
         parts.append("by " + ", ".join(dimension_title(d) for d in varying))
     if fixed:
         parts.append(
-            "for " + ", ".join(f"{dimension_title(d)} {df[d].dropna().iloc[0]}" for d in fixed)
+            "for "
+            + ", ".join(
+                f"{dimension_title(d)} {member_text(df, d, df[d].dropna().iloc[0])}" for d in fixed
+            )
         )
     elif dims and df.empty:
         parts.append("by " + ", ".join(dimension_title(d) for d in dims))
@@ -316,7 +335,7 @@ def plot_ue_connections(
             color="tab:red", linewidth=1.6, marker="o" if len(peak) <= 60 else None,
             markersize=3, label="Peak (MAX)")  # fmt: skip
     time_axis(ax, zone)
-    value_axis(ax, unit_scale("ue_connections", []), "UE connections")
+    value_axis(ax, unit_scale("ue_connections", []), "UE connections (devices at once)")
     ax.set_ylim(bottom=0)
     ax.grid(axis="y", alpha=0.3)
     ax.set_title(title or heading)

@@ -372,6 +372,7 @@ operator='EXACT')
         finish = parse_timestamp(end, "end_date_time")
         if begin >= finish:
             raise QueryError(
-                f"start_date_time {start!r} must be before end_date_time {end!r}",
+                f"start_date_time {start!r} must be before end_date_time {end!r}: a range is "
+                'half-open [start, end), so one day is between("2024-06-01", "2024-06-02")',
                 field="start_date_time",
             )

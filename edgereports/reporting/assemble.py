@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..errors import EdgeReportsError, SchemaError
+from ..query import Report
 from .plan import Part, Window
 from .results import Failure
+from .rules import in_range, mark
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -106,27 +108,40 @@ def combine(frames: list[pd.DataFrame], request: dict[str, Any], ordered: bool) 
 
 
 def assemble(
-    plan: list[list[Part]], outcomes: list[Any], request: dict[str, Any]
+    plan: list[list[Part]], outcomes: list[Any], request: dict[str, Any], report: Report
 ) -> tuple[pd.DataFrame | None, list[Failure]]:
     """Concatenate the owned rows of every part (branch by branch, windows in order), sorted
     as one answer would be; a failed part contributes no row and one failure.
 
+    The frame then keeps the buckets inside the report's range and says what it is
+    (:func:`edgereports.reporting.rules.mark`: top talkers, empty results, dropped buckets).
     ``outcomes`` (per part its frame or its error) is emptied once read: the parts' frames
     are released as soon as they are concatenated.
     """
     failures: list[Failure] = []
     frames = []
-    parts = [p for branch in plan for p in branch]
-    for part, result in zip(parts, outcomes, strict=True):
-        if isinstance(result, BaseException):
-            failures.append(_failure(part, result))
-        else:
-            frames.append(result)
+    empty_values: list[dict[str, Any]] = []
+    at = 0
+    for branch in plan:
+        rows, failed = 0, False
+        for part, result in zip(branch, outcomes[at : at + len(branch)], strict=True):
+            if isinstance(result, BaseException):
+                failures.append(_failure(part, result))
+                failed = True
+            else:
+                rows += len(result)
+                frames.append(result)
+        at += len(branch)
+        values = dict(branch[0].fan.values) if branch else {}
+        if values and not rows and not failed and values not in empty_values:
+            empty_values.append(values)
     outcomes.clear()
     if not frames:
         return None, failures
-    frame = combine(frames, request, ordered=len(parts) == 1)
+    frame = combine(frames, request, ordered=at == 1)
+    frame, dropped = in_range(frame, report)
     frame.attrs["request"] = copy.deepcopy(request)
+    mark(frame, report, dropped, empty_values)
     return frame, failures
 
 
@@ -142,4 +157,5 @@ def _failure(part: Part, error: BaseException) -> Failure:
         values=dict(part.fan.values),
         metrics=part.fan.metrics,
         error=error,
+        label=str(part),
     )

@@ -17,7 +17,8 @@ from ..progress import open_progress
 from ..query import Report
 from .assemble import answer_frame, assemble, owned, parse_json
 from .plan import Part, plan_parts
-from .results import FetchResult, describe_failures
+from .results import FetchResult, all_failed, describe_failures
+from .rules import warn_about
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -192,7 +193,13 @@ class ReportingClient:
                 :meth:`Failure.to_dict`).
 
         Returns:
-            The frame; ``df.attrs["request"]`` is the report's request (no key in it).
+            The frame; ``df.attrs["request"]`` is the report's request (no key in it). A report
+            with buckets keeps those that overlap ``[start, end)``; a bucket the service adds
+            at or after the end is dropped and counted in ``df.attrs["dropped_after_end"]``.
+            ``df.attrs["top_talker"]`` lists the grouped-by dimensions no filter pins (each
+            row is then a total labelled with its top talker; a :class:`TopTalkerWarning`
+            says so) and ``df.attrs["empty"]`` the filters that matched no row (with an
+            :class:`EmptyResultWarning`).
 
         Raises:
             QueryError: the report is invalid; InputError: a bad ``window``/``accept``/
@@ -205,15 +212,13 @@ class ReportingClient:
             raise InputError(f"on_error must be 'raise' or 'collect', got {on_error!r}")
         result, counts = self._pull([_as_report(report)], window, accept)
         frame, failures = result.frames[0], result.failures
+        if frame is not None:
+            warn_about(frame, stacklevel=2)
         if not failures:
             assert frame is not None
             return frame
         if frame is None:
-            error = failures[0].error
-            if counts[0] > 1:
-                error.add_note(f"all {counts[0]} requests of this report failed; the first:")
-                error.add_note(describe_failures(failures, counts[0]))
-            raise error
+            raise all_failed(failures, counts[0]) from None
         if on_error == "raise":
             raise PartialFailure(
                 describe_failures(failures, counts[0]), failures=failures, frame=frame
@@ -244,6 +249,9 @@ class ReportingClient:
             AuthError: the key is refused (at once).
         """
         result, _ = self._pull([_as_report(r) for r in reports], window, accept)
+        for frame in result.frames:
+            if frame is not None:
+                warn_about(frame, stacklevel=2)
         return result
 
     # -- internals ------------------------------------------------------------------------
@@ -261,12 +269,12 @@ class ReportingClient:
         result = FetchResult(frames=[])
         counts = []
         offset = 0
-        for plan, request in zip(plans, requests_, strict=True):
+        for plan, request, report in zip(plans, requests_, reports, strict=True):
             size = sum(len(b) for b in plan)
             mine = outcomes[offset : offset + size]
             outcomes[offset : offset + size] = [None] * size  # assemble releases the frames
             offset += size
-            frame, failures = assemble(plan, mine, request)
+            frame, failures = assemble(plan, mine, request, report)
             result.frames.append(frame)
             result.failures.extend(failures)
             counts.append(size)

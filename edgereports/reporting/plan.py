@@ -25,6 +25,7 @@ from datetime import UTC, datetime, timedelta
 
 from ..errors import InputError
 from ..query import Report
+from ..query.pinning import unpinned_dimensions
 from ..query.terms import Expression, Metric
 
 __all__ = [
@@ -299,12 +300,16 @@ def _windowed(report: Report, window: Window | None) -> Report:
 def plan_parts(index: int, report: Report, window: timedelta | None) -> list[list[Part]]:
     """The requests of report number ``index``: per fan-out branch, one per window.
 
+    A branch grouped by a dimension no filter pins is sent whole: which member tops the list
+    (the top talker) depends on the range, so windows would label rows with different members.
+
     Raises:
         InputError: ``window`` is not a whole number of the report's buckets.
     """
     plan = []
     for b, fan in enumerate(branches(report)):
-        windows = window_plan(fan.report, window)
+        whole = bool(unpinned_dimensions(fan.report))
+        windows = None if whole else window_plan(fan.report, window)
         if windows is None:
             plan.append([Part(index, b, fan, None, fan.report)])
         else:

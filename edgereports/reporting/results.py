@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -12,7 +13,15 @@ from .plan import Window
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Failure", "FetchResult", "describe_failures"]
+__all__ = ["UNREACHABLE_HINT", "Failure", "FetchResult", "all_failed", "describe_failures"]
+
+#: What to do when nothing listens at the reporting address.
+UNREACHABLE_HINT = (
+    "hint: nothing answers at that address: check EDGEREPORTS_REPORTING_URL (or "
+    "--reporting-url), or start a local sandbox with `edgereports sandbox`"
+)
+#: The failed parts a message names, at most.
+_NAMED = 5
 
 
 @dataclass(frozen=True)
@@ -26,6 +35,7 @@ class Failure:
         values: the fanned-out ``{dimension: value}`` of the part (empty when none).
         metrics: the part's metric names when the report was split by metric, else None.
         error: the error the part ended with.
+        label: how the error's message names the part (its prefix), if it does.
     """
 
     report: int
@@ -34,6 +44,16 @@ class Failure:
     values: Mapping[str, Expression]
     metrics: tuple[str, ...] | None
     error: BaseException
+    label: str = ""
+
+    @property
+    def cause(self) -> str:
+        """The error's type and message without the part's name: what parts can share."""
+        text = str(self.error)
+        prefix = f"{self.label}: "
+        if self.label and text.startswith(prefix):
+            text = text[len(prefix) :]
+        return f"{type(self.error).__name__}: {text}"
 
     @property
     def part(self) -> str:
@@ -72,11 +92,57 @@ class Failure:
         } | ({"status_code": status} if isinstance(status, int) else {})
 
 
-def describe_failures(failures: Sequence[Failure], parts: int) -> str:
-    """The message of a :class:`~edgereports.errors.PartialFailure`: every failed part."""
-    lines = [f"{len(failures)} of {parts} requests failed:"]
-    lines += [f"  - {f}" for f in failures]
+def describe_failures(failures: Sequence[Failure], parts: int, *, first_type: bool = True) -> str:
+    """One message for the failed parts of a pull: the count, each distinct cause once.
+
+    The first line counts the failures and states the first cause; other causes follow once
+    each with their count; when not every part failed, the failed parts are named (the first
+    few); a hint ends it where one exists (nothing listens at the address).
+
+    Args:
+        failures: the failed parts, in plan order (at least one).
+        parts: how many requests the pull made.
+        first_type: name the first cause's error type (not when it is the raised error's).
+
+    Returns:
+        The message, e.g. ``"26 of 26 requests failed: TransportError: ..."`` and a hint.
+    """
+    causes: dict[str, list[Failure]] = {}
+    for f in failures:
+        causes.setdefault(f.cause, []).append(f)
+    first, *others = causes
+    shown = first if first_type else first.split(": ", 1)[-1]
+    lines = [f"{len(failures)} of {parts} requests failed: {shown}"]
+    lines += [f"  and {len(causes[c])} with {c}" for c in others]
+    if len(failures) < parts:
+        named = "; ".join(f.part for f in failures[:_NAMED])
+        more = f"; and {len(failures) - _NAMED} more" if len(failures) > _NAMED else ""
+        lines.append(f"  failed parts: {named}{more}")
+    if any(getattr(f.error, "unreachable", False) for f in failures):
+        lines.append(UNREACHABLE_HINT)
     return "\n".join(lines)
+
+
+def all_failed(failures: Sequence[Failure], parts: int) -> BaseException:
+    """The error to raise when every part of a report failed: the first, told once.
+
+    A single request's error is raised as it is (with the hint when nothing listens at the
+    address); for several, an error of the first one's type and attributes whose message is
+    :func:`describe_failures`.
+
+    Args:
+        failures: the failed parts (every part of one report), at least one.
+        parts: how many requests the report made.
+
+    Returns:
+        The error.
+    """
+    error = failures[0].error
+    if parts == 1 and not getattr(error, "unreachable", False):
+        return error
+    summary = copy.copy(error)  # the same type and attributes, a message of its own
+    summary.args = (describe_failures(failures, parts, first_type=False),)
+    return summary
 
 
 @dataclass

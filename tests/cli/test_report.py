@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -218,3 +220,111 @@ def test_example_subscriber_report(sandbox: SandboxHandle, tmp_path: Path) -> No
     assert table["hours_online"].to_dict() == pytest.approx(hours.to_dict())
     assert set(table.index) == {s.msisdn for s in sims}
     assert sims[0].msisdn in done.stdout
+
+
+# -- issue 13: every number means what its label says ----------------------------------------
+
+
+def test_obs1_the_table_of_an_unpinned_preset_says_total_and_top_talker(
+    env: SandboxHandle, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["report", "--preset", "concurrent_online_ues", "--account-id", env.account_id]
+    assert run_cli(argv) == 0
+    out, err = capsys.readouterr()
+    assert "customer_site_id (top talker; the value is the total)" in out
+    assert err.startswith("edgereports: TopTalkerWarning: grouped by customer_site_id")
+    assert "pass customer_site_id values" in err and len(err.splitlines()) == 1
+    sites = [s.customer_site_id for s in env.network.sites if s.account_id == env.account_id]
+    assert run_cli([*argv, *(a for s in sites for a in ("--customer-site-id", s))]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and all(s in out for s in sites) and "top talker" not in out
+
+
+def test_obs4_filters_that_match_nothing_are_named_and_nothing_is_written(
+    env: SandboxHandle, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    other = next(s for s in env.network.sims if s.account_id != env.account_id).msisdn
+    target = tmp_path / "t.parquet"
+    argv = ["report", "--preset", "time_usage_subscriber", "--account-id", env.account_id,
+            "--msisdn", other, "--start", "2022-06-01", "--end", "2022-06-08",
+            "--parquet", str(target)]  # fmt: skip
+    assert run_cli(argv) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == (
+        f"edgereports: EmptyResultWarning: no rows for account_id={env.account_id}, "
+        f"msisdn={other} from 2022-06-01T00:00:00+00:00 to 2022-06-08T00:00:00+00:00"
+    )
+    assert err[1:] == ["edgereports: nothing written (pass --allow-empty to write it)"]
+    assert not target.exists()
+    assert run_cli([*argv, "--allow-empty"]) == 0
+    assert target.exists() and pd.read_parquet(target).empty
+
+
+def test_obs5_a_failure_of_every_window_is_told_once(
+    make_sandbox: Callable[..., SandboxHandle],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    sb = make_sandbox(seed=0)
+    monkeypatch.setenv("EDGEREPORTS_REPORTING_URL", sb.reporting_url)
+    monkeypatch.setenv("EDGEREPORTS_API_KEY", sb.api_key)
+    sb.enqueue_faults(*["503"] * 5)
+    assert run_cli([*enterprise_args(sb), "--retries", "0"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("edgereports: ApiError: 5 of 5 requests failed: POST ")
+    assert err.count("answered HTTP 503") == 1 and len(err.splitlines()) == 1
+
+
+def test_obs5_an_unreachable_address_fails_at_once_with_a_hint(
+    sandbox: SandboxHandle, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.conftest import closed_port_url
+
+    monkeypatch.setenv("EDGEREPORTS_REPORTING_URL", closed_port_url())
+    monkeypatch.setenv("EDGEREPORTS_API_KEY", sandbox.api_key)
+    started = time.perf_counter()
+    assert run_cli(enterprise_args(sandbox)) == 1
+    assert time.perf_counter() - started < 2.0  # was 8.5 s of retries per request
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2
+    assert err[0].startswith("edgereports: TransportError: 5 of 5 requests failed: POST ")
+    assert "Connection refused" in err[0]
+    assert err[1] == (
+        "hint: nothing answers at that address: check EDGEREPORTS_REPORTING_URL (or "
+        "--reporting-url), or start a local sandbox with `edgereports sandbox`"
+    )
+
+
+def test_obs6_report_flags_apply_on_top_of_a_preset_or_are_refused(
+    env: SandboxHandle, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from edgereports.cli.main import main
+
+    preset = ["--preset", "time_usage_enterprise", "--account-id", env.account_id,
+              "--start", "2022-06-01", "--end", "2022-06-03"]  # fmt: skip
+    assert main(["query", *preset, "--tz", "+05:30", "--granularity", "HOUR", "--compact"]) == 0
+    request = json.loads(capsys.readouterr().out)
+    assert request["start_date_time"] == "2022-06-01T00:00:00+05:30"
+    assert request["granularity"] == "HOUR"
+    assert run_cli(["report", *preset, "--tz", "+05:30"]) == 0
+    out = capsys.readouterr().out
+    assert "2022-05-31 05:30:00+05:30" in out and "+00:00" not in out
+    assert main(["report", *preset, "--tz", "Mars/Phobos"]) == 2
+    assert "timezone 'Mars/Phobos'" in capsys.readouterr().err
+    assert main(["query", *preset, "--metric", "uplink_bytes:COUNT"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("edgereports: error: --metric cannot be combined with --preset")
+
+
+def test_obs9_the_subscriber_report_runs_as_its_docstring_says(
+    sandbox: SandboxHandle, tmp_path: Path
+) -> None:
+    docstring = (EXAMPLES / "subscriber_report.py").read_text(encoding="utf-8")
+    command = docstring.split("python subscriber_report.py", 1)[1].split("\n\n", 1)[0]
+    args = shlex.split(command.replace("\\\n", " "))
+    assert args[:2] == ["--account-id", sandbox.account_id]  # the sandbox's own account
+    done = _run_example("subscriber_report.py", sandbox, *args)
+    assert done.returncode == 0, done.stderr
+    rows = done.stdout.splitlines()[2:]
+    assert [r.split()[0] for r in rows] == sorted(args[3::2][:2])  # one row per subscriber
+    assert all(float(r.split()[1]) > 0 for r in rows)  # hours online

@@ -206,3 +206,26 @@ def test_the_subcommand_exits_1_when_a_preset_fails(
     assert "== 01_time_usage_enterprise" in out and "error: ApiError" in out
     assert "== 11_device_status" in out  # the other presets still ran
     assert len(list((tmp_path / "charts").glob("*.png"))) == 6  # 11 - 1 failed - 4 skipped
+
+
+def test_obs7_charts_say_what_they_show(demo: tuple[DemoResult, list[str]]) -> None:
+    from edgereports.plotting import plot
+
+    result, _ = demo
+    outcomes = {o.plan.name: o for o in result.outcomes}
+    with serve(seed=0) as sb:
+        profile = {d.msisdn: d.profile for d in sb.network.devices}
+    shown = outcomes["byte_usage_subscriber"]
+    assert shown.frame is not None and shown.plan.note == "handsets"
+    assert {profile[m] for m in shown.frame["msisdn"]} == {"handset"}
+    totals = shown.frame.groupby("metric", observed=True)["value"].sum()
+    assert totals["downlink_bytes"] > totals["uplink_bytes"] > 0  # phones download
+    samples = outcomes["ue_connections_enterprise"].frame
+    assert samples is not None
+    assert plot(samples).get_ylabel() == "UE connections (5-minute samples)"
+    daily = outcomes["time_usage_enterprise"].frame
+    assert daily is not None and len(daily) == 7  # the last 7 days: seven bars, not eight
+    assert daily.attrs["dropped_after_end"] == 1  # the service's bucket at the range's end
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "sandbox.md").read_text("utf-8")
+    for kind in ("handset", "camera", "sensor", "gateway"):
+        assert f"`{kind}`" in docs

@@ -157,10 +157,15 @@ def test_one_budget_of_attempts(steps: list[Step]) -> None:
     no_key(info.value)
 
 
-def test_closed_port_is_a_transport_error() -> None:
+def test_closed_port_is_a_transport_error_at_once() -> None:
+    # nothing listens: the refusal is final, so no retry and no backoff delay it
+    started = time.perf_counter()
     with pytest.raises(TransportError) as info:
-        get(client(closed_port_url(), retries=2))
-    assert "after 3 attempt(s)" in str(info.value)
+        get(client(closed_port_url(), retries=4, backoff=0.5))
+    assert time.perf_counter() - started < 1.0
+    assert "after 1 attempt(s)" in str(info.value)
+    assert "Connection refused" in str(info.value)
+    assert info.value.unreachable is True
     assert "apikey=***" in str(info.value)
     no_key(info.value)
 

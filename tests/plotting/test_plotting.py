@@ -163,7 +163,8 @@ def test_daily_bars_are_labelled_with_their_days() -> None:
     ax = plotting.plot(sample("01_time_usage_enterprise"))
     labels = [t.get_text() for t in ax.get_xticklabels()]
     assert labels == ["7 Jul", "8 Jul", "9 Jul", "10 Jul"]
-    assert ax.get_xlabel() == "Day (UTC+05:30), 2022"
+    # buckets are UTC days: in +05:30 each straddles two local days, and the axis says so
+    assert ax.get_xlabel() == "UTC day (times in UTC+05:30), 2022"
     assert ax.get_ylabel() == "Time usage (hours)"
 
 
@@ -359,7 +360,7 @@ def test_bad_input_is_a_clear_input_error(call: Any, message: str) -> None:
 
 def test_a_mixed_frame_plots_one_metric_at_a_time() -> None:
     ax = plotting.plot_timeseries(_mixed(), metrics=["ue_connections"])
-    assert ax.get_ylabel() == "UE connections"
+    assert ax.get_ylabel() == "UE connections (5-minute samples)"  # COUNT: samples
 
 
 def test_importing_plotting_does_not_import_matplotlib() -> None:

@@ -4,6 +4,9 @@
 - Per-subscriber COUNTs sum to the enterprise COUNT.
 - SIM counts match the SIMs of the inventory active that day.
 - A current value (NOW) equals the last five minutes of the series, and lies within its hour.
+- Nothing after the clock: no bucket or SIM day starts after it, the bucket holding it has only
+  what happened up to it (HOUR still sums to DAY), NOW is the five minutes ending at it, and
+  every answer states the clock in its ``Date`` header.
 - A range fetched in windows and stitched by bucket ownership equals the range fetched whole.
 - MIN <= AVG <= MAX, and PERCENTILE 0 and 100 are MIN and MAX.
 - Quality metrics (latency, jitter, loss): COUNT sums like the others; AVG is COUNT over the
@@ -17,6 +20,7 @@ import itertools
 from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 import pytest
@@ -32,7 +36,11 @@ ADDITIVE = ["time_usage_seconds", "uplink_bytes", "downlink_bytes", "ue_connecti
 ALL = [*ADDITIVE, "uplink_bandwidth", "downlink_bandwidth"]
 SETTINGS = settings(max_examples=12, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
-days = st.dates(min_value=date(2021, 1, 1), max_value=date(2024, 12, 31))
+# days whose reports (up to 48 days long) end before the shared sandbox's clock (2022-07-08)
+days = st.dates(min_value=date(2021, 1, 1), max_value=date(2022, 5, 1))
+# instants for the module's own sandbox, whose clock the tests move
+moments = st.datetimes(min_value=datetime(2021, 6, 1), max_value=datetime(2024, 6, 1),
+                       timezones=st.just(UTC))  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -158,12 +166,7 @@ def test_sim_counts_match_the_inventory(sandbox: SandboxHandle, first: date, spa
 
 @settings(max_examples=10, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
-@given(
-    moment=st.datetimes(min_value=datetime(2021, 6, 1), max_value=datetime(2024, 6, 1),
-                        timezones=st.just(UTC)),
-    name=st.sampled_from(ALL),
-    agg=st.sampled_from(["COUNT", "AVG", "MAX"]),
-)  # fmt: skip
+@given(moment=moments, name=st.sampled_from(ALL), agg=st.sampled_from(["COUNT", "AVG", "MAX"]))
 def test_now_equals_the_last_five_minutes_of_the_series(
     moving: SandboxHandle, moment: datetime, name: str, agg: str
 ) -> None:
@@ -172,7 +175,8 @@ def test_now_equals_the_last_five_minutes_of_the_series(
     metric = [{"name": name, "aggregation_type": agg}]
     now = ask(sb, body(sb, "NOW", "NOW", metric))
     w0 = datetime.fromisoformat(now["start_time"])
-    assert w0 <= moment < w0 + timedelta(minutes=5) == datetime.fromisoformat(now["end_time"])
+    w1 = datetime.fromisoformat(now["end_time"])
+    assert w1 == w0 + timedelta(minutes=5) <= moment < w1 + timedelta(minutes=5)
     window = series(sb, body(sb, iso(w0), iso(w0 + timedelta(minutes=5)), metric))
     assert window[(name, agg)] == {w0: now[name]}
     hour = w0.replace(minute=0)
@@ -273,3 +277,35 @@ def test_quality_hours_and_days_agree(
     if sampled:
         assert whole["MAX"] == max(h["MAX"] for h in sampled)
         assert whole["MIN"] == min(h["MIN"] for h in sampled)
+
+
+@settings(max_examples=8, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(moment=moments, name=st.sampled_from(ALL),
+       agg=st.sampled_from(["COUNT", "AVG", "MAX", "MIN"]))  # fmt: skip
+def test_nothing_after_the_clock(
+    moving: SandboxHandle, moment: datetime, name: str, agg: str
+) -> None:
+    sb = moving
+    sb.clock.set(moment)
+    day = datetime(moment.year, moment.month, moment.day, tzinfo=UTC)
+    start, end = iso(day - timedelta(days=2)), iso(day + timedelta(days=3))
+    metric = [{"name": name, "aggregation_type": agg}]
+    count = [{"name": name, "aggregation_type": "COUNT"}]
+    for granularity in ("HOUR", "DAY"):
+        got = series(sb, body(sb, start, end, metric, granularity))[(name, agg)]
+        assert got, "the days before the clock have buckets"
+        assert max(got) <= moment, f"{granularity} bucket after the clock {moment}"
+    # the bucket holding the clock has what happened up to it: HOUR sums to DAY
+    daily = series(sb, body(sb, iso(day), iso(day + timedelta(days=1)), count, "DAY"))
+    hourly = series(sb, body(sb, iso(day), iso(day + timedelta(days=1)), count, "HOUR"))
+    hours = hourly[(name, "COUNT")].values()  # bandwidths are rounded to 3 decimals
+    assert sum(hours) == pytest.approx(daily[(name, "COUNT")][day], abs=0.001 * len(hours))
+    sims = ask(sb, body(sb, start, end, [{"name": "sim", "aggregation_type": "COUNT"}]))
+    assert sims[-1]["date"] == moment.strftime("%d-%m-%Y")
+    r = requests.post(sb.report_endpoint, params={"apikey": sb.api_key},
+                      json=body(sb, "NOW", "NOW", metric), timeout=60)  # fmt: skip
+    assert parsedate_to_datetime(r.headers["Date"]) == moment.replace(microsecond=0)
+    assert datetime.fromisoformat(r.json()["end_time"]) <= moment
+    future = body(sb, iso(day + timedelta(days=1)), iso(day + timedelta(days=3)), metric, "DAY")
+    assert series(sb, future) == {}

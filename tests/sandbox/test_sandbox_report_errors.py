@@ -207,7 +207,7 @@ def test_transport_level_errors(
 
 
 def test_a_request_too_large_to_answer_is_400(make_sandbox: Any) -> None:
-    sb = make_sandbox(devices=8000, extra_accounts=0)
+    sb = make_sandbox(devices=8000, extra_accounts=0, clock="2023-01-01T00:00:00Z")
     body = good(sb)
     body.update(granularity="HOUR", start_date_time="2020-01-01T00:00:00Z",
                 end_date_time="2022-12-31T00:00:00Z")  # fmt: skip
@@ -216,7 +216,8 @@ def test_a_request_too_large_to_answer_is_400(make_sandbox: Any) -> None:
     assert "device-hours; the sandbox computes at most 200000000" in r.json()["message"]
 
 
-def test_an_answer_with_too_many_points_is_400(sandbox: SandboxHandle) -> None:
+def test_an_answer_with_too_many_points_is_400(make_sandbox: Any) -> None:
+    sandbox = make_sandbox(clock="2023-01-01T00:00:00Z")  # the range lies before the clock
     body = good(sandbox)
     body.update(granularity="HOUR", start_date_time="2020-01-01T00:00:00Z",
                 end_date_time="2022-12-31T00:00:00Z")  # fmt: skip

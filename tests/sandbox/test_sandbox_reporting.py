@@ -146,8 +146,9 @@ def test_every_query_pattern_answers_in_its_shape(sandbox: SandboxHandle, name: 
             isinstance(row["physical"], int) and isinstance(row["esim"], int) for row in data
         )
     elif body["start_date_time"] == "NOW":
-        assert data["start_time"] == "2022-07-08T04:30:00Z"
-        assert data["end_time"] == "2022-07-08T04:35:00Z"
+        # the five minutes ending at the clock (10:00+05:30)
+        assert data["start_time"] == "2022-07-08T04:25:00Z"
+        assert data["end_time"] == "2022-07-08T04:30:00Z"
         assert data["account_id"] == sandbox.account_id
         for m in metrics:
             assert m["name"] in data
@@ -233,14 +234,14 @@ def test_an_end_on_a_bucket_boundary_adds_a_point_stamped_at_the_end(
 ) -> None:
     body = {
         **patterns(sandbox)["time_usage_enterprise"],
-        "start_date_time": "2022-07-07T05:30:00+05:30",
-        "end_date_time": "2022-07-09T05:30:00+05:30",
+        "start_date_time": "2022-07-05T05:30:00+05:30",
+        "end_date_time": "2022-07-07T05:30:00+05:30",
     }
     stamps = [p["time_stamp"] for p in post(sandbox, body).json()["result"][0]]
     assert stamps == [
+        "2022-07-05T05:30:00+05:30",
+        "2022-07-06T05:30:00+05:30",
         "2022-07-07T05:30:00+05:30",
-        "2022-07-08T05:30:00+05:30",
-        "2022-07-09T05:30:00+05:30",
     ]
 
 
@@ -344,13 +345,13 @@ def test_time_keywords(sandbox: SandboxHandle) -> None:
         "end_date_time": "NOW",
     }
     stamps = [p["time_stamp"] for p in post(sandbox, body).json()["result"][0]]
-    # the range is the hour ending where the current 5-minute slot (04:30-04:35Z) ends
+    # the range is the hour ending at the clock (04:30Z); the 04:00 bucket holds the clock
     assert stamps == ["2022-07-08T03:00:00+00:00", "2022-07-08T04:00:00+00:00"]
     for keyword, span in (("LAST DAY", 1), ("LAST WEEK", 7), ("LAST MONTH", 30)):
         single = {**body, "start_date_time": keyword}
         del single["granularity"]
         points = post(sandbox, single).json()["result"][0]
-        start = instant("2022-07-08T04:35:00+00:00") - timedelta(days=span)
+        start = instant("2022-07-08T04:30:00+00:00") - timedelta(days=span)
         assert [instant(p["time_stamp"]) for p in points] == [start]
     sims = {
         **patterns(sandbox)["active_sim_count"],

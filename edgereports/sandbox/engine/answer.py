@@ -11,8 +11,14 @@ the whole scope, while AVG/MAX/MIN/EXISTS/PERCENTILE are the element's (the live
 quirk). Time series buckets are aligned in UTC, cover every bucket that overlaps the range and,
 when the end falls on a bucket boundary, one more bucket stamped exactly at the end. A range
 without granularity gives one point per metric over the 5-minute slots that overlap it, stamped
-at the range start. ``NOW`` is the 5-minute UTC slot containing the clock's now; ``LAST X``
-is the range of length X ending where that slot ends (X: HOUR, DAY, WEEK, MONTH = 30 days).
+at the range start.
+
+The clock is the present: what has happened is the 5-minute UTC slots that ended at or before
+it. No bucket (and no SIM day) starts after the clock; the bucket holding it counts only the
+slots that happened (so HOUR still sums to DAY today; its AVG is over those slots). ``NOW`` is
+the last slot that happened (the five minutes ending at the clock, on the 5-minute grid);
+``LAST X`` is the range of length X ending where that slot ends (X: HOUR, DAY, WEEK, MONTH =
+30 days).
 """
 
 from __future__ import annotations
@@ -168,7 +174,7 @@ def _rotation(metrics: tuple[MetricSpec, ...], seed: int) -> list[MetricSpec]:
 
 
 def _resolve(q: ReportQuery, now: float) -> tuple[int, int]:
-    slot_end = int(now // SLOT) * SLOT + SLOT
+    slot_end = _happened(now)
     if q.mode == "now":
         return slot_end - SLOT, slot_end
     if q.keyword is not None:
@@ -176,9 +182,14 @@ def _resolve(q: ReportQuery, now: float) -> tuple[int, int]:
     return q.start, q.end
 
 
-def _sim(net: Network, dev: I64, t0: int, t1: int) -> SimAnswer:
+def _happened(now: float) -> int:
+    """The end of the last 5-minute slot that ended at or before the clock (epoch seconds)."""
+    return int(now // SLOT) * SLOT
+
+
+def _sim(net: Network, dev: I64, t0: int, t1: int, now: float) -> SimAnswer:
     d0, d1 = t0 // 86400, -(-t1 // 86400)
-    days = np.arange(d0, max(d1, d0 + 1), dtype=np.int64)
+    days = np.arange(d0, min(max(d1, d0 + 1), int(now // 86400) + 1), dtype=np.int64)
     esim = net.arrays["esim"][dev]
     rows_counts = []
     for kind in (False, True):
@@ -214,11 +225,13 @@ def answer(
     dev = _scope(net, q)
     t0, t1 = _resolve(q, now)
     if q.sim:
-        return _sim(net, dev, t0, t1)
+        return _sim(net, dev, t0, t1, now)
     grain = _grain(q.dimensions)
     needs_profile = any(
         m.aggregation in ("MAX", "MIN") or m.percentile is not None for m in q.metrics
     )
+    cut = _happened(now)
+    elapsed: I64 | None = None
     if q.mode == "now":
         h0, hours, window, nb, per, mask = t0 // 3600, 1, (t0, t1), 1, 1, None
         needs_profile = False
@@ -226,10 +239,19 @@ def answer(
         g = q.granularity
         b0 = t0 // g * g
         b_end = -(-t1 // g) * g + (g if t1 % g == 0 else 0)
+        b_end = min(b_end, int(now // g) * g + g)  # no bucket starts after the clock
+        if b_end <= b0:
+            return _series(q, net, dev, [], seed)
         nb, per = (b_end - b0) // g, g // 3600
         h0, hours, window, mask = b0 // 3600, (b_end - b0) // 3600, None, None
+        if cut < b_end:  # the last bucket holds the clock: only what happened counts
+            window = (b0, max(cut, b0))
+            elapsed = np.clip((cut - b0) // SLOT - np.arange(nb) * per * 12, 0, per * 12)
     else:
+        if t0 > now:  # the range starts after the clock: nothing happened yet
+            return _series(q, net, dev, [], seed)
         w0, w1 = t0 // SLOT * SLOT, -(-t1 // SLOT) * SLOT
+        w1 = max(min(w1, cut), w0)
         h0 = w0 // 3600
         hours = -(-w1 // 3600) - h0
         nb, per, window = 1, hours, (w0, w1)
@@ -287,7 +309,6 @@ def answer(
         members.extend(_echo(net, q, element, now_extra=True))
         members.append(("account_id", q.account_echo))
         return CurrentAnswer(members)
-    offset, suffix = (q.offset, q.suffix) if q.keyword is None else (0, "+00:00")
     grid = (h0 * 3600, q.granularity) if q.granularity is not None else (t0, 0)
     stamps = (grid[0] + np.arange(nb, dtype=np.int64) * grid[1]).astype(np.int64)
     arrays: list[SeriesArray] = []
@@ -295,12 +316,26 @@ def answer(
         if len(dev) == 0:
             arrays.append(SeriesArray(m, stamps[:0], np.zeros(0), grid))
             continue
-        values_ = values(m, acc, whole, nb, per, mask, slots)
+        if mask is not None and not mask.any():  # the range began in the current slot
+            values_ = np.zeros(nb)
+        else:
+            values_ = values(m, acc, whole, nb, per, mask, slots, elapsed)
         if m.percentile is not None:
             order = np.argsort(values_, kind="stable")
             arrays.append(SeriesArray(m, stamps[order], values_[order]))
         else:
             arrays.append(SeriesArray(m, stamps, values_, grid))
+    return _series(q, net, element, arrays, seed)
+
+
+def _series(
+    q: ReportQuery, net: Network, element: I64, arrays: list[SeriesArray], seed: int
+) -> SeriesAnswer:
+    """A time series answer; with no arrays, one empty array per metric (nothing happened)."""
+    if not arrays:
+        empty = np.zeros(0, dtype=np.int64)
+        arrays = [SeriesArray(m, empty, np.zeros(0)) for m in _rotation(q.metrics, seed)]
+    offset, suffix = (q.offset, q.suffix) if q.keyword is None else (0, "+00:00")
     echo: list[tuple[str, Any]] = [("account_id", q.account_echo)]
     echo.extend(_echo(net, q, element, now_extra=False))
     return SeriesAnswer(arrays, offset, suffix, echo)

@@ -102,7 +102,14 @@ def _per_bucket(acc: Accumulated, base: str, nb: int, per: int) -> F64:
 
 
 def values(
-    m: MetricSpec, acc: Accumulated, whole: Accumulated, nb: int, per: int, mask: Any, slots: int
+    m: MetricSpec,
+    acc: Accumulated,
+    whole: Accumulated,
+    nb: int,
+    per: int,
+    mask: Any,
+    slots: int,
+    elapsed: npt.NDArray[np.int64] | None = None,
 ) -> F64:
     """Return per-bucket values of metric ``m``.
 
@@ -114,13 +121,15 @@ def values(
         per: hours per bucket.
         mask: which slots of the hours count (``None``: all), when one bucket covers a window.
         slots: the number of 5-minute slots of a bucket; one slot (NOW) needs no profile.
+        elapsed: per bucket, how many of its first slots happened (the last bucket holds the
+            sandbox's clock); None when all did. The sums are already clipped to the clock.
 
     Returns:
         One value per bucket.
     """
     info = METRIC_BASES[m.name]
     if info.quality:
-        return _quality_values(m, info, acc, whole, nb, per, mask, slots)
+        return _quality_values(m, info, acc, whole, nb, per, mask, slots, elapsed)
     base, scale, exact = info.base, info.scale, info.exact
     if slots == 1 and m.aggregation not in ("COUNT", "EXISTS"):
         one = acc.totals[base].sum().astype(np.float64).reshape(1)
@@ -129,21 +138,37 @@ def values(
         return _round(_per_bucket(whole, base, nb, per) * scale, exact)
     if m.aggregation in ("AVG", "EXISTS"):
         total = _per_bucket(acc, base, nb, per)
+        divisor = slots if elapsed is None else np.maximum(elapsed, 1)
         out: F64 = (
             (total > 0).astype(np.float64)
             if m.aggregation == "EXISTS"
-            else (np.round(total / slots * scale, 3))
+            else (np.round(total / divisor * scale, 3))
         )
         return out
     assert acc.profile is not None
     slots_of = acc.profile[base].reshape(nb, per * SLOTS_PER_HOUR)
     if mask is not None:
         slots_of = slots_of[:, mask]
+    if elapsed is not None:  # the slots after the clock have not happened
+        happened = _happened(elapsed, slots_of.shape[1])
+        slots_of = np.where(happened, slots_of, np.nan)
+        if m.percentile is not None:
+            pct = _percentile(np.sort(slots_of, axis=1), elapsed, m.percentile)
+            return np.round(np.where(elapsed > 0, pct, 0.0) * scale, 3)
+        filled = np.where(happened, slots_of, -np.inf if m.aggregation == "MAX" else np.inf)
+        picked = filled.max(axis=1) if m.aggregation == "MAX" else filled.min(axis=1)
+        return _round(np.where(elapsed > 0, picked, 0.0) * scale, exact)
     if m.percentile is not None:
         pct = np.percentile(slots_of, m.percentile, axis=1, method="linear")
         return np.round(pct * scale, 3)
     picked = slots_of.max(axis=1) if m.aggregation == "MAX" else slots_of.min(axis=1)
     return _round(picked * scale, exact)
+
+
+def _happened(elapsed: npt.NDArray[np.int64], width: int) -> npt.NDArray[np.bool_]:
+    """Per bucket (row), which of its ``width`` slots happened: the first ``elapsed[i]``."""
+    out: npt.NDArray[np.bool_] = np.arange(width)[None, :] < elapsed[:, None]
+    return out
 
 
 def _quality_values(
@@ -155,6 +180,7 @@ def _quality_values(
     per: int,
     mask: Any,
     slots: int,
+    elapsed: npt.NDArray[np.int64] | None,
 ) -> F64:
     """Return per-bucket values of a quality metric (semantics in the module docstring)."""
     base, scale = info.base, info.scale
@@ -173,6 +199,8 @@ def _quality_values(
     counts = acc.profile["C"].reshape(nb, per * SLOTS_PER_HOUR)
     if mask is not None:
         sums, counts = sums[:, mask], counts[:, mask]
+    if elapsed is not None:  # the slots after the clock have no sample yet
+        counts = np.where(_happened(elapsed, counts.shape[1]), counts, 0.0)
     valid = counts > 0
     means = np.divide(sums, counts, out=np.zeros(sums.shape), where=valid)
     n = valid.sum(axis=1)

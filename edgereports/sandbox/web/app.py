@@ -83,6 +83,7 @@ def create_app(state: SandboxState) -> Flask:
     """
     from flask import Flask, g, jsonify, request
     from werkzeug.exceptions import HTTPException
+    from werkzeug.http import http_date
 
     app = Flask("edgereports.sandbox")
     app.json.sort_keys = False  # type: ignore[attr-defined]
@@ -131,6 +132,7 @@ def create_app(state: SandboxState) -> Flask:
 
     @app.after_request
     def _after(resp: Response) -> Response:
+        resp.headers["Date"] = http_date(state.clock.now())  # the sandbox's clock is "now"
         if getattr(g, "sandbox_drop", False):
             state.faults.count("drop")
             data = resp.get_data()
