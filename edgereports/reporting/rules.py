@@ -36,7 +36,7 @@ def in_range(frame: pd.DataFrame, report: Report) -> tuple[pd.DataFrame, int]:
 
     Reports without buckets (``NOW``, ``LAST ...``, PERCENTILE over a range) are kept as sent.
     """
-    from ..normalize import owned_rows
+    from ..normalize.stitch import owned_rows
 
     span = report.time_range()
     if bucket_of(report) is None or span is None or not len(frame):
