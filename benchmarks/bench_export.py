@@ -35,6 +35,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import resource
@@ -306,30 +307,16 @@ def main() -> None:
         base = measure("baseline", full, warm, sb)
         run = measure("export", full, warm, sb)
         short = measure("export", third, warm, sb)
-        again = job_file(
-            where,
-            sb.account_id,
-            msisdns,
-            days_day=days_day,
-            days_hour=days_hour,
-            max_workers=w,
-            name="system",
+        whole = functools.partial(
+            job_file, where, sb.account_id, msisdns, days_day=days_day, days_hour=days_hour
         )
+        again = whole(max_workers=w, name="system")
         system = measure("export", again, warm, sb, env={"ARROW_DEFAULT_MEMORY_POOL": "system"})
         pair: dict[str, list[dict[str, Any]]] = {"parquet": [], "delta": []}
         for round_ in range(2):
             for fmt in ("parquet", "delta"):
                 name = f"{fmt}{round_}"
-                spec = job_file(
-                    where,
-                    sb.account_id,
-                    msisdns,
-                    days_day=days_day,
-                    days_hour=days_hour,
-                    max_workers=w,
-                    name=name,
-                    fmt=fmt,
-                )
+                spec = whole(max_workers=w, name=name, fmt=fmt)
                 warm_fmt = job_file(
                     where,
                     sb.account_id,
