@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) \
 		|| { $(PYTHON) -m pip install --user virtualenv && $(PYTHON) -m virtualenv $(VENV); }
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,sandbox,docs]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,sandbox,docs,delta]'
 	@touch $(STAMP)
 
 setup: $(STAMP)  ## create .venv and install the package with the test tools

@@ -14,7 +14,13 @@ then records its RSS and measures its wall time and its peak RSS above that leve
 - the export again with ``ARROW_DEFAULT_MEMORY_POOL=system``: pyarrow's Parquet writer takes
   its encoding buffers from Arrow's process-wide default pool whatever ``memory_pool`` it is
   given, and that pool (mimalloc) holds on to whole pages of what it touched; the variable
-  must be set before pyarrow is imported, so only a process's entry point can choose it.
+  must be set before pyarrow is imported, so only a process's entry point can choose it;
+- the same job with ``format = "delta"`` (a local Delta table per report) against the Parquet
+  export, each measured twice in alternation (the faster of each counts; target <= 1.3x);
+- units of work against a sandbox that adds 50 ms to every request: four units (the HOUR report x 28
+  UTC days each, ``max_workers = 1``) as four concurrent ``edgereports export --only --from
+  --until`` processes, against the same four units run one after another by ``run_unit`` in one
+  process (both into local Delta tables, process start-up included; target >= 2.5x faster).
 
 Printed: rows, seconds, rows/s and the ratio to the baseline, the share of the export's wall
 time spent writing Parquet vs fetching, and the peak RSS against (max_workers + 1) x the
@@ -29,6 +35,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import resource
@@ -53,6 +60,7 @@ def job_file(
     days_hour: int,
     max_workers: int,
     name: str = "job",
+    fmt: str = "parquet",
 ) -> Path:
     """Write a job: DAY usage over ``days_day`` days and HOUR bytes over ``days_hour`` days."""
     end = NOW.replace(hour=0)
@@ -76,6 +84,7 @@ start = {(end - timedelta(days=days_hour)).date().isoformat()}
 """)
     text = f"""
 output = "{directory / name}"
+format = "{fmt}"
 max_workers = {max_workers}
 
 [defaults]
@@ -105,7 +114,7 @@ def child(args: dict[str, Any]) -> dict[str, Any]:
 
     import edgereports.normalize  # noqa: F401
     from edgereports.export import load_job, run_export
-    from edgereports.export.plan import plan_report, to_utc
+    from edgereports.export.plan import plan_export, to_utc
     from edgereports.reporting import ReportingClient
 
     job = load_job(args["job"])
@@ -116,7 +125,7 @@ def child(args: dict[str, Any]) -> dict[str, Any]:
     def fetch_all(which: Any) -> int:
         rows = 0
         for report in which.reports:
-            for w in plan_report(report, None, now=now).windows:
+            for w in plan_export(report, None, now=now).windows:
                 frame = client.fetch(
                     report.for_window(w.start, w.end), window=timedelta(days=report.window_days)
                 )
@@ -179,12 +188,89 @@ def measure(
     return result
 
 
+def units(subscribers: int, days: int = 28) -> tuple[float, float]:
+    """Four units as four concurrent processes vs one after another in one process (seconds)."""
+    from edgereports.sandbox import FaultConfig, serve
+
+    first = NOW.replace(hour=0) - timedelta(days=4 * days)
+    spans = [
+        (first + timedelta(days=days * i), first + timedelta(days=days * (i + 1))) for i in range(4)
+    ]
+    with (
+        serve(
+            seed=0,
+            devices=max(subscribers + 20, 64),
+            clock=NOW,
+            faults=FaultConfig(latency=0.05),
+        ) as sb,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
+        msisdns = [s.msisdn for s in sb.network.sims_of(sb.account_id)][:subscribers]
+        jobs = [
+            job_file(
+                Path(tmp),
+                sb.account_id,
+                msisdns,
+                days_day=0,
+                days_hour=4 * days + 1,
+                max_workers=1,
+                name=name,
+                fmt="delta",
+            )
+            for name in ("parallel", "sequential")
+        ]
+        env = {
+            **os.environ,
+            "EDGEREPORTS_API_KEY": sb.api_key,
+            "EDGEREPORTS_REPORTING_URL": sb.reporting_url,
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+        }
+        started = time.perf_counter()
+        procs = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "edgereports.cli",
+                    "export",
+                    str(jobs[0]),
+                    "--only",
+                    "bytes_hourly",
+                    "--from",
+                    a.date().isoformat(),
+                    "--until",
+                    b.date().isoformat(),
+                    "--no-progress",
+                ],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                cwd=ROOT,
+            )
+            for a, b in spans
+        ]
+        codes = [p.wait() for p in procs]
+        parallel = time.perf_counter() - started
+        if any(codes):
+            raise SystemExit(f"a unit process failed: {codes}")
+        script = (
+            "import sys; from edgereports.export import run_unit\n"
+            f"for a, b in {[(a.date().isoformat(), b.date().isoformat()) for a, b in spans]!r}:\n"
+            f"    assert run_unit({str(jobs[1])!r}, 'bytes_hourly', a, b).ok\n"
+        )
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", script], env=env, check=True, cwd=ROOT)
+        sequential = time.perf_counter() - started
+    return parallel, sequential
+
+
 def main() -> None:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="20 subscribers, 60 + 14 days")
     parser.add_argument("--subscribers", type=int, default=100)
     parser.add_argument("--max-workers", type=int, default=4)
+    parser.add_argument("--unit-days", type=int, default=28, help="UTC days per unit (HOUR)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     opts = parser.parse_args()
     if opts.child:
@@ -221,16 +307,30 @@ def main() -> None:
         base = measure("baseline", full, warm, sb)
         run = measure("export", full, warm, sb)
         short = measure("export", third, warm, sb)
-        again = job_file(
-            where,
-            sb.account_id,
-            msisdns,
-            days_day=days_day,
-            days_hour=days_hour,
-            max_workers=w,
-            name="system",
+        whole = functools.partial(
+            job_file, where, sb.account_id, msisdns, days_day=days_day, days_hour=days_hour
         )
+        again = whole(max_workers=w, name="system")
         system = measure("export", again, warm, sb, env={"ARROW_DEFAULT_MEMORY_POOL": "system"})
+        pair: dict[str, list[dict[str, Any]]] = {"parquet": [], "delta": []}
+        for round_ in range(2):
+            for fmt in ("parquet", "delta"):
+                name = f"{fmt}{round_}"
+                spec = whole(max_workers=w, name=name, fmt=fmt)
+                warm_fmt = job_file(
+                    where,
+                    sb.account_id,
+                    msisdns[:1],
+                    days_day=0,
+                    days_hour=1,
+                    max_workers=w,
+                    name=f"warm-{name}",
+                    fmt=fmt,
+                )
+                pair[fmt].append(measure("export", spec, warm_fmt, sb))
+    parquet = min(pair["parquet"], key=lambda r: r["seconds"])
+    delta = min(pair["delta"], key=lambda r: r["seconds"])
+    together, one_by_one = units(subscribers, opts.unit_days)
 
     bound = (w + 1) * run["largest_frame"] / 2**20
     peak = run["peak_kib"] / 1024
@@ -269,6 +369,17 @@ def main() -> None:
         f"Arrow's process-wide default pool, from the system allocator instead of mimalloc): "
         f"export {other:.1f} MiB = {other / bound:.2f} x bound, {system['rows']:,} rows in "
         f"{system['seconds']:.2f} s"
+    )
+    print(
+        f"Delta vs Parquet, the same job: parquet {parquet['rows']:,} rows in "
+        f"{parquet['seconds']:.2f} s, delta {delta['rows']:,} rows in {delta['seconds']:.2f} s: "
+        f"delta = {delta['seconds'] / parquet['seconds']:.2f} x parquet's wall time "
+        f"(target <= 1.3), ok={delta['ok']}"
+    )
+    print(
+        f"units against 50 ms latency, 4 units x {opts.unit_days} days of HOUR x {subscribers} "
+        f"subscribers: four processes at once {together:.2f} s, one after another in one process "
+        f"{one_by_one:.2f} s: {one_by_one / together:.2f} x faster (target >= 2.5)"
     )
 
 

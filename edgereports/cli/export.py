@@ -28,7 +28,9 @@ date; later runs from the saved watermark minus the lookback (in whole UTC days)
 last complete bucket. Each day's file is replaced whole and atomically, so re-runs never
 duplicate rows. The API key comes from the environment (EDGEREPORTS_API_KEY or the variable
 named by api_key_env); the reporting URL from EDGEREPORTS_REPORTING_URL unless the job file
-sets it.
+sets it. With format = "delta" in the job file, each report is a Delta table (local or
+s3://...), and --only NAME --from D --until E runs one unit of work: it replaces exactly the
+UTC days [D, E), so orchestrators can run units on several machines at once.
 """
 
 EPILOG = """\
@@ -40,6 +42,7 @@ examples:
   edgereports export nightly.toml
   edgereports export nightly.toml --only usage_daily --full-refresh
   edgereports export nightly.toml --until 2024-06-30
+  edgereports export nightly.toml --only usage_daily --from 2024-06-01 --until 2024-06-02
 """
 
 
@@ -64,6 +67,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--until",
         metavar="T",
         help="stop at T (YYYY-MM-DD or ISO-8601 with offset), rounded down to a UTC midnight",
+    )
+    p.add_argument(
+        "--from",
+        dest="start",
+        metavar="D",
+        help="run the UTC days [D, --until) as a unit of work: fetch and replace exactly those "
+        "days, whatever the watermark (YYYY-MM-DD or ISO-8601 with offset)",
     )
     p.add_argument(
         "--only",
@@ -106,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
             dry_run=args.dry_run,
             full_refresh=args.full_refresh,
             progress=args.progress,
+            start=args.start,
         )
     except ExportLocked as exc:
         print(f"edgereports: export locked: {exc}", file=sys.stderr)

@@ -1,4 +1,5 @@
-"""Scheduled export: a TOML job file → an incremental, idempotent, partitioned Parquet dataset.
+"""Scheduled export: a TOML job file → an incremental, idempotent, partitioned Parquet dataset
+(or, with ``format = "delta"``, a Delta table per report, written in units of work).
 
 Layout: ``OUTPUT/<report>/day=YYYY-MM-DD/part.parquet`` (Hive partitioning on the UTC day of the
 bucket), plus ``_state.json`` (the watermark) and ``_lock`` per report directory; readers such as
@@ -17,13 +18,17 @@ from .job import Job, load_job
 from .read import list_reports, read_export
 from .run import run_export
 from .summary import ExportSummary
+from .units import Unit, run_unit, split_units
 
 __all__ = [
     "ExportSummary",
     "Job",
+    "Unit",
     "list_reports",
     "load_job",
     "read_export",
     "run_export",
+    "run_unit",
     "save_parquet",
+    "split_units",
 ]

@@ -19,6 +19,7 @@ from .reports import DEFAULT_KEYS, ReportJob, check_keys, hint, parse_report, po
 __all__ = [
     "DEFAULT_API_KEY_ENV",
     "DEFAULT_MAX_WORKERS",
+    "FORMATS",
     "Connection",
     "Job",
     "ReportJob",
@@ -30,8 +31,13 @@ __all__ = [
 DEFAULT_API_KEY_ENV = "EDGEREPORTS_API_KEY"
 #: Windows in flight and fan-out requests at once, unless ``max_workers`` says otherwise.
 DEFAULT_MAX_WORKERS = 4
+#: The values of the top-level ``format`` key; the first is the default.
+FORMATS = ("parquet", "delta")
+#: Object-store schemes a Delta ``output`` may use (``deltalake`` reads their settings).
+URI_SCHEMES = ("s3", "s3a", "gs", "az", "abfs", "abfss")
 
-_TOP_KEYS = ("name", "output", "max_workers", "connection", "defaults", "reports")
+_TOP_KEYS = ("name", "output", "format", "max_workers", "connection", "defaults", "reports")
+_URI = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://([^/]*)(.*)")
 _CONNECTION_KEYS = ("reporting_url", "api_key_env", "api_key", "api_key_in_file", "timeout")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -71,6 +77,8 @@ class Job:
         reports: the reports, in file order.
         max_workers: windows fetched at once, and fan-out requests per window.
         source: the job file, when read from one (for messages).
+        format: ``"parquet"`` (Hive-partitioned files) or ``"delta"`` (a Delta table each).
+        uri: the object-store URI of ``output`` (``s3://bucket/prefix``), else ``None``.
     """
 
     name: str
@@ -79,6 +87,19 @@ class Job:
     reports: tuple[ReportJob, ...]
     max_workers: int = DEFAULT_MAX_WORKERS
     source: Path | None = None
+    format: str = FORMATS[0]
+    uri: str | None = None
+
+    def location(self, report: str) -> str:
+        """Where the report's data goes: a local directory or an object-store URI.
+
+        Example:
+            >>> job.location("usage_daily")  # doctest: +SKIP
+            's3://reports/edge/usage_daily'
+        """
+        if self.uri is not None:
+            return f"{self.uri.rstrip('/')}/{report}"
+        return str(self.output / report)
 
     def report(self, name: str) -> ReportJob:
         """Return the report named ``name``.
@@ -149,8 +170,14 @@ def parse_job(data: Mapping[str, Any], *, source: str | Path | None = None) -> J
         raise ConfigError(
             f'{where}: output must name the output directory, e.g. output = "exports"'
         )
+    fmt = data.get("format", FORMATS[0])
+    if fmt not in FORMATS:
+        raise ConfigError(
+            f"{where}: format must be one of {', '.join(map(repr, FORMATS))}, got {fmt!r}"
+        )
+    uri = _object_store(output.strip(), fmt, where)
     root = Path(output).expanduser()
-    if not root.is_absolute() and src is not None:
+    if not root.is_absolute() and src is not None and uri is None:
         root = src.resolve().parent / root
     max_workers = positive_int(data.get("max_workers", DEFAULT_MAX_WORKERS), where, "max_workers")
     connection = _connection(_table(data, "connection", where), where)
@@ -178,7 +205,33 @@ def parse_job(data: Mapping[str, Any], *, source: str | Path | None = None) -> J
         reports=tuple(reports),
         max_workers=max_workers,
         source=src,
+        format=fmt,
+        uri=uri,
     )
+
+
+def _object_store(output: str, fmt: str, where: str) -> str | None:
+    """The object-store URI ``output`` names (checked), or None for a local directory."""
+    match = _URI.fullmatch(output)
+    if match is None:
+        return None
+    scheme, host = match[1].lower(), match[2]
+    if fmt != "delta":
+        raise ConfigError(
+            f"{where}: output {scheme}://... is object storage; the Parquet export writes to "
+            'a local directory: set format = "delta" to write a Delta table there'
+        )
+    if scheme not in URI_SCHEMES:
+        raise ConfigError(
+            f"{where}: output scheme {scheme!r} is not supported; use one of "
+            f"{', '.join(URI_SCHEMES)} (or a local directory)"
+        )
+    if "@" in host or not host:
+        raise ConfigError(
+            f"{where}: output must be {scheme}://BUCKET/PREFIX with no credentials in it "
+            "(they come from the environment, e.g. AWS_ACCESS_KEY_ID)"
+        )
+    return output
 
 
 def _connection(table: Mapping[str, Any], where: str) -> Connection:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
+from .delta import DELTA_LOG
 from .state import load_state
 from .writer import METADATA_KEY, partitions
 
@@ -35,7 +36,7 @@ def list_reports(root: str | Path) -> list[str]:
         for child in base.iterdir()
         if child.is_dir()
         and not child.name.startswith(("_", "."))
-        and ((child / "_state.json").is_file() or partitions(child))
+        and ((child / "_state.json").is_file() or partitions(child) or (child / DELTA_LOG).is_dir())
     )
 
 
@@ -47,20 +48,22 @@ def read_export(
 ) -> pd.DataFrame:
     """Read an exported report back as a frame with the same columns and dtypes as a fetch.
 
-    Reads ``day=YYYY-MM-DD/part.parquet`` files with :mod:`pyarrow.dataset`, skipping days
-    outside ``[start, end)`` without opening them. The Hive partition column ``day`` is not
-    returned: ``time_stamp`` (or ``date`` for SIM counts) carries the same information.
+    Reads ``day=YYYY-MM-DD/part.parquet`` files with :mod:`pyarrow.dataset`, or a Delta table
+    (``format = "delta"``) through ``deltalake``, skipping days outside ``[start, end)``
+    without opening them. The partition column ``day`` is not returned: ``time_stamp`` (or
+    ``date`` for SIM counts) carries the same information.
 
     Args:
-        path: the output root of a job, one report's directory, or the job file itself.
+        path: the output root of a job, one report's directory or Delta table, an object-store
+            URI (``s3://bucket/prefix``, settings from the environment), or the job file.
         report: the report name; may be left out when ``path`` is a report's directory or the
             root holds a single report.
         start: keep rows from this instant on (aware datetime, date = UTC midnight, ISO text).
         end: keep rows before this instant.
 
     Returns:
-        The frame, oldest bucket first, with ``attrs`` ``shape``, ``report`` and
-        ``source="parquet"``.
+        The frame, oldest bucket first, with ``attrs`` ``shape``, ``report`` and ``source``
+        (``"parquet"`` or ``"delta"``).
 
     Raises:
         InputError: no such dataset or report, several reports and none chosen, or a bad
@@ -75,8 +78,14 @@ def read_export(
 
     from .. import schema
 
-    report_dir = _report_dir(Path(path), report)
     lo, hi = _instant(start, "start"), _instant(end, "end")
+    table_at = _delta_table(path, report)
+    if table_at is not None:
+        from .delta import read_delta
+
+        found, shape = read_delta(table_at[0], lo, hi)
+        return to_frame(found, shape, table_at[1], "delta")
+    report_dir = _report_dir(Path(path), report)
     files = [
         f
         for day, f in partitions(report_dir).items()
@@ -92,18 +101,64 @@ def read_export(
     unified = pa.unify_schemas([s.remove_metadata() for s in schemas])
     dataset = ds.dataset([str(f) for f in files], schema=unified, format="parquet")
     key = "time_stamp" if shape == "timeseries" else "date"
+    table = dataset.to_table(filter=bounds_filter(lo, hi, shape, unified.field(key).type))
+    return to_frame(table, shape, report_dir.name, "parquet")
+
+
+def bounds_filter(lo: datetime | None, hi: datetime | None, shape: str, kind: Any) -> Any:
+    """The dataset filter ``lo <= bucket < hi`` on the bucket column of ``shape`` (or None)."""
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    key = "time_stamp" if shape == "timeseries" else "date"
     expr = None
     for bound, op in ((lo, "ge"), (hi, "lt")):
         if bound is None:
             continue
         value = bound if shape == "timeseries" else bound.replace(tzinfo=None)
-        scalar = pa.scalar(value, type=unified.field(key).type)
+        scalar = pa.scalar(value, type=kind)
         term = ds.field(key) >= scalar if op == "ge" else ds.field(key) < scalar
         expr = term if expr is None else expr & term
-    table = dataset.to_table(filter=expr)
+    return expr
+
+
+def to_frame(table: Any, shape: str, report: str, source: str) -> pd.DataFrame:
+    """An Arrow table read back → a frame with the pinned dtypes and ``attrs``."""
+    from .. import schema
+
     frame = table.to_pandas(types_mapper=_types_mapper())
     frame = schema.schema_for(shape).validate(frame)
-    return _with_attrs(frame.reset_index(drop=True), shape, report_dir.name)
+    return _with_attrs(frame.reset_index(drop=True), shape, report, source)
+
+
+def _delta_table(path: str | Path, report: str | None) -> tuple[str, str] | None:
+    """The Delta table ``path`` (and ``report``) names, with the report's name; else None."""
+    text = str(path)
+    if "://" in text:  # an object-store URI: the root of a job, or one table
+        if report is not None:
+            return f"{text.rstrip('/')}/{report}", report
+        return text, text.rstrip("/").rsplit("/", 1)[-1]
+    local = Path(path)
+    if local.is_file() and local.suffix == ".toml":
+        from .job import load_job
+
+        job = load_job(local)
+        if job.format != "delta":
+            return None
+        names = [r.name for r in job.reports]
+        name = report if report is not None else (names[0] if len(names) == 1 else None)
+        if name is None:
+            raise InputError(f"{local} has several reports ({', '.join(names)}); pass report=NAME")
+        return job.location(job.report(name).name), name
+    if report is None and (local / DELTA_LOG).is_dir():
+        return str(local), local.name
+    base = local / report if report is not None else None
+    if base is None and local.is_dir():
+        names = list_reports(local)
+        base = local / names[0] if len(names) == 1 else None
+    if base is not None and (base / DELTA_LOG).is_dir():
+        return str(base), base.name
+    return None
 
 
 def _report_dir(path: Path, report: str | None) -> Path:
@@ -169,6 +224,8 @@ def _types_mapper() -> Any:
     return mapping.get
 
 
-def _with_attrs(frame: pd.DataFrame, shape: str, report: str) -> pd.DataFrame:
-    frame.attrs.update({"shape": shape, "report": report, "source": "parquet"})
+def _with_attrs(
+    frame: pd.DataFrame, shape: str, report: str, source: str = "parquet"
+) -> pd.DataFrame:
+    frame.attrs.update({"shape": shape, "report": report, "source": source})
     return frame

@@ -29,6 +29,7 @@ from .plan import ExportWindow, ReportPlan, plan_export, to_utc
 from .reports import ReportJob
 from .state import ReportState, load_state, save_state
 from .summary import ExportSummary, ReportResult, WindowFailure
+from .units import UNIT, plan_unit, run_delta, unit_start
 from .writer import partitions, remove_partition, sweep_temporaries, write_window
 
 if TYPE_CHECKING:
@@ -77,8 +78,14 @@ def run_export(
     now: datetime | None = None,
     progress: bool | None = None,
     checkpoint: Callable[[str], None] | None = None,
+    start: datetime | str | None = None,
 ) -> ExportSummary:
     """Run an export job: fetch what is new, write it as partitioned Parquet, save watermarks.
+
+    With ``format = "delta"`` in the job, each report is a Delta table instead (see
+    :mod:`edgereports.export.delta`): no state file and no lock; the table holds its watermark.
+    With ``start``, the run is a unit of work (:mod:`edgereports.export.units`): it fetches
+    exactly the UTC days ``[start, until)`` and replaces them, whatever the watermark says.
 
     Args:
         job: the job file, or a :class:`Job`.
@@ -93,8 +100,10 @@ def run_export(
         now: the current instant (for tests; default the real time).
         progress: show a bar per report (default: only on a terminal or in a notebook).
         checkpoint: called with the name of each point of the write path reached
-            (``"before-move"``, ``"after-move-before-state"``); tests use it to stop a run
-            at a chosen point.
+            (``"before-move"``, ``"after-move-before-state"``; for Delta ``"before-commit"``,
+            ``"after-commit"``); tests use it to stop a run at a chosen point.
+        start: run the UTC days ``[start, until)`` as a unit (``--from``); a date or an
+            ISO-8601 instant, rounded down to a UTC midnight.
 
     Returns:
         The summary; ``summary.ok`` is False when some windows failed (they are listed, the
@@ -114,15 +123,27 @@ def run_export(
     chosen = _select(spec, only)
     instant = to_utc(now, "now") if now is not None else datetime.now(UTC)
     stop = to_utc(until) if until is not None else None
+    begin = unit_start(start, stop, full_refresh)
+    if spec.format == "delta":
+        return run_delta(
+            spec,
+            chosen,
+            start=begin,
+            until=stop,
+            now=instant,
+            dry_run=dry_run,
+            full_refresh=full_refresh,
+            client=client,
+            progress=progress,
+            checkpoint=checkpoint,
+        )
     dirs = {r.name: spec.output / r.name for r in chosen}
     summary = ExportSummary(job=spec.name, output=spec.output, dry_run=dry_run)
     if dry_run:
         for r in chosen:
             state = load_state(dirs[r.name])
             _check_definition(spec, r, state, full_refresh)
-            plan = plan_export(
-                r, state.watermark, now=instant, until=stop, full_refresh=full_refresh
-            )
+            plan = _plan(r, state.watermark, instant, stop, full_refresh, begin)
             summary.reports.append(ReportResult(name=r.name, plan=plan))
         summary.seconds = time.monotonic() - started
         return summary
@@ -131,9 +152,7 @@ def run_export(
         for r in chosen:
             state = load_state(dirs[r.name])
             _check_definition(spec, r, state, full_refresh)
-            plan = plan_export(
-                r, state.watermark, now=instant, until=stop, full_refresh=full_refresh
-            )
+            plan = _plan(r, state.watermark, instant, stop, full_refresh, begin)
             sweep_temporaries(dirs[r.name])
             result = ReportResult(name=r.name, plan=plan, watermark_after=state.watermark)
             runs.append(_Progress(r, plan, dirs[r.name], state, result))
@@ -187,6 +206,19 @@ def _select(job: Job, only: str | Sequence[str] | None) -> list[ReportJob]:
         return list(job.reports)
     names = [only] if isinstance(only, str) else list(only)
     return [job.report(n) for n in dict.fromkeys(names)]
+
+
+def _plan(
+    report: ReportJob,
+    watermark: datetime | None,
+    now: datetime,
+    until: datetime | None,
+    full_refresh: bool,
+    begin: datetime | None,
+) -> ReportPlan:
+    if begin is not None:
+        return plan_unit(report, watermark, start=begin, now=now, until=until)
+    return plan_export(report, watermark, now=now, until=until, full_refresh=full_refresh)
 
 
 def _check_definition(job: Job, report: ReportJob, state: ReportState, full: bool) -> None:
@@ -334,7 +366,9 @@ def _advance(p: _Progress) -> None:
     end = p.plan.windows[prefix - 1].end
     old = p.state.watermark
     full = p.plan.reason == "full refresh"
-    mark = end if full or old is None else max(old, end)
+    mark: datetime | None = end if full or old is None else max(old, end)
+    if p.plan.reason == UNIT and p.plan.begin > (old or p.report.start):
+        mark = old  # a unit past a gap: the days between are not written
     if mark == old and p.state.definition is not None:
         return
     p.state = ReportState(

@@ -78,14 +78,14 @@ class ExportSummary:
 
     Attributes:
         job: the job's name.
-        output: the output root.
+        output: the output root (a directory, or an object-store URI for Delta).
         dry_run: True when nothing was fetched or written.
         reports: one result per report run.
         seconds: the run's wall time.
     """
 
     job: str
-    output: Path
+    output: Path | str
     dry_run: bool = False
     reports: list[ReportResult] = field(default_factory=list)
     seconds: float = 0.0

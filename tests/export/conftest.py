@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pytest
 
 from edgereports.export import Job, load_job, read_export
 from edgereports.export.reports import ReportJob
@@ -161,3 +165,64 @@ def run_cli(
         env=env,
         check=False,
     )
+
+
+# --- object storage: an S3-compatible server (moto) on loopback, for the Delta tests ----------
+
+BUCKET = "edgereports-test"
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[dict[str, str]]:
+    """moto's S3 server in a subprocess on 127.0.0.1 (conditional PUT honoured), one bucket.
+
+    Yields the settings as ``deltalake``/``object_store`` read them from the environment. A
+    subprocess, not moto's in-process thread: delta-rs may hold the GIL while it waits on S3.
+    """
+    import boto3
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    settings = {
+        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing-secret-not-real",
+        "AWS_REGION": "us-east-1",
+        "AWS_ALLOW_HTTP": "true",
+    }
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise RuntimeError("the moto S3 server did not start") from None
+                time.sleep(0.1)
+        s3 = boto3.client(
+            "s3",
+            endpoint_url=settings["AWS_ENDPOINT_URL"],
+            aws_access_key_id=settings["AWS_ACCESS_KEY_ID"],
+            aws_secret_access_key=settings["AWS_SECRET_ACCESS_KEY"],
+            region_name=settings["AWS_REGION"],
+        )
+        s3.create_bucket(Bucket=BUCKET)
+        yield settings
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+@pytest.fixture
+def s3(s3_server: dict[str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
+    """A fresh prefix of the bucket (``s3://BUCKET/<test>``), the settings in the environment."""
+    for name, value in s3_server.items():
+        monkeypatch.setenv(name, value)
+    return f"s3://{BUCKET}/{tmp_path.name}"

@@ -1,0 +1,336 @@
+"""The Delta Lake format of the export: one transactional table per report, local or on S3.
+
+``OUTPUT/<report>`` is a Delta table written with :func:`deltalake.write_deltalake`
+(the optional extra ``edgereports[delta]``), partitioned by ``day`` (the UTC day of the bucket,
+a ``date`` column), with the pinned frame schema of :mod:`edgereports.schema`. ``OUTPUT`` is a
+local directory or an object-store URI (``s3://bucket/prefix``); endpoint and credentials come
+from the environment in the form ``deltalake``/``object_store`` read them (``AWS_ENDPOINT_URL``,
+``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``, ``AWS_REGION``, ``AWS_ALLOW_HTTP``...).
+
+Writing the UTC days ``[start, end)`` of a report is one commit: an overwrite with the
+predicate ``day >= start AND day < end``, so a unit replaces exactly its days, whatever ran
+before, and a reader sees the old days or the new ones. The commit also records, for each day,
+an application transaction (``edgereports/<report>/<day>``) whose version is the end of the
+data written for that day in epoch seconds: the table itself says which days are complete, so
+an empty day is known to have run, and no state file or lock is needed between machines.
+Concurrent commits of disjoint days succeed; a commit that loses a race is retried with
+backoff. The table is created (empty, with its schema and the report's definition as its
+description) before any unit writes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from .._version import __version__
+from ..errors import ConfigError, redact
+from .reports import ReportJob
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "DELTA_LOG",
+    "INSTALL_HINT",
+    "DeltaWrite",
+    "create_table",
+    "is_delta",
+    "read_delta",
+    "require_deltalake",
+    "table_watermark",
+    "write_days",
+]
+
+INSTALL_HINT = "pip install 'edgereports[delta]'"
+#: The directory that makes a directory a Delta table.
+DELTA_LOG = "_delta_log"
+#: Attempts of a commit that lost a race with another writer.
+COMMIT_ATTEMPTS = 8
+_DAY = timedelta(days=1)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class DeltaWrite:
+    """What writing one range of days did.
+
+    Attributes:
+        rows: rows written.
+        written: days that got rows.
+        empty: days of the range that came back empty (their old rows are gone).
+    """
+
+    rows: int
+    written: int
+    empty: int
+
+
+def require_deltalake() -> Any:
+    """Import :mod:`deltalake` (the ``delta`` extra), or say in one line how to install it.
+
+    Raises:
+        ConfigError: the package is not installed.
+    """
+    try:
+        import deltalake
+    except ImportError:
+        raise ConfigError(f'format = "delta" needs the deltalake package: {INSTALL_HINT}') from None
+    return deltalake
+
+
+def is_delta(location: str, storage_options: Mapping[str, str] | None = None) -> bool:
+    """True when ``location`` holds a Delta table."""
+    deltalake = require_deltalake()
+    return bool(deltalake.DeltaTable.is_deltatable(location, _options(storage_options)))
+
+
+def create_table(
+    location: str, report: ReportJob, storage_options: Mapping[str, str] | None = None
+) -> None:
+    """Create the report's empty table unless it exists (call before units race to write it).
+
+    Several processes creating the same table at once: one wins, the others find it made.
+
+    Raises:
+        ConfigError: a table is there, written by another report definition.
+    """
+    deltalake = require_deltalake()
+    options = _options(storage_options)
+    if not deltalake.DeltaTable.is_deltatable(location, options):
+        empty = _arrow_schema(report, _dimensions(report)).empty_table()
+        # several processes creating it at once: one wins, the others find it made
+        with contextlib.suppress(deltalake.exceptions.CommitFailedError):
+            deltalake.write_deltalake(
+                location,
+                empty,
+                partition_by=["day"],
+                mode="ignore",
+                name=report.name,
+                description=json.dumps(_description(report), sort_keys=True),
+                storage_options=options,
+            )
+    check_definition(location, report, storage_options)
+
+
+def check_definition(
+    location: str, report: ReportJob, storage_options: Mapping[str, str] | None = None
+) -> None:
+    """Refuse to write a table created by another definition of the report.
+
+    Raises:
+        ConfigError: the table's recorded definition differs from the report's.
+    """
+    deltalake = require_deltalake()
+    table = deltalake.DeltaTable(location, storage_options=_options(storage_options))
+    try:
+        recorded = json.loads(table.metadata().description or "{}").get("definition")
+    except (ValueError, AttributeError):
+        recorded = None
+    if recorded is not None and recorded != _description(report)["definition"]:
+        raise ConfigError(
+            f"report {report.name!r} asks for other data than the Delta table at "
+            f"{redact(location)} holds (its request changed: metrics, dimensions, filters or "
+            "granularity); give the changed report a new name, or remove the table"
+        )
+
+
+def table_watermark(
+    location: str, report: ReportJob, storage_options: Mapping[str, str] | None = None
+) -> datetime | None:
+    """The end of the contiguous data the table holds from the report's start (or ``None``).
+
+    Read from the table's application transactions: day after day from the start, a day
+    written complete moves it to the day's end, a day written in part to the end of its data.
+    """
+    deltalake = require_deltalake()
+    options = _options(storage_options)
+    if not deltalake.DeltaTable.is_deltatable(location, options):
+        return None
+    table = deltalake.DeltaTable(location, storage_options=options)
+    mark: datetime | None = None
+    day = report.start
+    while True:
+        version = table.transaction_version(_app_id(report, day.date()))
+        if version is None:
+            return mark
+        mark = _EPOCH + timedelta(seconds=int(version))
+        if mark < day + _DAY:
+            return mark
+        day += _DAY
+
+
+def write_days(
+    location: str,
+    frame: pd.DataFrame,
+    report: ReportJob,
+    start: datetime,
+    end: datetime,
+    *,
+    metadata: Mapping[str, Any],
+    storage_options: Mapping[str, str] | None = None,
+) -> DeltaWrite:
+    """Replace the UTC days of ``[start, end)`` of the table with the rows of ``frame``.
+
+    One commit: an overwrite with a predicate on ``day``, recording each day as written up to
+    ``end`` (or its own end). Rows outside ``[start, end)`` are dropped.
+
+    Args:
+        location: the table (a path or a URI).
+        frame: the frame fetched for ``[start, end)`` (a schema frame of the report's shape).
+        report: the report.
+        start: a UTC midnight.
+        end: the end of the data fetched (a UTC midnight, or inside the last day).
+        metadata: JSON-ready facts stored in the commit (request, window; no secret).
+        storage_options: object-store settings (default: the environment).
+
+    Returns:
+        What was written.
+
+    Raises:
+        ConfigError: ``deltalake`` is missing.
+        OSError, ValueError: the store or the data refused the write (nothing was committed).
+
+    Example:
+        >>> write_days("out/usage", df, report, start, end, metadata={})  # doctest: +SKIP
+    """
+    deltalake = require_deltalake()
+    from deltalake import CommitProperties, Transaction
+    from deltalake.exceptions import CommitFailedError
+
+    table = _arrow_table(frame, report, start, end)
+    days = _days(start, end)
+    txns = [Transaction(_app_id(report, d), _seconds(min(end, _midnight(d) + _DAY))) for d in days]
+    info = {"edgereports": json.dumps({**metadata, "toolkit_version": __version__})}
+    predicate = f"day >= '{days[0].isoformat()}' AND day <= '{days[-1].isoformat()}'"
+    options = _options(storage_options)
+    for attempt in range(COMMIT_ATTEMPTS):
+        try:
+            deltalake.write_deltalake(
+                location,
+                table,
+                mode="overwrite",
+                predicate=predicate,
+                schema_mode="merge",
+                storage_options=options,
+                commit_properties=CommitProperties(custom_metadata=info, app_transactions=txns),
+            )
+            break
+        except CommitFailedError:
+            if attempt == COMMIT_ATTEMPTS - 1:
+                raise
+            time.sleep(random.uniform(0.05, 0.2) * 2**attempt)  # jitter
+    filled = len(set(table.column("day").to_pylist()))
+    return DeltaWrite(rows=table.num_rows, written=filled, empty=len(days) - filled)
+
+
+def read_delta(
+    location: str,
+    start: datetime | None,
+    end: datetime | None,
+    storage_options: Mapping[str, str] | None = None,
+) -> tuple[Any, str]:
+    """Read the rows of ``[start, end)`` of a table as an Arrow table, and its shape.
+
+    The ``day`` partitions outside the range are skipped; the ``day`` column is dropped.
+    """
+    deltalake = require_deltalake()
+    import pyarrow.dataset as ds
+
+    from .read import bounds_filter
+
+    dataset = deltalake.DeltaTable(
+        location, storage_options=_options(storage_options)
+    ).to_pyarrow_dataset()
+    names = dataset.schema.names
+    shape = "timeseries" if "time_stamp" in names else "sim_count"
+    key = "time_stamp" if shape == "timeseries" else "date"
+    expr = bounds_filter(start, end, shape, dataset.schema.field(key).type)
+    if start is not None:
+        expr = _and(expr, ds.field("day") >= _midnight(start.date()).date())
+    if end is not None:
+        expr = _and(expr, ds.field("day") <= (end - timedelta(microseconds=1)).date())
+    table = dataset.to_table(filter=expr)
+    return table.drop_columns(["day"]), shape
+
+
+def _and(a: Any, b: Any) -> Any:
+    return b if a is None else a & b
+
+
+def _options(storage_options: Mapping[str, str] | None) -> dict[str, str] | None:
+    return dict(storage_options) if storage_options else None
+
+
+def _dimensions(report: ReportJob) -> tuple[str, ...]:
+    return () if report.shape == "sim_count" else tuple(report.report.dimensions or ())
+
+
+def _description(report: ReportJob) -> dict[str, Any]:
+    definition = json.loads(json.dumps(report.definition()))
+    return {"report": report.name, "shape": report.shape, "definition": definition}
+
+
+def _arrow_schema(report: ReportJob, dims: tuple[str, ...]) -> Any:
+    import pyarrow as pa
+
+    from .. import schema
+
+    base = schema.schema_for(report.shape).arrow_schema(dims)
+    return base.append(pa.field("day", pa.date32(), nullable=False))
+
+
+def _arrow_table(frame: pd.DataFrame, report: ReportJob, start: datetime, end: datetime) -> Any:
+    """The frame's rows inside ``[start, end)``, sorted, in the table's schema, with ``day``."""
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from .. import schema
+
+    spec = schema.schema_for(report.shape)
+    frame = spec.validate(frame)
+    dims = tuple(dict.fromkeys((*_dimensions(report), *spec.dimensions_of(frame))))
+    missing = {  # a dimension the service did not echo this time: null
+        name: pd.Series(pd.NA, index=frame.index, dtype=schema.STRING)
+        for name in dims
+        if name not in frame
+    }
+    frame = frame.assign(**missing) if missing else frame
+    key = report.time_column
+    lo, hi = pd.Timestamp(start), pd.Timestamp(end)
+    if key == "date":
+        lo, hi = lo.tz_localize(None), hi.tz_localize(None)
+    frame = frame[(frame[key] >= lo) & (frame[key] < hi)]
+    order = [c for c in (key, *dims, "metric", "aggregation", "percentile") if c in frame]
+    frame = frame.sort_values(order, kind="stable", na_position="first")
+    base = spec.arrow_schema(dims)
+    table = pa.Table.from_pandas(frame[base.names], schema=base, preserve_index=False)
+    day = pc.cast(table.column(key), pa.date32())
+    return table.append_column(pa.field("day", pa.date32(), nullable=False), day)
+
+
+def _days(start: datetime, end: datetime) -> list[date]:
+    out, day = [], _midnight(start.date())
+    while day < end:
+        out.append(day.date())
+        day += _DAY
+    return out
+
+
+def _midnight(day: date) -> datetime:
+    return datetime(day.year, day.month, day.day, tzinfo=UTC)
+
+
+def _seconds(when: datetime) -> int:
+    return int((when - _EPOCH).total_seconds())
+
+
+def _app_id(report: ReportJob, day: date) -> str:
+    return f"edgereports/{report.name}/{day.isoformat()}"

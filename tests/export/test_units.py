@@ -1,0 +1,154 @@
+"""Units of work and the Delta format on a local disk: job keys, ranges, Parquet units, xargs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from edgereports.errors import ConfigError
+from edgereports.export import Unit, list_reports, read_export, run_export, run_unit, split_units
+from edgereports.export.delta import require_deltalake
+from edgereports.export.job import parse_job
+from edgereports.export.state import load_state
+from edgereports.sandbox import serve
+from tests.export.conftest import NOW, canonical, client_for, run_cli, whole_fetch, write_job
+
+ROOT = Path(__file__).resolve().parents[2]
+REPORTS = [{"name": "usage", "preset": "active_sim_count"}]
+BASE = {"defaults": {"account_id": "62c40843c7a1909709112345", "start": "2024-03-01"}}
+
+
+@pytest.fixture(scope="module")
+def sb() -> Iterator[Any]:
+    """One sandbox for this module: its clock stays put."""
+    with serve(seed=0, devices=8, clock=NOW) as handle:
+        yield handle
+
+
+@pytest.mark.parametrize(
+    ("top", "message"),
+    [
+        ({"format": "csv"}, "format must be one of 'parquet', 'delta', got 'csv'"),
+        ({"output": "s3://bucket/p"}, 'object storage; .* set format = "delta"'),
+        (
+            {"output": "s3://AKIA:hunter22@bucket/p", "format": "delta"},
+            "no credentials in it",
+        ),
+        ({"output": "ftp://host/p", "format": "delta"}, "scheme 'ftp' is not supported"),
+    ],
+)
+def test_format_and_object_store_outputs_are_checked(top: dict[str, Any], message: str) -> None:
+    data = {"output": "out", **BASE, "reports": REPORTS, **top}
+    with pytest.raises(ConfigError, match=message) as caught:
+        parse_job(data)
+    assert "hunter22" not in str(caught.value)
+
+
+def test_a_delta_job_on_s3_keeps_its_uri() -> None:
+    job = parse_job({"output": "s3://bkt/edge/", "format": "delta", **BASE, "reports": REPORTS})
+    assert (job.format, job.uri, job.location("usage")) == (
+        "delta",
+        "s3://bkt/edge/",
+        "s3://bkt/edge/usage",
+    )
+    assert parse_job({"output": "out", **BASE, "reports": REPORTS}).format == "parquet"
+
+
+def test_without_deltalake_the_message_names_the_pip_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "deltalake", None)
+    with pytest.raises(ConfigError, match=r"pip install 'edgereports\[delta\]'"):
+        require_deltalake()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--from", "2024-03-05", "--until", "2024-03-05"], "must be before --until"),
+        (["--from", "2024-03-05", "--full-refresh"], "does not combine with --full-refresh"),
+        (["--from", "5 March"], "--from '5 March' is not a date"),
+    ],
+)
+def test_bad_unit_ranges_exit_2_before_any_request(
+    tmp_path: Path, sb: Any, args: list[str], message: str
+) -> None:
+    job = write_job(tmp_path, sb)
+    before = sb.request_count()
+    done = run_cli(job.source, "--only", "usage", *args, sb=sb)  # type: ignore[arg-type]
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert sb.request_count() == before
+
+
+def test_split_units_covers_the_range_per_report_from_its_start(tmp_path: Path, sb: Any) -> None:
+    job = write_job(tmp_path, sb, start="2024-03-02")
+    units = split_units(job, "2024-03-01", "2024-03-06", days=2, only=["usage", "sims"])
+    assert [str(u) for u in units] == [
+        "usage 2024-03-02 → 2024-03-04",
+        "usage 2024-03-04 → 2024-03-06",
+        "sims 2024-03-02 → 2024-03-04",
+        "sims 2024-03-04 → 2024-03-06",
+    ]
+    assert units[0] == Unit("usage", date(2024, 3, 2), date(2024, 3, 4))
+
+
+def test_a_parquet_unit_replaces_its_days_and_never_moves_the_watermark_over_a_gap(
+    tmp_path: Path, sb: Any
+) -> None:
+    job = write_job(tmp_path, sb)
+    client = client_for(sb)
+    report = job.report("usage")
+    later = run_unit(job, "usage", "2024-03-05", "2024-03-07", client=client, now=NOW)
+    assert later.ok and load_state(job.output / "usage").watermark is None
+    first = run_unit(job, "usage", "2024-02-26", "2024-03-05", client=client, now=NOW)
+    assert first.ok
+    assert load_state(job.output / "usage").watermark == datetime(2024, 3, 5, tzinfo=UTC)
+    again = run_unit(job, "usage", "2024-03-05", "2024-03-07", client=client, now=NOW)
+    assert again.ok
+    assert load_state(job.output / "usage").watermark == datetime(2024, 3, 7, tzinfo=UTC)
+    got = canonical(read_export(job.output, "usage"), "time_stamp")
+    end = datetime(2024, 3, 7, tzinfo=UTC)
+    pd.testing.assert_frame_equal(got, whole_fetch(client, report, report.start, end))
+
+
+def test_the_shell_example_runs_units_four_at_a_time_into_a_local_delta_table(
+    tmp_path: Path, sb: Any
+) -> None:
+    job = write_job(tmp_path, sb, start="2024-03-01", format='"delta"')
+    assert job.source is not None
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EDGEREPORTS_")}
+    env.update(
+        EDGEREPORTS_REPORTING_URL=sb.reporting_url,
+        EDGEREPORTS_API_KEY=sb.api_key,
+        EDGEREPORTS=f"{sys.executable} -m edgereports.cli",
+        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")])),
+    )
+    script = ROOT / "examples" / "units_xargs.sh"
+    done = subprocess.run(
+        ["bash", str(script), str(job.source), "sims", "2024-03-01", "2024-03-09"],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert list_reports(job.output) == ["sims"]
+    assert (job.output / "sims" / "_delta_log").is_dir()
+    report = job.report("sims")
+    lo, hi = datetime(2024, 3, 1, tzinfo=UTC), datetime(2024, 3, 9, tzinfo=UTC)
+    got = canonical(read_export(job.source, "sims"), "date")  # through the job file
+    pd.testing.assert_frame_equal(got, whole_fetch(client_for(sb), report, lo, hi))
+    assert read_export(job.output / "sims").attrs["source"] == "delta"
+    part = read_export(job.output, "sims", start="2024-03-03", end="2024-03-05")
+    assert sorted(part["date"].dt.day.tolist()) == [3, 4]
+    summary = run_export(job, only="sims", client=client_for(sb), now=NOW, until=hi)
+    assert summary.ok and summary.reports[0].plan.begin == datetime(2024, 3, 7, tzinfo=UTC)
