@@ -151,3 +151,13 @@ def _stamp(when: datetime) -> str:
     if when == floor_day(when):
         return when.date().isoformat()
     return when.strftime("%Y-%m-%dT%H:%MZ")
+
+
+def service_now(client: object) -> datetime:
+    """Now by the service's clock when the client knows it (``service_now()``), else local.
+
+    The export plans no day past the service's present (DESIGN "One clock").
+    """
+    clock = getattr(client, "service_now", None)
+    now = clock() if callable(clock) else None
+    return now if isinstance(now, datetime) else datetime.now(UTC)

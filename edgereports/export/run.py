@@ -9,6 +9,7 @@ next run retries from the first failure.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -25,7 +26,7 @@ from ..errors import AuthError, ConfigError, EdgeReportsError, redact
 from ..progress import Progress, open_progress
 from .job import Job, load_job
 from .lock import ExportLock
-from .plan import ExportWindow, ReportPlan, plan_export, to_utc
+from .plan import ExportWindow, ReportPlan, plan_export, service_now, to_utc
 from .reports import ReportJob
 from .state import ReportState, load_state, save_state
 from .summary import ExportSummary, ReportResult, WindowFailure
@@ -121,22 +122,45 @@ def run_export(
     started = time.monotonic()
     spec = job if isinstance(job, Job) else load_job(job)
     chosen = _select(spec, only)
-    instant = to_utc(now, "now") if now is not None else datetime.now(UTC)
     stop = to_utc(until) if until is not None else None
     begin = unit_start(start, stop, full_refresh)
-    if spec.format == "delta":
-        return run_delta(
-            spec,
-            chosen,
-            start=begin,
-            until=stop,
-            now=instant,
-            dry_run=dry_run,
-            full_refresh=full_refresh,
-            client=client,
-            progress=progress,
-            checkpoint=checkpoint,
+    with contextlib.ExitStack() as stack:
+        if client is None and not dry_run:
+            client = stack.enter_context(make_client(spec))
+        # one clock: the service's (its latest Date header), so no day past its present
+        instant = to_utc(now, "now") if now is not None else service_now(client)
+        if spec.format == "delta":
+            return run_delta(
+                spec,
+                chosen,
+                start=begin,
+                until=stop,
+                now=instant,
+                dry_run=dry_run,
+                full_refresh=full_refresh,
+                client=client,
+                progress=progress,
+                checkpoint=checkpoint,
+            )
+        summary = _run_parquet(
+            spec, chosen, instant, stop, begin, dry_run, full_refresh, client, progress, checkpoint
         )
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+def _run_parquet(
+    spec: Job,
+    chosen: list[ReportJob],
+    instant: datetime,
+    stop: datetime | None,
+    begin: datetime | None,
+    dry_run: bool,
+    full_refresh: bool,
+    client: Fetcher | None,
+    progress: bool | None,
+    checkpoint: Callable[[str], None] | None,
+) -> ExportSummary:
     dirs = {r.name: spec.output / r.name for r in chosen}
     summary = ExportSummary(job=spec.name, output=spec.output, dry_run=dry_run)
     if dry_run:
@@ -145,8 +169,8 @@ def run_export(
             _check_definition(spec, r, state, full_refresh)
             plan = _plan(r, state.watermark, instant, stop, full_refresh, begin)
             summary.reports.append(ReportResult(name=r.name, plan=plan))
-        summary.seconds = time.monotonic() - started
         return summary
+    assert client is not None
     with ExportLock(dirs.values(), job=str(spec.source or spec.name)):
         runs: list[_Progress] = []
         for r in chosen:
@@ -158,12 +182,7 @@ def run_export(
             runs.append(_Progress(r, plan, dirs[r.name], state, result))
             summary.reports.append(result)
         if any(p.plan.windows for p in runs):
-            if client is not None:
-                _run_all(runs, client, spec.max_workers, checkpoint, full_refresh, progress)
-            else:
-                with make_client(spec) as own:
-                    _run_all(runs, own, spec.max_workers, checkpoint, full_refresh, progress)
-    summary.seconds = time.monotonic() - started
+            _run_all(runs, client, spec.max_workers, checkpoint, full_refresh, progress)
     return summary
 
 

@@ -7,6 +7,7 @@ import email.utils
 import logging
 import time
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import requests
@@ -76,6 +77,7 @@ class HttpClient:
         self.retries = retries
         self._owns_session = session is None
         self.session = session or make_session(retries=retries, retry_after_cap=retry_after_cap)
+        self._service_clock: tuple[datetime, float] | None = None
         install_log_redaction(self._secrets)
 
     def __repr__(self) -> str:
@@ -182,6 +184,7 @@ class HttpClient:
         except requests.exceptions.RequestException as exc:  # retried ones and the rest
             raise self._transport_error(exc, method, url, used[0], what) from None
         elapsed = time.perf_counter() - started
+        self._note_clock(response)
         self._debug(
             "%s %s -> %s in %.3fs, %d attempt(s)",
             method,
@@ -194,7 +197,47 @@ class HttpClient:
             raise self._status_error(response, method, url, used[0], what) from None
         return response
 
+    def service_now(self) -> datetime | None:
+        """The service's clock: the ``Date`` of its latest answer plus the time since, or None.
+
+        Example:
+            >>> HttpClient("https://r.example").service_now() is None
+            True
+        """
+        seen = self._service_clock
+        if seen is None:
+            return None
+        stamp, at = seen
+        return stamp + timedelta(seconds=time.monotonic() - at)
+
+    def probe_clock(self) -> datetime | None:
+        """Learn the service's clock with one cheap request (a GET of the base URL, no key).
+
+        Any answer carries a ``Date`` header, whatever its status; a failure leaves the clock
+        unknown (None).
+        """
+        try:
+            response = self.session.get(self.base_url, timeout=self.timeout, allow_redirects=False)
+        except requests.exceptions.RequestException:
+            return None
+        with contextlib.closing(response):
+            self._note_clock(response)
+        return self.service_now()
+
     # -- internals ------------------------------------------------------------------------
+
+    def _note_clock(self, response: requests.Response) -> None:
+        """Keep the ``Date`` header of an answer as the service's clock (DESIGN "One clock")."""
+        header = response.headers.get("Date")
+        if not header:
+            return
+        try:
+            stamp = email.utils.parsedate_to_datetime(header)
+        except (TypeError, ValueError):
+            return
+        if stamp.tzinfo is None:
+            stamp = stamp.replace(tzinfo=UTC)
+        self._service_clock = (stamp.astimezone(UTC), time.monotonic())
 
     def _debug(self, message: str, *args: object) -> None:
         if logger.isEnabledFor(logging.DEBUG):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
@@ -131,6 +131,21 @@ class ReportingClient:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def service_now(self, *, probe: bool = True) -> datetime:
+        """Now, as the service's clock says (DESIGN "One clock").
+
+        The ``Date`` header of the service's latest answer (plus the time since); with no
+        answer yet and ``probe``, one cheap request learns it; else the local clock.
+
+        Example:
+            >>> ReportingClient("k3y-secret", "http://127.0.0.1:9").service_now(probe=False).tzinfo
+            datetime.timezone.utc
+        """
+        now = self._http.service_now()
+        if now is None and probe:
+            now = self._http.probe_clock()
+        return now if now is not None else datetime.now(UTC)
 
     def close(self) -> None:
         """Close the HTTP session if the client created it."""

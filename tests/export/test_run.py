@@ -230,3 +230,23 @@ def test_the_shipped_example_job_runs_against_the_sandbox(tmp_path: Path) -> Non
         assert frame[report.time_column].max() < pd.Timestamp("2024-06-03", tz="UTC").tz_convert(
             None if report.time_column == "date" else "UTC"
         )
+
+
+def test_one_clock_the_export_plans_no_day_past_the_service_present(
+    tmp_path: Path, sb: Any
+) -> None:
+    """Without ``now=``, the export takes "now" from the service's Date header (its clock),
+    not from this machine's clock (years later): nothing is planned past the sandbox's present.
+    """
+    client = client_for(sb)
+    seen = client.service_now()  # no answer yet: one cheap request learns the clock
+    assert abs((seen - NOW).total_seconds()) < 60, seen
+    job = write_job(tmp_path, sb)
+    summary = run_export(job, client=client, only="bytes")
+    assert summary.ok, summary
+    (result,) = summary.reports
+    assert result.plan.end == datetime(2024, 3, 10, 6, tzinfo=UTC)  # the last complete hour
+    assert result.watermark_after == datetime(2024, 3, 10, 6, tzinfo=UTC)
+    assert read_export(job.output, "bytes").time_stamp.max() == pd.Timestamp(
+        "2024-03-10T05:00", tz="UTC"
+    )
