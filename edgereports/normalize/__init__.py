@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .api import read_csv, to_frame
 from .detect import detect_shape
+from .service import service_frame
 from .stitch import canonical_order, concat_frames, owned_rows, stitch
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "detect_shape",
     "owned_rows",
     "read_csv",
+    "service_frame",
     "stitch",
     "to_frame",
 ]
