@@ -30,11 +30,11 @@ def to_frame(payload: Any, request: Any = None) -> pd.DataFrame:
     The shape is detected from the payload: ``{"result": [[...], ...]}`` is a time series, an
     object with ``start_time``/``end_time`` a current value, a list of ``{"date", "physical",
     "esim"}`` SIM counts, the flat answer of the v2 reporting service (``metric`` and a
-    ``result`` list of points) a time series; bytes or text that do not start with ``{`` or ``[`` are read as CSV
-    (see :func:`read_csv`). An empty answer (``[]``, ``{"result": []}``, ``{}`` with a
-    request) gives the empty frame with the full schema. With the request, inner arrays are
-    matched to the requested metrics by name and ``aggregation_type`` (their order is not
-    guaranteed), ``percentile`` is filled for metrics asked with a PERCENTILE filter,
+    ``result`` list of points) a time series; bytes or text that do not start with ``{`` or
+    ``[`` are read as CSV (see :func:`read_csv`). An empty answer (``[]``, ``{"result": []}``,
+    ``{}`` with a request) gives the empty frame with the full schema. With the request, inner
+    arrays are matched to the requested metrics by name and ``aggregation_type`` (their order is
+    not guaranteed), ``percentile`` is filled for metrics asked with a PERCENTILE filter,
     ``aggregation`` for current values, and ``account_id`` from the account_id EXACT filter
     where the answer does not echo it.
 

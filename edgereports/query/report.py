@@ -197,9 +197,7 @@ operator='EXACT')
             95
         """
         index = len(self.metrics)
-        read = functools.partial(
-            Metric.from_dict, strict=self.strict, version=self.api_version
-        )
+        read = functools.partial(Metric.from_dict, strict=self.strict, version=self.api_version)
         if isinstance(name, Metric):
             metric = read(name.to_dict(), f"metrics[{index}]")
         else:

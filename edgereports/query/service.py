@@ -88,7 +88,7 @@ def parse_step(text: object, field: str = "step") -> timedelta:
 def _time(value: object, field: str) -> str:
     """A time of the service: a keyword (normalised) or a timestamp with an offset, verbatim."""
     if not isinstance(value, str) or not value.strip():
-        raise QueryError(f"{field} must be a timestamp or a time keyword, got {value!r}", field)
+        raise QueryError(f"{field} must be a timestamp or a time keyword, got {value!r}", field=field)
     text = value.strip()
     word = " ".join(text.split()).upper()
     if word == NOW or word in SERVICE_KEYWORDS:
@@ -229,12 +229,14 @@ class ServiceReport:
                 f = expect_keys(item, f"dimension_filters[{i}]", keys, required=keys)
                 values = expect_list(f["expressions"], f"dimension_filters[{i}].expressions")
                 filters.append(
-                    report._filter(f["dimension_name"], values, f["operator"], f"dimension_filters[{i}]")
+                    report._filter(
+                        f["dimension_name"], values, f["operator"], f"dimension_filters[{i}]"
+                    )
                 )
             report = dataclasses.replace(report, filters=tuple(filters))
         if "metrics" in d:
-            keys = ("name", "aggregation_type")
-            m = expect_keys(d["metrics"], "metrics", keys, required=keys)
+            pair = ("name", "aggregation_type")
+            m = expect_keys(d["metrics"], "metrics", pair, required=pair)
             report = report.metric(m["name"], m["aggregation_type"])
         return report
 

@@ -14,8 +14,8 @@ from ..config import API_VERSIONS, Settings, check_api_key
 from ..errors import AuthError, ConfigError, EdgeReportsError, InputError, PartialFailure
 from ..progress import open_progress
 from ..query import Report
-from .connection import open_connection
 from .assemble import answer_frame, assemble, owned, parse_json
+from .connection import open_connection
 from .plan import Part, plan_parts
 from .results import FetchResult, describe_failures
 

@@ -174,6 +174,4 @@ def _as_service_report(report: object) -> ServiceReport:
         return report
     if isinstance(report, Mapping):
         return ServiceReport.from_request(report)
-    raise InputError(
-        f"expected a ServiceReport or its request dict, got {type(report).__name__}"
-    )
+    raise InputError(f"expected a ServiceReport or its request dict, got {type(report).__name__}")

@@ -212,7 +212,9 @@ def parse_v2(body: Any) -> V2Query:
                    _filters(body.get("dimension_filter_clauses")), specs)  # fmt: skip
 
 
-def scope_of(net: Network, filters: tuple[tuple[str, tuple[str | int, ...]], ...]) -> tuple[int, I64]:
+def scope_of(
+    net: Network, filters: tuple[tuple[str, tuple[str | int, ...]], ...]
+) -> tuple[int, I64]:
     """Return the account (index) and its devices that pass every filter (404: unknown account).
 
     ``account_id`` and ``customer_id`` name the account, ``customer_name`` its name; the
@@ -233,7 +235,9 @@ def scope_of(net: Network, filters: tuple[tuple[str, tuple[str | int, ...]], ...
     return account, dev
 
 
-def slot_profiles(net: Network, dev: I64, w0: int, w1: int, bases: tuple[str, ...]) -> dict[str, F64]:
+def slot_profiles(
+    net: Network, dev: I64, w0: int, w1: int, bases: tuple[str, ...]
+) -> dict[str, F64]:
     """Per base, the devices' sums per 5-minute slot of ``[w0, w1)`` (multiples of 300)."""
     h0, h1 = w0 // 3600, -(-w1 // 3600)
     if len(dev) * (h1 - h0) > MAX_DEVICE_HOURS:
@@ -245,7 +249,9 @@ def slot_profiles(net: Network, dev: I64, w0: int, w1: int, bases: tuple[str, ..
     return {b: acc.profile[b].reshape(-1)[first : first + count] for b in bases}
 
 
-def resolve(start: int, end: int, keyword: str | None, now: float, last: dict[str, int]) -> tuple[int, int]:
+def resolve(
+    start: int, end: int, keyword: str | None, now: float, last: dict[str, int]
+) -> tuple[int, int]:
     """The range in epoch seconds: keywords end at the clock (``NOW``: five minutes)."""
     if keyword is None:
         return start, end
@@ -253,15 +259,18 @@ def resolve(start: int, end: int, keyword: str | None, now: float, last: dict[st
     return t1 - (SLOT if keyword == "NOW" else last[keyword]), t1
 
 
-def _reduce(slot_values: F64, piece: I64, n: int, aggregation: str, scale: float, exact: bool) -> F64:
+def _reduce(
+    slot_values: F64, piece: I64, n: int, aggregation: str, scale: float, exact: bool
+) -> F64:
     """Aggregate slot values per piece (``piece[i]`` is slot i's piece)."""
     sums = np.bincount(piece, weights=slot_values, minlength=n)
+    out: F64
     if aggregation == "COUNT":
-        out = sums * scale
+        out = np.asarray(sums * scale, dtype=np.float64)
     elif aggregation == "EXISTS":
         out = (sums > 0).astype(np.float64)
     elif aggregation == "AVG":
-        out = sums / np.maximum(np.bincount(piece, minlength=n), 1) * scale
+        out = (sums / np.maximum(np.bincount(piece, minlength=n), 1) * scale).astype(np.float64)
         exact = False
     else:
         fill = -np.inf if aggregation == "MAX" else np.inf
@@ -284,7 +293,9 @@ def answer_v2(q: V2Query, net: Network, now: float) -> SeriesAnswer:
     inner = np.arange((t0 // g + 1) * g, t1, g, dtype=np.int64)
     stamps = np.append(inner, t1).astype(np.int64)
     if len(stamps) * len(q.metrics) > MAX_PIECES:
-        raise bad(f"the answer would exceed {MAX_PIECES} points: shorten the range", "end_date_time")
+        raise bad(
+            f"the answer would exceed {MAX_PIECES} points: shorten the range", "end_date_time"
+        )
     w0, w1 = t0 // SLOT * SLOT, -(-t1 // SLOT) * SLOT
     slot_starts = np.arange(w0, w1, SLOT, dtype=np.int64)
     piece = np.searchsorted(inner, slot_starts, side="right").astype(np.int64)
@@ -338,4 +349,3 @@ def _echo(net: Network, q: V2Query, account: int, element: I64) -> list[tuple[st
     if not q.dimensions and any(m.aggregation == "EXISTS" for m in q.metrics):
         out += [("enb_ip", "NONE"), ("ue_ip", "NONE"), ("lr_id", "NONE")]
     return out
-

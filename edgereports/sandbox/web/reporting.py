@@ -80,7 +80,9 @@ def read_json_body() -> Any:
         raise ApiProblem(400, f"the request body is not valid JSON: {exc}") from None
 
 
-def timed_response(payload: bytes | str, mimetype: str, started: float, answered: float) -> Response:
+def timed_response(
+    payload: bytes | str, mimetype: str, started: float, answered: float
+) -> Response:
     """A 200 answer with its ``Server-Timing`` header (``gen`` to ``answered``, then ``ser``)."""
     from flask import Response
 
