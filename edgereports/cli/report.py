@@ -23,7 +23,7 @@ from .query import add_report_arguments, report_from_args
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["EPILOG", "add_parser", "cmd_report", "parse_duration"]
+__all__ = ["EPILOG", "add_parser", "cmd_report", "parse_duration", "write_frame"]
 
 EPILOG = """\
 examples:
@@ -32,7 +32,11 @@ examples:
   edgereports report --preset byte_usage_subscriber --account-id A --msisdn 919876543210 \\
       --msisdn 919876543211 --start 2024-06-01 --end 2024-07-01 --parquet bytes.parquet
 
+  edgereports report --preset ue_session_bytes --account-id A --start 2024-08-13 \
+      --end 2024-08-14 --csv ue.csv           # a v2 preset: sent to /connectivity/v2/report
+
 settings come from EDGEREPORTS_API_KEY and EDGEREPORTS_REPORTING_URL (or --reporting-url).
+The API version is the report's: --api-version v2 for a report from flags, v2 presets are v2.
 Without --json/--csv/--parquet the frame is printed as a table.
 
 exit status:
@@ -111,7 +115,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Run ``edgereports report``; returns the exit status (errors are printed to stderr)."""
     try:
         frame = _fetch(args)
-        _write(frame, args)
+        write_frame(frame, args)
     except InputError as exc:
         print(f"edgereports: error: {exc}", file=sys.stderr)
         return 2
@@ -137,12 +141,21 @@ def _fetch(args: argparse.Namespace) -> pd.DataFrame:
     if args.workers < 1 or args.retries < 0:
         raise InputError("--workers must be 1 or more and --retries 0 or more")
     with ReportingClient.from_settings(
-        settings, max_workers=args.workers, retries=args.retries, progress=args.progress
+        settings,
+        max_workers=args.workers,
+        retries=args.retries,
+        progress=args.progress,
+        api_version=report.api_version,
     ) as client:
         return client.fetch(report, window=window, accept=CSV if args.accept == "csv" else JSON)
 
 
-def _write(frame: pd.DataFrame, args: argparse.Namespace) -> None:
+def write_frame(frame: pd.DataFrame, args: argparse.Namespace) -> None:
+    """Write ``frame`` where ``--parquet``/``--csv``/``--json`` say, else print it as a table.
+
+    Raises:
+        InputError: the disk refused an output file.
+    """
     if args.parquet:
         _atomic(args.parquet, lambda path: save_parquet(frame, path, make_parents=False))
     elif args.csv:

@@ -88,7 +88,9 @@ def parse_step(text: object, field: str = "step") -> timedelta:
 def _time(value: object, field: str) -> str:
     """A time of the service: a keyword (normalised) or a timestamp with an offset, verbatim."""
     if not isinstance(value, str) or not value.strip():
-        raise QueryError(f"{field} must be a timestamp or a time keyword, got {value!r}", field=field)
+        raise QueryError(
+            f"{field} must be a timestamp or a time keyword, got {value!r}", field=field
+        )
     text = value.strip()
     word = " ".join(text.split()).upper()
     if word == NOW or word in SERVICE_KEYWORDS:

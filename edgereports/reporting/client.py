@@ -90,6 +90,8 @@ class ReportingClient:
             )
         self._api_key = key
         self.api_version = api_version
+        self._options = {"timeout": timeout, "retries": retries, "backoff": backoff,
+                         "retry_after_cap": retry_after_cap}  # fmt: skip
         self.max_workers = max_workers
         self.progress = progress
         self._connection = open_connection(
@@ -122,6 +124,30 @@ class ReportingClient:
         options.setdefault("timeout", (min(5.0, settings.timeout), settings.timeout))
         options.setdefault("api_version", settings.api_version)
         return cls(settings.api_key, settings.reporting_url, **options)
+
+    def for_version(self, api_version: str) -> ReportingClient:
+        """A client of the same key, address and options for another API version.
+
+        The new client shares this client's HTTP session (closing it leaves the session open).
+
+        Raises:
+            ConfigError: an unknown API version.
+
+        Example:
+            >>> ReportingClient("my-key", "https://r.example").for_version("v2").api_version
+            'v2'
+        """
+        if api_version == self.api_version:
+            return self
+        return ReportingClient(
+            self._api_key,
+            self.reporting_url,
+            max_workers=self.max_workers,
+            progress=self.progress,
+            session=self._http.session,
+            api_version=api_version,
+            **self._options,
+        )
 
     def __repr__(self) -> str:
         version = f", api_version={self.api_version!r}" if self.api_version != "v1" else ""
