@@ -90,8 +90,9 @@ class ReportingClient:
             )
         self._api_key = key
         self.api_version = api_version
-        self._options = {"timeout": timeout, "retries": retries, "backoff": backoff,
-                         "retry_after_cap": retry_after_cap}  # fmt: skip
+        self._options: dict[str, Any] = dict(
+            timeout=timeout, retries=retries, backoff=backoff, retry_after_cap=retry_after_cap
+        )
         self.max_workers = max_workers
         self.progress = progress
         self._connection = open_connection(
