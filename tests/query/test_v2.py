@@ -43,7 +43,10 @@ def test_a_v2_report_knows_the_v2_names_without_warnings() -> None:
             lambda: er.Report(**V2).metric("uplink_bandwidth", "AVG"),
             "in v2 it is 'uplink_bandwidth_usage'",
         ),
-        (lambda: er.Report().metric("ue_session_uplink_bytes", "COUNT"), "in v1 it is 'uplink_bytes'"),
+        (
+            lambda: er.Report().metric("ue_session_uplink_bytes", "COUNT"),
+            "in v1 it is 'uplink_bytes'",
+        ),
         (lambda: er.Report(**V2).where(msisdn="9"), "'msisdn' is a v1 name with no v2 counterpart"),
         (lambda: er.Report(**V2).metric("ue_online_status", "COUNT"), "allowed: EXISTS"),
         (lambda: er.Report(**V2).metric("ue_connections", "MIN"), "allowed: COUNT, MAX, AVG"),

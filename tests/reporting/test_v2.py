@@ -96,7 +96,9 @@ def service_client(sb: SandboxHandle, **options: Any) -> er.ReportingServiceClie
 def test_the_reporting_service_runs_end_to_end(sandbox: SandboxHandle) -> None:
     report = er.ServiceReport().last("HOUR").step("15m").where(device="BLR-1001")
     with service_client(sandbox) as client:
-        frames = {m: client.fetch(report.metric(m, "COUNT")) for m in er.query.service.SERVICE_METRICS}
+        frames = {
+            m: client.fetch(report.metric(m, "COUNT")) for m in er.query.service.SERVICE_METRICS
+        }
         raw = client.run(report.metric("ue_status", "AVG"))
     assert raw["mobile-core-id"] == sandbox.core_id and raw["edgepoint"] == "BLR-1001"
     for metric, frame in frames.items():
@@ -119,29 +121,34 @@ def test_the_service_client_retries_and_maps_errors(make_sandbox: Any) -> None:
         sb.enqueue_faults("500")
         with pytest.raises(er.ApiError, match="HTTP 500"):
             client.run(report)
-    with er.ReportingServiceClient("wrong-token", sb.base_url, sb.core_id) as client:
-        with pytest.raises(er.AuthError):
-            client.run(report)
-    with er.ReportingServiceClient(sb.service_token, sb.base_url, "other-core") as client:
-        with pytest.raises(er.NotFoundError):
-            client.run(report)
+    wrong = er.ReportingServiceClient("wrong-token", sb.base_url, sb.core_id)
+    with wrong, pytest.raises(er.AuthError):
+        wrong.run(report)
+    other = er.ReportingServiceClient(sb.service_token, sb.base_url, "other-core")
+    with other, pytest.raises(er.NotFoundError):
+        other.run(report)
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("", "http://h.example", "c"), "token is empty; pass token= or set EDGEREPORTS_SERVICE_TOKEN"),
+        (
+            ("", "http://h.example", "c"),
+            "token is empty; pass token= or set EDGEREPORTS_SERVICE_TOKEN",
+        ),
         (("t0ken", "http://h.example", " "), "core_id is empty"),
         (("t0ken", "ftp://h", "c"), "base_url must be an http"),
     ],
 )
-def test_a_missing_token_or_core_id_is_a_config_error(args: tuple[str, str, str], message: str) -> None:
+def test_a_missing_token_or_core_id_is_a_config_error(
+    args: tuple[str, str, str], message: str
+) -> None:
     with pytest.raises(er.ConfigError, match=message):
         er.ReportingServiceClient(*args)
 
 
 def test_service_settings_come_from_the_environment() -> None:
-    with pytest.raises(er.ConfigError, match="service_token .EDGEREPORTS_SERVICE_TOKEN."):
+    with pytest.raises(er.ConfigError, match=r"service_token \(EDGEREPORTS_SERVICE_TOKEN\)"):
         er.ReportingServiceClient.from_settings(er.Settings.from_env({}))
     env = {"EDGEREPORTS_SERVICE_TOKEN": "tok-123456", "EDGEREPORTS_BASE_URL": "http://h.example",
            "EDGEREPORTS_CORE_ID": "core-9"}  # fmt: skip
