@@ -15,7 +15,7 @@ from ._request import request_info
 from ._util import fail
 from .current import read_objects
 from .detect import decode, detect_shape, first_byte, parse_json
-from .service import is_service_answer, service_frame
+from .service import is_service_answer, service_frame, service_request
 from .simcount import read_items
 from .timeseries import build, read_json
 
@@ -58,6 +58,8 @@ def to_frame(payload: Any, request: Any = None) -> pd.DataFrame:
         >>> str(df["time_stamp"].iloc[0]), df["metric"].tolist(), df["value"].tolist()
         ('2022-07-07 00:00:00+00:00', ['time_usage_seconds'], [7.0])
     """
+    if service_request(request) is not None:  # the v2 reporting service's request
+        return service_frame(payload, request)
     req = request_info(request)
     raw = req.raw if req is not None else None
     kind, obj = decode(payload)

@@ -20,7 +20,7 @@ from ..schema import TIMESERIES
 from ._util import block_strings, fail, ident, parse_stamps, parse_values, timestamp_column
 from .detect import decode, parse_json
 
-__all__ = ["is_service_answer", "service_frame"]
+__all__ = ["is_service_answer", "service_frame", "service_request"]
 
 _FIXED = ("metric", "aggregation_type", "result", "account_id")
 
@@ -35,12 +35,23 @@ def is_service_answer(obj: object) -> bool:
     return isinstance(result[0], Mapping) if result else "mobile-core-id" in obj
 
 
-def service_frame(payload: Any, request: Mapping[str, Any] | None = None) -> pd.DataFrame:
+def service_request(request: object) -> dict[str, Any] | None:
+    """The request dict when ``request`` is a reporting-service request (or its builder)."""
+    to_request = getattr(request, "to_request", None)
+    if callable(to_request) and hasattr(request, "interval"):
+        request = to_request()
+    if isinstance(request, Mapping) and "step" in request:
+        return dict(request)
+    return None
+
+
+def service_frame(payload: Any, request: Any = None) -> pd.DataFrame:
     """Read a reporting-service answer (parsed JSON, bytes or text) into a timeseries frame.
 
     Args:
         payload: the answer.
-        request: the request it answers (kept in ``df.attrs["request"]``), or None.
+        request: the request it answers, a dict or a ``ServiceReport`` (kept in
+            ``df.attrs["request"]``), or None.
 
     Returns:
         The frame; ``attrs``: ``shape`` ``"timeseries"``, ``source`` ``"json"``, ``request``.
@@ -55,6 +66,7 @@ def service_frame(payload: Any, request: Mapping[str, Any] | None = None) -> pd.
         >>> list(df.columns)[:4], df["value"].tolist()
         (['time_stamp', 'account_id', 'mobile_core_id', 'edgepoint'], [14.0])
     """
+    request = service_request(request) if request is not None else None
     kind, obj = decode(payload)
     if kind == "json":
         obj = parse_json(obj)
@@ -89,6 +101,6 @@ def service_frame(payload: Any, request: Mapping[str, Any] | None = None) -> pd.
     frame.attrs = {
         "shape": "timeseries",
         "source": "json",
-        "request": copy.deepcopy(dict(request)) if request is not None else None,
+        "request": copy.deepcopy(request),
     }
     return frame
