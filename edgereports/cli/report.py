@@ -23,7 +23,15 @@ from .query import add_report_arguments, report_from_args
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["EPILOG", "add_parser", "cmd_report", "parse_duration", "write_frame"]
+__all__ = [
+    "EPILOG",
+    "add_output_arguments",
+    "add_parser",
+    "cmd_report",
+    "fetch_and_write",
+    "parse_duration",
+    "write_frame",
+]
 
 EPILOG = """\
 examples:
@@ -84,13 +92,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_report_arguments(p)
-    out = p.add_argument_group("output (one of; default: a table on stdout)")
-    only = out.add_mutually_exclusive_group()
-    only.add_argument(
-        "--json", nargs="?", const="-", metavar="FILE", help="JSON records to FILE or stdout"
-    )
-    only.add_argument("--csv", nargs="?", const="-", metavar="FILE", help="CSV to FILE or stdout")
-    only.add_argument("--parquet", metavar="FILE", help="a Parquet file")
+    add_output_arguments(p)
     net = p.add_argument_group("fetching")
     net.add_argument(
         "--reporting-url", help="the reporting API (default EDGEREPORTS_REPORTING_URL)"
@@ -111,11 +113,32 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
+def add_output_arguments(p: argparse.ArgumentParser) -> None:
+    """The output flags: ``--json``, ``--csv`` or ``--parquet`` (see :func:`write_frame`)."""
+    out = p.add_argument_group("output (one of; default: a table on stdout)")
+    only = out.add_mutually_exclusive_group()
+    only.add_argument(
+        "--json", nargs="?", const="-", metavar="FILE", help="JSON records to FILE or stdout"
+    )
+    only.add_argument("--csv", nargs="?", const="-", metavar="FILE", help="CSV to FILE or stdout")
+    only.add_argument("--parquet", metavar="FILE", help="a Parquet file")
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     """Run ``edgereports report``; returns the exit status (errors are printed to stderr)."""
+    return fetch_and_write(_fetch, args)
+
+
+def fetch_and_write(
+    fetch: Callable[[argparse.Namespace], pd.DataFrame], args: argparse.Namespace
+) -> int:
+    """Fetch a frame with ``fetch(args)`` and write it; errors become a line and a status.
+
+    Returns:
+        0 on success, 2 for bad input, 1 for a service, transport or data error.
+    """
     try:
-        frame = _fetch(args)
-        write_frame(frame, args)
+        write_frame(fetch(args), args)
     except InputError as exc:
         print(f"edgereports: error: {exc}", file=sys.stderr)
         return 2

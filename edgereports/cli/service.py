@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
-from ..errors import EdgeReportsError, InputError, QueryError
+from ..errors import InputError, QueryError
 from ..query import ServiceReport
-from .report import write_frame
+
+if TYPE_CHECKING:
+    import pandas as pd
+from .report import add_output_arguments, fetch_and_write
 
 __all__ = ["add_parser", "cmd_service_report", "service_report_from_args"]
 
@@ -45,11 +47,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     g.add_argument("--step", required=True, help="a duration such as 5m, 1h30m or 1d")
     g.add_argument("--metric", required=True, metavar="NAME:AGG", help="e.g. ap_count:COUNT")
     g.add_argument("--where", action="append", default=[], metavar="DIM=V1,V2", help="a filter")
-    out = p.add_argument_group("output (one of; default: a table on stdout)")
-    only = out.add_mutually_exclusive_group()
-    only.add_argument("--json", nargs="?", const="-", metavar="FILE", help="JSON records")
-    only.add_argument("--csv", nargs="?", const="-", metavar="FILE", help="CSV")
-    only.add_argument("--parquet", metavar="FILE", help="a Parquet file")
+    add_output_arguments(p)
     net = p.add_argument_group("service")
     net.add_argument("--base-url", help="the service address (default EDGEREPORTS_BASE_URL)")
     net.add_argument("--core-id", help="the mobile core id (default EDGEREPORTS_CORE_ID)")
@@ -85,24 +83,19 @@ def service_report_from_args(args: argparse.Namespace) -> ServiceReport:
 
 def cmd_service_report(args: argparse.Namespace) -> int:
     """Run ``edgereports service-report``; returns the exit status."""
+    return fetch_and_write(_fetch, args)
+
+
+def _fetch(args: argparse.Namespace) -> pd.DataFrame:
     from ..reporting import ReportingServiceClient
 
-    try:
-        report = service_report_from_args(args)
-        settings = Settings.from_env()
-        if args.base_url:
-            settings = dataclasses.replace(settings, base_url=args.base_url)
-        if args.core_id:
-            settings = dataclasses.replace(settings, core_id=args.core_id)
-        if args.retries < 0:
-            raise InputError("--retries must be 0 or more")
-        with ReportingServiceClient.from_settings(settings, retries=args.retries) as client:
-            frame = client.fetch(report)
-        write_frame(frame, args)
-    except InputError as exc:
-        print(f"edgereports: error: {exc}", file=sys.stderr)
-        return 2
-    except EdgeReportsError as exc:
-        print(f"edgereports: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
-    return 0
+    report = service_report_from_args(args)
+    settings = Settings.from_env()
+    if args.base_url:
+        settings = dataclasses.replace(settings, base_url=args.base_url)
+    if args.core_id:
+        settings = dataclasses.replace(settings, core_id=args.core_id)
+    if args.retries < 0:
+        raise InputError("--retries must be 0 or more")
+    with ReportingServiceClient.from_settings(settings, retries=args.retries) as client:
+        return client.fetch(report)

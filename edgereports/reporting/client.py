@@ -15,7 +15,7 @@ from ..errors import AuthError, ConfigError, EdgeReportsError, InputError, Parti
 from ..progress import open_progress
 from ..query import Report
 from .assemble import answer_frame, assemble, owned, parse_json
-from .connection import open_connection
+from .connection import UsesConnection, open_connection
 from .plan import Part, plan_parts
 from .results import FetchResult, describe_failures
 
@@ -36,7 +36,7 @@ _ACCEPTS = (JSON, CSV)
 OnError = Literal["raise", "collect"]
 
 
-class ReportingClient:
+class ReportingClient(UsesConnection):
     """Fetches connectivity reports: windows, fan-out, retries, concurrency and progress.
 
     Thread-safe: one client may be used from several threads at once.
@@ -156,16 +156,6 @@ class ReportingClient:
             f"ReportingClient(reporting_url={self._http.redact(self.reporting_url)!r}, "
             f"max_workers={self.max_workers}{version})"
         )
-
-    def __enter__(self) -> ReportingClient:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Close the HTTP session if the client created it."""
-        self._connection.close()
 
     # -- one request ----------------------------------------------------------------------
 

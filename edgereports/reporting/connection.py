@@ -7,7 +7,7 @@ retry, time out, map errors and redact their credential alike.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 from ..config import check_url
 from ..errors import ConfigError
@@ -16,7 +16,7 @@ from ..http import HttpClient, make_session
 if TYPE_CHECKING:
     import requests
 
-__all__ = ["Connection", "open_connection"]
+__all__ = ["Connection", "UsesConnection", "open_connection"]
 
 
 class Connection:
@@ -35,6 +35,22 @@ class Connection:
         """Close the HTTP session if it was created here."""
         if self.owns_session:
             self.http.session.close()
+
+
+class UsesConnection:
+    """A client over one :class:`Connection`: a context manager that closes it."""
+
+    _connection: Connection
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the HTTP session if the client created it."""
+        self._connection.close()
 
 
 def open_connection(

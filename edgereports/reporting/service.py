@@ -18,7 +18,7 @@ from ..errors import ConfigError, InputError
 from ..progress import open_progress
 from ..query import ServiceReport
 from .assemble import parse_json
-from .connection import open_connection
+from .connection import UsesConnection, open_connection
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,7 +40,7 @@ def _required(value: object, name: str, env: str) -> str:
     return value.strip()
 
 
-class ReportingServiceClient:
+class ReportingServiceClient(UsesConnection):
     """Runs and fetches requests of the v2 reporting service.
 
     Thread-safe. The token is sent only in the ``Authorization`` header and shown nowhere
@@ -115,16 +115,6 @@ class ReportingServiceClient:
             f"ReportingServiceClient(base_url={self._http.redact(self.base_url)!r}, "
             f"core_id={self.core_id!r})"
         )
-
-    def __enter__(self) -> ReportingServiceClient:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Close the HTTP session if the client created it."""
-        self._connection.close()
 
     def run(self, report: ServiceReport | Mapping[str, Any]) -> Any:
         """Send ``report`` and return the parsed JSON answer, untouched.

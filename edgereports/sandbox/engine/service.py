@@ -26,14 +26,14 @@ import numpy as np
 
 from ..model.activity import SLOT
 from ..model.network import Network
-from .fields import bad, type_name
+from .fields import bad, body_object
 from .request import _timestamp
-from .v2 import resolve, scope_of, slot_profiles
+from .v2 import exact_filter, resolve, scope_of, slot_profiles
 
 __all__ = ["SERVICE_METRICS", "ServiceQuery", "answer_service", "parse_service"]
 
 SERVICE_METRICS = ("ap_count", "ap_status", "ue_count", "ue_status")
-SERVICE_DIMENSIONS = {"device": "device", "enb_ip": "enb_ip", "ue_ip": "ue_ip", "seid": "seid"}
+SERVICE_DIMENSIONS = ("device", "enb_ip", "seid", "ue_ip")
 _AGGREGATIONS = ("COUNT", "MAX", "MIN", "AVG", "EXISTS")
 _LAST = {"LAST MINUTE": 60, "LAST HOUR": 3600, "LAST DAY": 86400, "LAST WEEK": 7 * 86400,
          "LAST MONTH": 30 * 86400}  # fmt: skip
@@ -69,11 +69,7 @@ def parse_service(body: Any) -> ServiceQuery:
     Raises:
         ApiProblem: 400 naming the field at fault.
     """
-    if not isinstance(body, dict):
-        raise bad(f"the request body must be a JSON object, not {type_name(body)}")
-    for key in body:
-        if key not in _KEYS:
-            raise bad(f"unknown field {key!r}; allowed: {', '.join(_KEYS)}", key)
+    body = body_object(body, _KEYS)
     kw0, t0 = _time(body.get("start_date_time"), "start_date_time")
     kw1, t1 = _time(body.get("end_date_time"), "end_date_time")
     if kw0 == "NOW" or (kw0 is None) != (kw1 is None) or (kw0 is not None and kw1 != "NOW"):
@@ -92,20 +88,10 @@ def parse_service(body: Any) -> ServiceQuery:
     filters = body.get("dimension_filters", [])
     if not isinstance(filters, list):
         raise bad("dimension_filters must be an array of filters", "dimension_filters")
-    parsed = []
-    for i, f in enumerate(filters):
-        where = f"dimension_filters[{i}]"
-        ok = isinstance(f, dict) and set(f) == {"dimension_name", "operator", "expressions"}
-        if not ok or f["dimension_name"] not in SERVICE_DIMENSIONS or f["operator"] != "EXACT":
-            raise bad(
-                f"{where} must be {{dimension_name ({', '.join(SERVICE_DIMENSIONS)}), operator "
-                "EXACT, expressions}",
-                where,
-            )
-        exprs = f["expressions"]
-        if not isinstance(exprs, list) or not exprs or not all(isinstance(e, str) for e in exprs):
-            raise bad(f"{where}.expressions must be a non-empty array of strings", where)
-        parsed.append((str(f["dimension_name"]), tuple(exprs)))
+    parsed = [
+        exact_filter(f, f"dimension_filters[{i}]", tuple(SERVICE_DIMENSIONS))
+        for i, f in enumerate(filters)
+    ]
     metric = body.get("metrics")
     if not isinstance(metric, dict) or set(metric) != {"name", "aggregation_type"}:
         raise bad("metrics must be one object with name and aggregation_type", "metrics")

@@ -38,8 +38,8 @@ from ..model.activity import SLOT
 from ..model.network import Network
 from ..problems import ApiProblem
 from .answer import SeriesAnswer, SeriesArray, _element
-from .fields import MetricSpec, bad, parse_dimensions, type_name
-from .request import GRANULARITIES, KEYWORDS, _timestamp
+from .fields import MetricSpec, bad, body_object, parse_dimensions, type_name
+from .request import _TOP_FIELDS, GRANULARITIES, KEYWORDS, _timestamp
 
 __all__ = [
     "V2_AGGREGATIONS",
@@ -47,6 +47,7 @@ __all__ = [
     "V2_METRICS",
     "V2Query",
     "answer_v2",
+    "exact_filter",
     "parse_v2",
     "resolve",
     "scope_of",
@@ -89,14 +90,6 @@ V2_AGGREGATIONS: dict[str, tuple[str, ...]] = {
 _DEFAULT_AGGREGATIONS = ("COUNT", "MAX", "MIN", "AVG")
 # v2 dimension -> the network array it reads (customer_* are the account's own)
 _ARRAY = {"device": "customer_site_id", "enb_ip": "enodeb_ip", "seid": "lr_id", "ue_ip": "ue_ip"}
-_TOP_FIELDS = (
-    "start_date_time",
-    "end_date_time",
-    "granularity",
-    "dimensions",
-    "dimension_filter_clauses",
-    "metrics",
-)
 MAX_PIECES = 100_000
 MAX_DEVICE_HOURS = 50_000_000
 
@@ -121,6 +114,33 @@ class V2Query:
         return all(m.name in _EDGE for m in self.metrics)
 
 
+def exact_filter(
+    item: Any, where: str, allowed: tuple[str, ...]
+) -> tuple[str, tuple[str | int, ...]]:
+    """Check one ``{dimension_name, operator: EXACT, expressions}`` filter; (name, values).
+
+    Raises:
+        ApiProblem: 400 naming the filter and the allowed dimensions.
+    """
+    keys = {"dimension_name", "operator", "expressions"}
+    if not isinstance(item, dict) or set(item) != keys:
+        raise bad(f"{where} must have dimension_name, operator and expressions", where)
+    name, exprs = item["dimension_name"], item["expressions"]
+    if name not in allowed:
+        raise bad(
+            f"{where}.dimension_name: unknown dimension {name!r}; known: {', '.join(allowed)}",
+            f"{where}.dimension_name",
+        )
+    if item["operator"] != "EXACT":
+        raise bad(f"{where}.operator must be 'EXACT'", f"{where}.operator")
+    ok = isinstance(exprs, list) and 0 < len(exprs) <= 1000
+    if not ok or any(isinstance(e, bool) or not isinstance(e, str | int) for e in exprs):
+        raise bad(
+            f"{where}.expressions must be 1 to 1000 strings or integers", f"{where}.expressions"
+        )
+    return str(name), tuple(exprs)
+
+
 def _filters(value: Any) -> tuple[tuple[str, tuple[str | int, ...]], ...]:
     field = "dimension_filter_clauses"
     if value is None:
@@ -133,29 +153,8 @@ def _filters(value: Any) -> tuple[tuple[str, tuple[str | int, ...]], ...]:
         if not isinstance(filters, list) or set(clause) - {"filters"}:
             raise bad(f"{field}[{c}] must be an object with a filters array", f"{field}[{c}]")
         for f, item in enumerate(filters):
-            where = f"{field}[{c}].filters[{f}]"
-            if not isinstance(item, dict) or set(item) != {
-                "dimension_name",
-                "operator",
-                "expressions",
-            }:
-                raise bad(f"{where} must have dimension_name, operator and expressions", where)
-            name, exprs = item["dimension_name"], item["expressions"]
-            if name not in ("account_id", *V2_DIMENSIONS):
-                raise bad(
-                    f"{where}.dimension_name: unknown v2 dimension {name!r}; known: account_id, "
-                    + ", ".join(V2_DIMENSIONS),
-                    f"{where}.dimension_name",
-                )
-            if item["operator"] != "EXACT":
-                raise bad(f"{where}.operator must be 'EXACT'", f"{where}.operator")
-            ok = isinstance(exprs, list) and 0 < len(exprs) <= 1000
-            if not ok or any(isinstance(e, bool) or not isinstance(e, str | int) for e in exprs):
-                raise bad(
-                    f"{where}.expressions must be 1 to 1000 strings or integers",
-                    f"{where}.expressions",
-                )
-            out.append((name, tuple(exprs)))
+            allowed = ("account_id", *V2_DIMENSIONS)
+            out.append(exact_filter(item, f"{field}[{c}].filters[{f}]", allowed))
     return tuple(out)
 
 
@@ -184,11 +183,7 @@ def parse_v2(body: Any) -> V2Query:
     Raises:
         ApiProblem: 400 naming the field at fault.
     """
-    if not isinstance(body, dict):
-        raise bad(f"the request body must be a JSON object, not {type_name(body)}")
-    for key in body:
-        if key not in _TOP_FIELDS:
-            raise bad(f"unknown field {key!r}; allowed: {', '.join(_TOP_FIELDS)}", key)
+    body = body_object(body, _TOP_FIELDS)
     kw0, start, offset, suffix = _timestamp(body.get("start_date_time"), "start_date_time")
     kw1, end, _, _ = _timestamp(body.get("end_date_time"), "end_date_time")
     if (kw0 is None) != (kw1 is None):
