@@ -38,13 +38,13 @@ from .errors import (
     TransportError,
     VocabularyWarning,
 )
-from .query import Metric, Report
+from .query import Metric, Report, ServiceReport
 
 if TYPE_CHECKING:  # the lazily loaded names, typed for checkers and IDEs
     from .export import read_export, run_export
     from .normalize import read_csv, to_frame
     from .plotting import plot
-    from .reporting import Failure, FetchResult, ReportingClient
+    from .reporting import Failure, FetchResult, ReportingClient, ReportingServiceClient
     from .services import Campaign, CampaignClient, ContentClient
     from .widgets import Explorer
 
@@ -57,6 +57,7 @@ _LAZY: dict[str, str] = {
     "Failure": ".reporting",
     "FetchResult": ".reporting",
     "ReportingClient": ".reporting",
+    "ReportingServiceClient": ".reporting",
     "plot": ".plotting",
     "read_csv": ".normalize",
     "read_export": ".export",
@@ -86,7 +87,9 @@ __all__ = [
     "RateLimitError",
     "Report",
     "ReportingClient",
+    "ReportingServiceClient",
     "SchemaError",
+    "ServiceReport",
     "Settings",
     "SyncTimeout",
     "TopTalkerWarning",

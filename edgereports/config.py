@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 from .errors import ConfigError
 
-__all__ = ["ENV_VARS", "Settings", "check_api_key", "check_url"]
+__all__ = ["API_VERSIONS", "ENV_VARS", "Settings", "check_api_key", "check_url"]
 
 #: The environment variables read by :meth:`Settings.from_env`, by field.
 ENV_VARS: dict[str, str] = {
@@ -19,7 +19,13 @@ ENV_VARS: dict[str, str] = {
     "base_url": "EDGEREPORTS_BASE_URL",
     "reporting_url": "EDGEREPORTS_REPORTING_URL",
     "timeout": "EDGEREPORTS_TIMEOUT",
+    "api_version": "EDGEREPORTS_API_VERSION",
+    "service_token": "EDGEREPORTS_SERVICE_TOKEN",
+    "core_id": "EDGEREPORTS_CORE_ID",
 }
+#: The reporting API versions (``ReportingClient(api_version=...)``).
+API_VERSIONS = ("v1", "v2")
+_SECRETS = ("api_key", "service_token")
 
 
 def check_url(name: str, value: str) -> str:
@@ -58,6 +64,9 @@ class Settings:
         base_url: address of the content and campaign APIs.
         reporting_url: address of the reporting API.
         timeout: read timeout in seconds for one request.
+        api_version: the reporting API version, ``"v1"`` (default) or ``"v2"``.
+        service_token: the bearer token of the v2 reporting service (never shown).
+        core_id: the mobile core id of the v2 reporting service.
 
     Example:
         >>> Settings(api_key="k" * 8, reporting_url="https://r.example")  # doctest: +ELLIPSIS
@@ -69,8 +78,16 @@ class Settings:
     base_url: str | None = None
     reporting_url: str | None = None
     timeout: float = 30.0
+    api_version: str = "v1"
+    service_token: str | None = field(default=None, repr=False)
+    core_id: str | None = None
 
     def __post_init__(self) -> None:
+        if self.api_version not in API_VERSIONS:
+            raise ConfigError(
+                f"api_version ({ENV_VARS['api_version']}) must be one of "
+                f"{', '.join(API_VERSIONS)}, got {self.api_version!r}"
+            )
         for name in ("base_url", "reporting_url"):
             value = getattr(self, name)
             if value is not None:
@@ -83,7 +100,7 @@ class Settings:
     def __repr__(self) -> str:
         def shown(name: str) -> str:
             value = getattr(self, name)
-            return "'***'" if name == "api_key" and value else repr(value)
+            return "'***'" if name in _SECRETS and value else repr(value)
 
         fields = ", ".join(f"{f.name}={shown(f.name)}" for f in dataclasses.fields(self))
         return f"Settings({fields})"

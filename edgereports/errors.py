@@ -57,18 +57,20 @@ __all__ = [
 REDACTED = "***"
 
 # Query parameters, headers and JSON members that carry a credential.
-_SECRET_NAMES = r"api[_-]?key|apikey|app[_-]?key|x-api-key|token|signature|sig"
+_SECRET_NAMES = r"api[_-]?key|apikey|app[_-]?key|x-api-key|token|signature|sig|authorization"
 _PARAM = re.compile(rf"(?i)(?P<name>\b(?:{_SECRET_NAMES}))(?P<sep>=)(?P<value>[^&\s#'\"]+)")
 _HEADER = re.compile(
-    rf"(?i)(?P<name>['\"]?\b(?:{_SECRET_NAMES})['\"]?)(?P<sep>\s*:\s*['\"]?)(?P<value>[^'\",\s}}]+)"
+    rf"(?i)(?P<name>['\"]?\b(?:{_SECRET_NAMES})['\"]?)"
+    rf"(?P<sep>\s*:\s*['\"]?(?:Bearer\s+|Basic\s+)?)(?P<value>[^'\",\s}}]+)"
 )
 
 
 def redact(text: object, secrets: Sequence[str | None] = ()) -> str:
     """Return ``text`` as a string with every credential replaced by ``***``.
 
-    Replaces the value of ``apikey=``/``api_key=``/``app_key=`` query parameters, of
-    ``api_key: ...`` headers or JSON members, and every literal occurrence of ``secrets``.
+    Replaces the value of ``apikey=``/``api_key=``/``app_key=``/``Authorization=`` query
+    parameters, of ``api_key: ...`` and ``Authorization: Bearer ...`` headers or JSON members,
+    and every literal occurrence of ``secrets``.
 
     Args:
         text: anything; it is converted with ``str()``.

@@ -1,5 +1,8 @@
 """The eleven query patterns of SPEC 4.3 as named functions, and a catalogue of them.
 
+The catalogue also holds the documented v2 reports (``presets_v2``), marked
+``api_version="v2"``.
+
 Each preset takes keyword arguments and returns a :class:`~edgereports.query.Report`. ``start``
 and ``end`` accept what :meth:`Report.between` accepts (datetimes, dates, ISO-8601 strings,
 keywords). Subscriber presets take one value or a list (a list fans out in the client).
@@ -20,6 +23,21 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from .errors import QueryError
+from .presets_v2 import (
+    FUNCTIONS as V2_FUNCTIONS,
+)
+from .presets_v2 import (
+    edge_point_breakout_bytes,
+    edge_point_breakout_packets,
+    edge_point_ran_bytes,
+    edge_point_ran_packets,
+    ue_bandwidth_usage,
+    ue_connections_series,
+    ue_online_status_series,
+    ue_session_bytes,
+    ue_session_duration,
+    ue_session_packets,
+)
 from .query import Report
 from .query.terms import Expression
 from .query.times import NOW, TimeLike
@@ -35,14 +53,24 @@ __all__ = [
     "byte_usage_subscriber",
     "concurrent_online_ues",
     "device_status",
+    "edge_point_breakout_bytes",
+    "edge_point_breakout_packets",
+    "edge_point_ran_bytes",
+    "edge_point_ran_packets",
     "get",
     "names",
     "realtime_bandwidth",
     "time_usage_enterprise",
     "time_usage_subscriber",
+    "ue_bandwidth_usage",
     "ue_connections_avg_peak",
     "ue_connections_enterprise",
+    "ue_connections_series",
     "ue_connections_subscriber",
+    "ue_online_status_series",
+    "ue_session_bytes",
+    "ue_session_duration",
+    "ue_session_packets",
 ]
 
 Values = Expression | Iterable[Expression]
@@ -185,12 +213,13 @@ class Param:
 
 @dataclass(frozen=True)
 class PresetInfo:
-    """A catalogue entry: name, one-line purpose, parameters and the function."""
+    """A catalogue entry: name, one-line purpose, parameters, the function, its API version."""
 
     name: str
     purpose: str
     params: tuple[Param, ...]
     function: Callable[..., Report]
+    api_version: str = "v1"
 
     @property
     def is_now(self) -> bool:
@@ -206,6 +235,9 @@ _PARAM_HELP = {
     "imsi": "one subscriber IMSI or a list of them",
     "customer_site_id": "one customer site id or a list of them",
     "percentile": f"the percentile to compute (0-100, default {DEFAULT_PERCENTILE})",
+    "granularity": "HOUR (default) or DAY",
+    "device": "one Edge Point (device) or a list of them",
+    "customer_name": "one customer name or a list of them",
 }
 
 _FUNCTIONS: tuple[Callable[..., Report], ...] = (
@@ -223,22 +255,24 @@ _FUNCTIONS: tuple[Callable[..., Report], ...] = (
 )
 
 
-def _info(function: Callable[..., Report]) -> PresetInfo:
+def _info(function: Callable[..., Report], api_version: str = "v1") -> PresetInfo:
     params = tuple(
         Param(p.name, p.default is inspect.Parameter.empty, _PARAM_HELP[p.name])
         for p in inspect.signature(function).parameters.values()
     )
     purpose = (function.__doc__ or "").strip().splitlines()[0]
-    return PresetInfo(function.__name__, purpose, params, function)
+    return PresetInfo(function.__name__, purpose, params, function, api_version)
 
 
-#: The eleven presets of SPEC 4.3, in the spec's order.
-CATALOGUE: tuple[PresetInfo, ...] = tuple(_info(f) for f in _FUNCTIONS)
+#: The eleven presets of SPEC 4.3, in the spec's order, then the v2 presets (``api_version``).
+CATALOGUE: tuple[PresetInfo, ...] = tuple(_info(f) for f in _FUNCTIONS) + tuple(
+    _info(f, "v2") for f in V2_FUNCTIONS
+)
 
 
-def names() -> list[str]:
-    """The preset names, in the spec's order."""
-    return [p.name for p in CATALOGUE]
+def names(api_version: str | None = None) -> list[str]:
+    """The preset names, in catalogue order (only those of ``api_version`` when given)."""
+    return [p.name for p in CATALOGUE if api_version in (None, p.api_version)]
 
 
 def get(name: str) -> PresetInfo:

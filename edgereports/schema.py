@@ -339,13 +339,14 @@ def identifier(value: object) -> str | None:
         value: ``None``, a string, an int, a float or a bool.
 
     Returns:
-        The text, or ``None`` for ``None`` and NaN.
+        The text, or ``None`` for ``None``, NaN and an empty string (the v2 service echoes an
+        unknown ``account_id`` as ``""``; a CSV cell says the same with an empty field).
 
     Raises:
         ValueError: for other types (lists, dicts, ...).
     """
     if value is None or isinstance(value, str):
-        return value
+        return value or None
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):

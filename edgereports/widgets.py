@@ -38,7 +38,7 @@ __all__ = ["DIMENSION_PARAMS", "RANGES", "Explorer"]
 #: The range choices: dates from the pickers, or a time keyword ending at NOW.
 RANGES = ("dates", "LAST HOUR", "LAST DAY", "LAST WEEK", "LAST MONTH")
 #: Preset parameters that take dimension values.
-DIMENSION_PARAMS = ("msisdn", "imsi", "customer_site_id")
+DIMENSION_PARAMS = ("msisdn", "imsi", "customer_site_id", "device", "customer_name")
 _DEFAULT_GRAIN = "preset default"
 _HEAD_ROWS = 10
 
@@ -46,13 +46,14 @@ _HEAD_ROWS = 10
 class Explorer:
     """An ipywidgets explorer: pick a preset, a range and values, run it, see the frame and chart.
 
-    Controls: the preset; the account; the range (two date pickers, or a ``LAST ...`` keyword
-    ending at ``NOW``; ``NOW`` presets have none) and the zone the dates are midnight in; the
-    granularity (the preset's, or DAY/HOUR); the dimension values the preset needs (MSISDNs,
-    IMSIs, sites) and the percentile. Buttons: **Run** (a progress bar, then the frame's first
-    rows and size, and its chart), **Show request** (the JSON request and the equivalent
-    Python code) and **Export** (the current frame to a Parquet file). Errors appear as a
-    message in the widget, never as a traceback.
+    Controls: the API version (v1 or v2: which presets are offered; a v2 preset is fetched with
+    ``client.for_version("v2")``); the preset; the account; the range (two date pickers, or a
+    ``LAST ...`` keyword ending at ``NOW``; ``NOW`` presets have none) and the zone the dates
+    are midnight in; the granularity (the preset's, or DAY/HOUR); the dimension values the
+    preset needs (MSISDNs, IMSIs, sites) and the percentile. Buttons: **Run** (a progress bar,
+    then the frame's first rows and size, and its chart), **Show request** (the JSON request and
+    the equivalent Python code) and **Export** (the current frame to a Parquet file). Errors
+    appear as a message in the widget, never as a traceback.
 
     Args:
         client: the reporting client (sandbox or live service).
@@ -92,8 +93,14 @@ class Explorer:
         end = end or datetime.now(UTC).date()
         start = start or end - timedelta(days=7)
         wide = w.Layout(width="auto")
+        self.version = w.ToggleButtons(
+            options=["v1", "v2"],
+            value=getattr(client, "api_version", "v1"),
+            description="API",
+            tooltip="the reporting API version: v1 (SPEC) or the live service's v2",
+        )
         self.preset = w.Dropdown(
-            options=[(f"{p.name} — {p.purpose.rstrip('.')}", p.name) for p in presets.CATALOGUE],
+            options=_preset_options(str(self.version.value)),
             description="Preset",
             layout=w.Layout(width="46em"),
         )
@@ -133,6 +140,7 @@ class Explorer:
         self.outputs.titles = ("Frame", "Chart", "Request")
         self.widget = w.VBox(
             [
+                self.version,
                 self.preset,
                 w.HBox([self.account, self.granularity, self.percentile]),
                 w.HBox([self.range, self.start, self.end, self.tz]),
@@ -144,6 +152,7 @@ class Explorer:
                 self.outputs,
             ]
         )
+        self.version.observe(lambda _change: self._pick_version(), names="value")
         self.preset.observe(lambda _change: self._sync(), names="value")
         self.range.observe(lambda _change: self._sync(), names="value")
         self.run_button.on_click(lambda _b: self._guard(self.run))
@@ -152,6 +161,11 @@ class Explorer:
         self._sync()
 
     # -- what the controls say -------------------------------------------------------------
+
+    def _pick_version(self) -> None:
+        """Offer the presets of the chosen API version."""
+        self.preset.options = _preset_options(str(self.version.value))
+        self._sync()
 
     def _sync(self) -> None:
         """Show the controls the selected preset uses; default the export file name."""
@@ -170,7 +184,9 @@ class Explorer:
         """The preset's keyword arguments, as the controls give them."""
         info = presets.get(str(self.preset.value))
         names = {p.name for p in info.params}
-        params: dict[str, Any] = {"account_id": self.account.value.strip() or None}
+        params: dict[str, Any] = {}
+        if "account_id" in names:
+            params["account_id"] = self.account.value.strip() or None
         if "start" in names:
             params.update(zip(("start", "end"), self._range(), strict=True))
         for name in DIMENSION_PARAMS:
@@ -240,9 +256,12 @@ class Explorer:
         self._say("Running …")
         began = time.monotonic()
         try:
+            client = self.client
+            if getattr(client, "api_version", "v1") != report.api_version:
+                client = client.for_version(report.api_version)
             with warnings.catch_warnings(record=True) as seen:
                 warnings.simplefilter("always", EdgeReportsWarning)
-                frame = self.client.fetch(report, on_error="collect")
+                frame = client.fetch(report, on_error="collect")
         except BaseException:
             self.progress.bar_style = "danger"
             self.frame, self.table.value, self.chart.value = None, "", b""  # no stale answer
@@ -320,6 +339,15 @@ class Explorer:
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)
+
+
+def _preset_options(api_version: str) -> list[tuple[str, str]]:
+    """The preset dropdown's options for one API version."""
+    return [
+        (f"{p.name} — {p.purpose.rstrip('.')}", p.name)
+        for p in presets.CATALOGUE
+        if p.api_version == api_version
+    ]
 
 
 def _table_html(frame: pd.DataFrame) -> str:

@@ -90,6 +90,8 @@ def test_python_examples_run(
         "EDGEREPORTS_PARTNER_NAME": sb.partner_name,
         "EDGEREPORTS_BASE_URL": sb.base_url,
         "EDGEREPORTS_REPORTING_URL": sb.reporting_url,
+        "EDGEREPORTS_SERVICE_TOKEN": sb.service_token,
+        "EDGEREPORTS_CORE_ID": sb.core_id,
         "MPLBACKEND": "Agg",
     }.items():
         monkeypatch.setenv(name, value)

@@ -58,6 +58,7 @@ def explorer(client: ReportingClient, sandbox: SandboxHandle, tmp_path: Path) ->
 def test_run_shows_the_frame_and_chart_of_every_preset(
     explorer: Explorer, client: ReportingClient, name: str
 ) -> None:
+    explorer.version.value = presets.get(name).api_version  # offers that version's presets
     explorer.preset.value = name
     explorer.run_button.click()
     assert explorer.error is None, explorer.message
@@ -69,7 +70,7 @@ def test_run_shows_the_frame_and_chart_of_every_preset(
     assert (explorer.progress.value, explorer.progress.bar_style) == (1, "success")
     assert not explorer.run_button.disabled
     # the frame is the report the controls describe, fetched by the same client
-    expected = client.fetch(explorer.report())
+    expected = client.for_version(explorer.report().api_version).fetch(explorer.report())
     pd.testing.assert_frame_equal(frame, expected)
 
 

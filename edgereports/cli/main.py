@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from .._version import __version__
 from ..errors import EdgeReportsError, InputError
 from ..sandbox.extras import SandboxExtrasMissing
-from . import campaigns, content, demo, export, query, report
+from . import campaigns, content, demo, export, query, report, service
 
 __all__ = ["main"]
 
@@ -66,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     query.add_parsers(sub)
     report.add_parser(sub)
+    service.add_parser(sub)
     export.add_parser(sub)
     content.add_parser(sub)
     campaigns.add_parser(sub)

@@ -47,6 +47,15 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
         "--customer-site-id", action="append", help="preset parameter (repeat for several)"
     )
     g.add_argument("--percentile", type=float, help="preset parameter (0-100)")
+    g.add_argument("--device", action="append", help="v2 preset parameter (repeat for several)")
+    g.add_argument(
+        "--customer-name", action="append", help="v2 preset parameter (repeat for several)"
+    )
+    g.add_argument(
+        "--api-version",
+        choices=["v1", "v2"],
+        help="the reporting API the report is written for (default v1; v2 presets are v2)",
+    )
     g.add_argument("--strict", action="store_true", help="unknown names are errors, not warnings")
 
 
@@ -79,12 +88,27 @@ def report_from_args(args: argparse.Namespace) -> Report:
             "imsi": _one_or_many(args.imsi),
             "customer_site_id": _one_or_many(args.customer_site_id),
             "percentile": None if args.percentile is None else _number(str(args.percentile)),
+            "device": _one_or_many(args.device),
+            "customer_name": _one_or_many(args.customer_name),
         }
         info = presets.get(args.preset)
+        if args.api_version not in (None, info.api_version):
+            raise QueryError(
+                f"preset {info.name!r} is a {info.api_version} report, not {args.api_version}; "
+                f"{args.api_version} presets: {', '.join(presets.names(args.api_version))}",
+                field="api_version",
+            )
         allowed = {p.name for p in info.params}
+        if "granularity" in allowed:
+            params["granularity"] = args.granularity
         params = {k: v for k, v in params.items() if k in allowed or v is not None}
         return _on_top(presets.build(args.preset, **params), args)
-    report = Report(account_id=args.account_id, tz=args.tz, strict=args.strict)
+    report = Report(
+        account_id=args.account_id,
+        tz=args.tz,
+        strict=args.strict,
+        api_version=args.api_version or "v1",
+    )
     if args.now:
         report = report.now()
     elif args.last:
@@ -151,6 +175,7 @@ def _cmd_presets(args: argparse.Namespace) -> int:
         rows = [
             {
                 "name": p.name,
+                "api_version": p.api_version,
                 "purpose": p.purpose,
                 "params": [
                     {"name": q.name, "required": q.required, "help": q.help} for q in p.params
@@ -163,7 +188,7 @@ def _cmd_presets(args: argparse.Namespace) -> int:
     width = max(len(p.name) for p in presets.CATALOGUE)
     for p in presets.CATALOGUE:
         params = ", ".join(q.name if q.required else f"[{q.name}]" for q in p.params)
-        print(f"{p.name:<{width}}  {p.purpose}\n{'':<{width}}  params: {params}")
+        print(f"{p.name:<{width}}  {p.purpose}\n{'':<{width}}  {p.api_version}, params: {params}")
     return 0
 
 

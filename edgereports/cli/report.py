@@ -24,7 +24,15 @@ from .query import add_report_arguments, report_from_args
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["EPILOG", "add_parser", "cmd_report", "parse_duration"]
+__all__ = [
+    "EPILOG",
+    "add_output_arguments",
+    "add_parser",
+    "cmd_report",
+    "fetch_and_write",
+    "parse_duration",
+    "write_frame",
+]
 
 EPILOG = """\
 examples:
@@ -33,7 +41,11 @@ examples:
   edgereports report --preset byte_usage_subscriber --account-id A --msisdn 919876543210 \\
       --msisdn 919876543211 --start 2024-06-01 --end 2024-07-01 --parquet bytes.parquet
 
+  edgereports report --preset ue_session_bytes --account-id A --start 2024-08-13 \
+      --end 2024-08-14 --csv ue.csv           # a v2 preset: sent to /connectivity/v2/report
+
 settings come from EDGEREPORTS_API_KEY and EDGEREPORTS_REPORTING_URL (or --reporting-url).
+The API version is the report's: --api-version v2 for a report from flags, v2 presets are v2.
 Without --json/--csv/--parquet the frame is printed as a table. The report flags (--tz,
 --granularity, --by, --where) apply on top of a --preset; --metric with --preset is refused.
 A result without any row is one line on stderr naming the filters that matched nothing, and
@@ -84,18 +96,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_report_arguments(p)
-    out = p.add_argument_group("output (one of; default: a table on stdout)")
-    only = out.add_mutually_exclusive_group()
-    only.add_argument(
-        "--json", nargs="?", const="-", metavar="FILE", help="JSON records to FILE or stdout"
-    )
-    only.add_argument("--csv", nargs="?", const="-", metavar="FILE", help="CSV to FILE or stdout")
-    only.add_argument("--parquet", metavar="FILE", help="a Parquet file")
-    out.add_argument(
-        "--allow-empty",
-        action="store_true",
-        help="write the output file even when the report has no row",
-    )
+    add_output_arguments(p)
     net = p.add_argument_group("fetching")
     net.add_argument(
         "--reporting-url", help="the reporting API (default EDGEREPORTS_REPORTING_URL)"
@@ -116,12 +117,39 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
+def add_output_arguments(p: argparse.ArgumentParser) -> None:
+    """The output flags: ``--json``, ``--csv`` or ``--parquet`` (see :func:`write_frame`)."""
+    out = p.add_argument_group("output (one of; default: a table on stdout)")
+    only = out.add_mutually_exclusive_group()
+    only.add_argument(
+        "--json", nargs="?", const="-", metavar="FILE", help="JSON records to FILE or stdout"
+    )
+    only.add_argument("--csv", nargs="?", const="-", metavar="FILE", help="CSV to FILE or stdout")
+    only.add_argument("--parquet", metavar="FILE", help="a Parquet file")
+    out.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="write the output file even when the report has no row",
+    )
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     """Run ``edgereports report``; returns the exit status (errors are printed to stderr)."""
+    return fetch_and_write(_fetch, args)
+
+
+def fetch_and_write(
+    fetch: Callable[[argparse.Namespace], pd.DataFrame], args: argparse.Namespace
+) -> int:
+    """Fetch a frame with ``fetch(args)`` and write it; errors become a line and a status.
+
+    Returns:
+        0 on success, 2 for bad input, 1 for a service, transport or data error.
+    """
     try:
         with warnings.catch_warnings(record=True) as seen:
             warnings.simplefilter("always", EdgeReportsWarning)
-            frame = _fetch(args)
+            frame = fetch(args)
         for warning in seen:  # one line each, as the CLI's own messages
             if issubclass(warning.category, EdgeReportsWarning):
                 name = warning.category.__name__
@@ -129,7 +157,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         if frame.empty and not args.allow_empty and (args.parquet or _to_file(args)):
             print("edgereports: nothing written (pass --allow-empty to write it)", file=sys.stderr)
             return 0
-        _write(frame, args)
+        write_frame(frame, args)
     except InputError as exc:
         print(f"edgereports: error: {exc}", file=sys.stderr)
         return 2
@@ -155,7 +183,11 @@ def _fetch(args: argparse.Namespace) -> pd.DataFrame:
     if args.workers < 1 or args.retries < 0:
         raise InputError("--workers must be 1 or more and --retries 0 or more")
     with ReportingClient.from_settings(
-        settings, max_workers=args.workers, retries=args.retries, progress=args.progress
+        settings,
+        max_workers=args.workers,
+        retries=args.retries,
+        progress=args.progress,
+        api_version=report.api_version,
     ) as client:
         return client.fetch(report, window=window, accept=CSV if args.accept == "csv" else JSON)
 
@@ -188,7 +220,12 @@ def _in_zone(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(**{c: frame[c].dt.tz_convert(zone) for c in times})
 
 
-def _write(frame: pd.DataFrame, args: argparse.Namespace) -> None:
+def write_frame(frame: pd.DataFrame, args: argparse.Namespace) -> None:
+    """Write ``frame`` where ``--parquet``/``--csv``/``--json`` say, else print it as a table.
+
+    Raises:
+        InputError: the disk refused an output file.
+    """
     if args.parquet:
         _atomic(args.parquet, lambda path: save_parquet(frame, path, make_parents=False))
     elif args.csv:

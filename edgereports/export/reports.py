@@ -45,6 +45,7 @@ _REPORT_KEYS = (
     "start",
     "lookback",
     "window_days",
+    "api_version",
 )
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _LOOKBACK = re.compile(r"(\d+)\s*(d|day|days|h|hour|hours)", re.IGNORECASE)
@@ -206,8 +207,12 @@ def _build(item: Mapping[str, Any], merged: Mapping[str, Any], label: str) -> Re
             raise ConfigError(f"{label}: request must be a table (the JSON request of SPEC 2.8)")
         note = "from start, the watermark and the lookback"
         _refuse_range(request, "request", ("start_date_time", "end_date_time"), label, note)
+        version = item.get("api_version", "v1")
+        if version not in ("v1", "v2"):
+            raise ConfigError(f'{label}: key api_version must be "v1" or "v2", got {version!r}')
         try:
-            report = Report.from_request(request).between(*_PLACEHOLDER).validate()
+            report = Report.from_request(request, api_version=version)
+            report = report.between(*_PLACEHOLDER).validate()
         except QueryError as exc:
             raise ConfigError(f"{label}: key request.{exc.field or ''}: {exc}") from None
         if report.account_id is None and "account_id" in merged:
@@ -238,8 +243,14 @@ def _build(item: Mapping[str, Any], merged: Mapping[str, Any], label: str) -> Re
             f"{label}: key preset: {preset!r} reports the current value (NOW); the export "
             "needs a report over dates with a granularity, or SIM counts"
         )
+    if item.get("api_version", info.api_version) != info.api_version:
+        raise ConfigError(
+            f"{label}: key api_version: preset {preset!r} is a {info.api_version} report, "
+            f"not {item['api_version']!r}"
+        )
     args: dict[str, Any] = dict(params)
-    if "account_id" in merged and "account_id" not in args:
+    takes_account = any(p.name == "account_id" for p in info.params)
+    if "account_id" in merged and "account_id" not in args and takes_account:
         args["account_id"] = merged["account_id"]
     try:
         return presets.build(preset, start=_PLACEHOLDER[0], end=_PLACEHOLDER[1], **args)

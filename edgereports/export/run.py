@@ -315,6 +315,9 @@ def _run_all(
 
 def _fetch(client: Fetcher, report: ReportJob, window: ExportWindow) -> _Fetched:
     started = time.monotonic()
+    version = report.report.api_version
+    if getattr(client, "api_version", version) != version:  # a v2 report of a v1 job's client
+        client = client.for_version(version)  # type: ignore[attr-defined]
     try:
         frame = client.fetch(
             report.for_window(window.start, window.end),
@@ -350,6 +353,7 @@ def _write(
             end=window.end,
             metadata=metadata,
             checkpoint=checkpoint,
+            stamps_at_end=p.report.report.api_version == "v2",
         )
     except (OSError, ValueError) as exc:
         p.result.write_seconds += time.monotonic() - started

@@ -120,6 +120,7 @@ def write_window(
     end: datetime,
     metadata: Mapping[str, Any],
     checkpoint: Callable[[str], None] | None = None,
+    stamps_at_end: bool = False,
 ) -> WindowWrite:
     """Write the days of one window, each to its partition, atomically.
 
@@ -133,6 +134,9 @@ def write_window(
         end: the window end (UTC).
         metadata: JSON-ready facts stored in every file (request, report name, window).
         checkpoint: called with the name of each point of :data:`CHECKPOINTS` reached.
+        stamps_at_end: the frame's stamps end their pieces (v2): the window holds the rows in
+            ``(start, end]`` and a row belongs to the day its piece lies in (a stamp at
+            midnight to the day before).
 
     Returns:
         What was written.
@@ -159,7 +163,10 @@ def write_window(
     # taken, sorted and cast to the file schema one day at a time
     table = pa.Table.from_pandas(frame, preserve_index=False)
     del frame
-    inside = np.flatnonzero((micros >= _micros(start)) & (micros < _micros(end)))
+    if stamps_at_end:
+        inside = np.flatnonzero((micros > _micros(start)) & (micros <= _micros(end)))
+    else:
+        inside = np.flatnonzero((micros >= _micros(start)) & (micros < _micros(end)))
     names = set(table.column_names)
     sort_keys = [
         (c, "ascending", "at_start")
@@ -168,7 +175,7 @@ def write_window(
     ]
     # group the rows inside the window by day with numpy: the copies made are a day's rows,
     # not the window's
-    day_numbers = micros[inside] // _DAY_US
+    day_numbers = (micros[inside] - (1 if stamps_at_end else 0)) // _DAY_US
     order = np.argsort(day_numbers, kind="stable")
     by_day, day_numbers = inside[order], day_numbers[order]
     del micros, inside, order

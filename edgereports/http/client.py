@@ -179,10 +179,15 @@ class HttpClient:
             reraise=True,
         )
         started = time.perf_counter()
+        failure: TransportError | None = None
         try:
             response = retrying(attempt)
         except requests.exceptions.RequestException as exc:  # retried ones and the rest
-            raise self._transport_error(exc, method, url, used[0], what) from None
+            failure = self._transport_error(exc, method, url, used[0], what)
+        if failure is not None:
+            # raised outside the handler: not even the suppressed __context__ keeps requests'
+            # exception, whose message holds the request URL with its key
+            raise failure
         elapsed = time.perf_counter() - started
         self._note_clock(response)
         self._debug(

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from .api import read_csv, to_frame
 from .detect import detect_shape
+from .service import service_frame
 from .stitch import concat_frames, stitch
 
 __all__ = [
     "concat_frames",
     "detect_shape",
     "read_csv",
+    "service_frame",
     "stitch",
     "to_frame",
 ]

@@ -15,6 +15,7 @@ from ._request import request_info
 from ._util import fail
 from .current import read_objects
 from .detect import decode, detect_shape, first_byte, parse_json
+from .service import is_service_answer, service_frame, service_request
 from .simcount import read_items
 from .timeseries import build, read_json
 
@@ -28,11 +29,12 @@ def to_frame(payload: Any, request: Any = None) -> pd.DataFrame:
 
     The shape is detected from the payload: ``{"result": [[...], ...]}`` is a time series, an
     object with ``start_time``/``end_time`` a current value, a list of ``{"date", "physical",
-    "esim"}`` SIM counts; bytes or text that do not start with ``{`` or ``[`` are read as CSV
-    (see :func:`read_csv`). An empty answer (``[]``, ``{"result": []}``, ``{}`` with a
-    request) gives the empty frame with the full schema. With the request, inner arrays are
-    matched to the requested metrics by name and ``aggregation_type`` (their order is not
-    guaranteed), ``percentile`` is filled for metrics asked with a PERCENTILE filter,
+    "esim"}`` SIM counts, the flat answer of the v2 reporting service (``metric`` and a
+    ``result`` list of points) a time series; bytes or text that do not start with ``{`` or
+    ``[`` are read as CSV (see :func:`read_csv`). An empty answer (``[]``, ``{"result": []}``,
+    ``{}`` with a request) gives the empty frame with the full schema. With the request, inner
+    arrays are matched to the requested metrics by name and ``aggregation_type`` (their order is
+    not guaranteed), ``percentile`` is filled for metrics asked with a PERCENTILE filter,
     ``aggregation`` for current values, and ``account_id`` from the account_id EXACT filter
     where the answer does not echo it.
 
@@ -56,6 +58,8 @@ def to_frame(payload: Any, request: Any = None) -> pd.DataFrame:
         >>> str(df["time_stamp"].iloc[0]), df["metric"].tolist(), df["value"].tolist()
         ('2022-07-07 00:00:00+00:00', ['time_usage_seconds'], [7.0])
     """
+    if service_request(request) is not None:  # the v2 reporting service's request
+        return service_frame(payload, request)
     req = request_info(request)
     raw = req.raw if req is not None else None
     kind, obj = decode(payload)
@@ -69,6 +73,8 @@ def to_frame(payload: Any, request: Any = None) -> pd.DataFrame:
             if fast is not None:
                 return _finish(fast, "timeseries", "json", raw)
         obj = parse_json(obj)
+    if is_service_answer(obj):  # the v2 reporting service's flat answer
+        return service_frame(obj, raw)
     if isinstance(obj, dict) and not obj and req is not None:
         return _finish(req.empty_frame(), req.shape, "json", raw)  # "{}": nothing to report
     shape = detect_shape(obj, req)

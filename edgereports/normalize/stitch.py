@@ -146,12 +146,15 @@ def owned_rows(
     first: bool = False,
     last: bool = False,
     shape: str | None = None,
+    closed: str = "left",
 ) -> pd.DataFrame:
     """The rows of one window's frame that the window owns (DESIGN.md, stitching).
 
     A window owns the points whose bucket start (``time_stamp``; ``date`` as UTC midnight for
     SIM counts; ``start_time`` for current values) lies in ``[start, end)``; the first window
-    also owns what lies before its start, the last what lies at or after its end.
+    also owns what lies before its start, the last what lies at or after its end. With
+    ``closed="right"`` (v2 answers, stamped at the end of each piece of the range) a window
+    owns the stamps in ``(start, end]`` instead.
 
     Args:
         frame: the window's frame.
@@ -160,15 +163,19 @@ def owned_rows(
         first: the window is the first of its pull.
         last: the window is the last of its pull.
         shape: the frame's shape; by default :func:`edgereports.schema.shape_of`.
+        closed: ``"left"`` (``[start, end)``, v1) or ``"right"`` (``(start, end]``, v2).
 
     Returns:
         ``frame`` itself when it owns every row, else a new frame of the owned rows, with a
         RangeIndex and a copy of its ``attrs``.
 
     Raises:
-        InputError: for naive, unreadable or reversed bounds, or a frame of no known shape.
+        InputError: for naive, unreadable or reversed bounds, a frame of no known shape, or
+            an unknown ``closed``.
     """
-    keep = _owned(frame, start, end, first, last, shape, 0)
+    if closed not in ("left", "right"):
+        raise InputError(f"closed must be 'left' or 'right', got {closed!r}")
+    keep = _owned(frame, start, end, first, last, shape, 0, right=closed == "right")
     if keep is None:
         return frame
     out = _rows(frame, keep)
@@ -184,6 +191,8 @@ def _owned(
     last: bool,
     shape: str | None,
     k: int,
+    *,
+    right: bool = False,
 ) -> np.ndarray | None:
     """The mask of the rows window ``k`` owns, or None when it owns them all."""
     lo, hi = _utc(start, k, "start"), _utc(end, k, "end")
@@ -203,10 +212,11 @@ def _owned(
         raise InputError(f"{shape} frame's {column} column is not a timestamp ({bucket.dtype})")
     stamps = datetimes(bucket)
     keep = np.ones(len(frame), dtype=bool)
+    low, high = lo.tz_localize(None).to_datetime64(), hi.tz_localize(None).to_datetime64()
     if not first:
-        keep &= stamps >= lo.tz_localize(None).to_datetime64()
+        keep &= (stamps > low) if right else (stamps >= low)
     if not last:
-        keep &= stamps < hi.tz_localize(None).to_datetime64()
+        keep &= (stamps <= high) if right else (stamps < high)
     return None if keep.all() else keep
 
 

@@ -2,7 +2,8 @@
 
 Building a request is pure: nothing here imports pandas or the HTTP stack. ``report`` holds the
 builder, ``terms`` the metric and filter objects of SPEC 2.8, ``times`` the timestamps and time
-keywords, ``vocabulary`` the known names (validation and completion).
+keywords, ``vocabulary`` the known names (validation and completion), ``versions`` the v1 and
+v2 names, ``service`` the :class:`ServiceReport` of the v2 reporting service.
 
 Example:
     >>> from edgereports.query import Report
@@ -13,7 +14,8 @@ Example:
 from __future__ import annotations
 
 from .report import Report
+from .service import ServiceReport
 from .terms import Clause, Filter, Metric, MetricFilter
 from .times import NOW
 
-__all__ = ["NOW", "Clause", "Filter", "Metric", "MetricFilter", "Report"]
+__all__ = ["NOW", "Clause", "Filter", "Metric", "MetricFilter", "Report", "ServiceReport"]

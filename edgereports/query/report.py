@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
@@ -30,7 +31,8 @@ from .terms import (
     expressions,
 )
 from .times import NOW, TimeLike, format_offset, is_keyword, parse_timestamp, parse_tz, render_time
-from .vocabulary import DIMENSIONS, GRANULARITIES, check_name, check_token
+from .versions import check_foreign, check_version, vocabulary
+from .vocabulary import check_name, check_token
 
 __all__ = ["REQUEST_KEYS", "Clause", "Expression", "Filter", "Metric", "MetricFilter", "Report"]
 
@@ -54,6 +56,9 @@ class Report:
         tz: the zone in which ``date`` values mean midnight (default UTC).
         strict: unknown metric, dimension, granularity or keyword names are errors instead of
             warnings.
+        api_version: the API version the report is written for (``"v1"`` or ``"v2"``): which
+            names it knows and which rules it checks. Never sent; a client of the other
+            version refuses the report.
 
     Example:
         >>> Report(account_id="A").now().metric("uplink_bandwidth", "AVG").to_request()
@@ -71,8 +76,10 @@ class Report:
     metrics: tuple[Metric, ...] = ()
     tz: str | None = None
     strict: bool = False
+    api_version: str = "v1"
 
     def __post_init__(self) -> None:
+        check_version(self.api_version)
         if self.account_id is not None:
             expressions(self.account_id, "account_id")
         if self.tz is not None:
@@ -111,7 +118,8 @@ class Report:
     def granularity(self, value: str | None) -> Report:
         """Set the bucket size (``DAY``, ``HOUR``, ...); ``None`` removes it."""
         if value is not None:
-            check_token(value, "granularity", GRANULARITIES, strict=self.strict)
+            known = vocabulary(self.api_version).granularities
+            check_token(value, "granularity", known, strict=self.strict)
         return dataclasses.replace(self, grain=value)
 
     def by(self, *dimensions: str | Iterable[str]) -> Report:
@@ -119,8 +127,12 @@ class Report:
         names: list[object] = []
         for item in dimensions:
             names.extend([item] if isinstance(item, str) else list(item))
+        known = vocabulary(self.api_version).dimensions
+        for i, n in enumerate(names):
+            if isinstance(n, str):
+                check_foreign(n, f"dimensions[{i}]", known, self.api_version)
         checked = tuple(
-            check_name(n, f"dimensions[{i}]", DIMENSIONS, strict=self.strict)
+            check_name(n, f"dimensions[{i}]", known, strict=self.strict)
             for i, n in enumerate(names)
         )
         if len(set(checked)) != len(checked):
@@ -164,7 +176,9 @@ operator='EXACT')
         index = same[0] if same else len(old)
         shift = 1 if clause == 0 and self.account_id is not None else 0
         field = f"dimension_filter_clauses[{clause}].filters[{index + shift}]"
-        new = Filter.make(dimension, values, operator, field=field, strict=self.strict)
+        new = Filter.make(
+            dimension, values, operator, field=field, strict=self.strict, version=self.api_version
+        )
         kept = (*old[:index], new, *old[index + 1 :])
         clauses[clause] = Clause(kept)
         return dataclasses.replace(self, clauses=tuple(clauses))
@@ -183,8 +197,9 @@ operator='EXACT')
             95
         """
         index = len(self.metrics)
+        read = functools.partial(Metric.from_dict, strict=self.strict, version=self.api_version)
         if isinstance(name, Metric):
-            metric = Metric.from_dict(name.to_dict(), f"metrics[{index}]", strict=self.strict)
+            metric = read(name.to_dict(), f"metrics[{index}]")
         else:
             spec: dict[str, Any] = {"name": name}
             if aggregation is not None:
@@ -193,7 +208,7 @@ operator='EXACT')
                 spec["metric_filter_clauses"] = [
                     {"filters": [{"operator": "PERCENTILE", "comparison_value": percentile}]}
                 ]
-            metric = Metric.from_dict(spec, f"metrics[{index}]", strict=self.strict)
+            metric = read(spec, f"metrics[{index}]")
         if metric in self.metrics:
             raise QueryError(
                 f"metrics[{index}] repeats {metric.to_dict()}; each metric entry must differ",
@@ -292,19 +307,34 @@ operator='EXACT')
         return out
 
     @classmethod
-    def from_request(cls, request: Mapping[str, Any], *, strict: bool = False) -> Report:
+    def from_request(
+        cls, request: Mapping[str, Any], *, strict: bool = False, api_version: str = "v1"
+    ) -> Report:
         """Read a request object of SPEC 2.8 back into a report (the inverse of to_request).
+
+        Args:
+            request: the request dict.
+            strict: unknown names are errors, not warnings.
+            api_version: the API version the request is written for (``"v1"``, ``"v2"``).
 
         Raises:
             QueryError: the dict is not a valid request; the message names the field.
+
+        Example:
+            >>> Report.from_request({"start_date_time": "LAST DAY", "end_date_time": "NOW",
+            ...     "metrics": [{"name": "ue_connections", "aggregation_type": "MAX"}]},
+            ...     api_version="v2").api_version
+            'v2'
         """
         d = expect_keys(request, "request", REQUEST_KEYS, required=("metrics",))
-        report = cls(strict=strict)
+        report = cls(strict=strict, api_version=api_version)
         clauses = None
         if "dimension_filter_clauses" in d:
             items = expect_list(d["dimension_filter_clauses"], "dimension_filter_clauses")
             clauses = [
-                Clause.from_dict(c, f"dimension_filter_clauses[{i}]", strict=strict)
+                Clause.from_dict(
+                    c, f"dimension_filter_clauses[{i}]", strict=strict, version=api_version
+                )
                 for i, c in enumerate(items)
             ]
         account: Expression | None = None
@@ -334,7 +364,8 @@ operator='EXACT')
         if "dimensions" in d:
             report = report.by(expect_list(d["dimensions"], "dimensions"))
         for i, m in enumerate(expect_list(d["metrics"], "metrics")):
-            report = report.metric(Metric.from_dict(m, f"metrics[{i}]", strict=strict))
+            read = Metric.from_dict(m, f"metrics[{i}]", strict=strict, version=api_version)
+            report = report.metric(read)
         return report
 
     # -- internals ------------------------------------------------------------------------

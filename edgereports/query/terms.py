@@ -12,15 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import QueryError
-from .vocabulary import (
-    AGGREGATIONS,
-    FILTER_DIMENSIONS,
-    METRIC_FILTER_OPERATORS,
-    METRICS,
-    OPERATORS,
-    check_name,
-    check_token,
-)
+from .versions import check_aggregation, check_foreign, vocabulary
+from .vocabulary import METRIC_FILTER_OPERATORS, OPERATORS, check_name, check_token
 
 __all__ = [
     "Clause",
@@ -108,19 +101,28 @@ class Filter:
         *,
         field: str,
         strict: bool = False,
+        version: str = "v1",
     ) -> Filter:
         """Validate and build a filter; ``field`` names it in messages."""
-        name = check_name(dimension, f"{field}.dimension_name", FILTER_DIMENSIONS, strict=strict)
+        known = vocabulary(version).filter_dimensions
+        where = f"{field}.dimension_name"
+        if isinstance(dimension, str):
+            check_foreign(dimension, where, known, version)
+        name = check_name(dimension, where, known, strict=strict)
         op = check_token(operator, f"{field}.operator", OPERATORS, strict=strict)
         return cls(name, expressions(values, f"{field}.expressions"), op)
 
     @classmethod
-    def from_dict(cls, value: object, field: str, *, strict: bool = False) -> Filter:
+    def from_dict(
+        cls, value: object, field: str, *, strict: bool = False, version: str = "v1"
+    ) -> Filter:
         """Read a filter object of SPEC 2.8."""
         keys = ("dimension_name", "operator", "expressions")
         d = expect_keys(value, field, keys, required=keys)
         values = expect_list(d["expressions"], f"{field}.expressions")
-        return cls.make(d["dimension_name"], values, d["operator"], field=field, strict=strict)
+        return cls.make(
+            d["dimension_name"], values, d["operator"], field=field, strict=strict, version=version
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The filter object of SPEC 2.8."""
@@ -138,13 +140,15 @@ class Clause:
     filters: tuple[Filter, ...] = ()
 
     @classmethod
-    def from_dict(cls, value: object, field: str, *, strict: bool = False) -> Clause:
+    def from_dict(
+        cls, value: object, field: str, *, strict: bool = False, version: str = "v1"
+    ) -> Clause:
         """Read a clause object of SPEC 2.8."""
         d = expect_keys(value, field, ("filters",), required=("filters",))
         items = expect_list(d["filters"], f"{field}.filters")
         return cls(
             tuple(
-                Filter.from_dict(f, f"{field}.filters[{i}]", strict=strict)
+                Filter.from_dict(f, f"{field}.filters[{i}]", strict=strict, version=version)
                 for i, f in enumerate(items)
             )
         )
@@ -202,17 +206,30 @@ class Metric:
         return None
 
     @classmethod
-    def from_dict(cls, value: object, field: str, *, strict: bool = False) -> Metric:
-        """Read and validate a metric object of SPEC 2.8."""
+    def from_dict(
+        cls, value: object, field: str, *, strict: bool = False, version: str = "v1"
+    ) -> Metric:
+        """Read and validate a metric object of SPEC 2.8 (or of v2, with ``version="v2"``)."""
         d = expect_keys(
             value, field, ("name", "aggregation_type", "metric_filter_clauses"), required=("name",)
         )
-        name = check_name(d["name"], f"{field}.name", METRICS, strict=strict)
+        words = vocabulary(version)
+        if isinstance(d["name"], str):
+            check_foreign(d["name"], f"{field}.name", words.metrics, version)
+        name = check_name(d["name"], f"{field}.name", words.metrics, strict=strict)
         aggregation = d.get("aggregation_type")
         if aggregation is not None or "aggregation_type" in d:
             aggregation = check_token(
-                aggregation, f"{field}.aggregation_type", AGGREGATIONS, strict=strict
+                aggregation, f"{field}.aggregation_type", words.aggregations, strict=strict
             )
+        if version == "v2" and "metric_filter_clauses" in d:
+            raise QueryError(
+                f"{field}.metric_filter_clauses: v2 documents no metric filters (PERCENTILE is "
+                "v1 only); use an aggregation_type",
+                field=f"{field}.metric_filter_clauses",
+            )
+        if aggregation is not None:
+            check_aggregation(name, aggregation, field, version)
         clauses: tuple[tuple[MetricFilter, ...], ...] | None = None
         if "metric_filter_clauses" in d:
             where = f"{field}.metric_filter_clauses"

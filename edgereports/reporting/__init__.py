@@ -15,5 +15,6 @@ from __future__ import annotations
 
 from .client import CSV, JSON, ReportingClient
 from .results import Failure, FetchResult
+from .service import ReportingServiceClient
 
-__all__ = ["CSV", "JSON", "Failure", "FetchResult", "ReportingClient"]
+__all__ = ["CSV", "JSON", "Failure", "FetchResult", "ReportingClient", "ReportingServiceClient"]

@@ -67,12 +67,16 @@ def answer_frame(
         raise SchemaError(redact(f"{what}: {exc}"), where=redact(exc.where)) from None
 
 
-def owned(frame: pd.DataFrame, window: Window | None) -> pd.DataFrame:
+def owned(
+    frame: pd.DataFrame, window: Window | None, *, stamps_at_end: bool = False
+) -> pd.DataFrame:
     """The rows of ``frame`` (one window's answer) that the window owns.
 
     Args:
         frame: a normalized answer.
         window: the window it answers, or None for a report sent whole.
+        stamps_at_end: the answer stamps each piece at its end (v2), so the window owns the
+            stamps in ``(start, end]`` instead of ``[start, end)``.
 
     Returns:
         ``frame`` itself when it owns every row, else the owned rows
@@ -83,7 +87,14 @@ def owned(frame: pd.DataFrame, window: Window | None) -> pd.DataFrame:
     if window is None:
         return frame
     last = window.index == window.count - 1
-    return owned_rows(frame, window.start, window.end, first=window.index == 0, last=last)
+    return owned_rows(
+        frame,
+        window.start,
+        window.end,
+        first=window.index == 0,
+        last=last,
+        closed="right" if stamps_at_end else "left",
+    )
 
 
 def combine(frames: list[pd.DataFrame], request: dict[str, Any], ordered: bool) -> pd.DataFrame:

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
-from ..config import Settings, check_api_key, check_url
+from ..config import API_VERSIONS, Settings, check_api_key
 from ..errors import AuthError, ConfigError, EdgeReportsError, InputError, PartialFailure
-from ..http import HttpClient, make_session
 from ..progress import open_progress
 from ..query import Report
 from .assemble import answer_frame, assemble, owned, parse_json
+from .connection import UsesConnection, open_connection
 from .plan import Part, plan_parts
 from .results import FetchResult, all_failed, describe_failures
 from .rules import warn_about
@@ -24,18 +24,20 @@ if TYPE_CHECKING:
     import pandas as pd
     import requests
 
-__all__ = ["CSV", "JSON", "REPORT_PATH", "ReportingClient"]
+__all__ = ["CSV", "JSON", "REPORT_PATH", "REPORT_PATHS", "ReportingClient"]
 
 JSON = "application/json"
 CSV = "text/csv"
 #: The reporting endpoint (SPEC 4.3, #13), relative to ``reporting_url``.
 REPORT_PATH = "connectivity/v1/report"
+#: Per API version: the report path and the query parameter that carries the key.
+REPORT_PATHS = {"v1": (REPORT_PATH, "apikey"), "v2": ("connectivity/v2/report", "Authorization")}
 _ACCEPTS = (JSON, CSV)
 
 OnError = Literal["raise", "collect"]
 
 
-class ReportingClient:
+class ReportingClient(UsesConnection):
     """Fetches connectivity reports: windows, fan-out, retries, concurrency and progress.
 
     Thread-safe: one client may be used from several threads at once.
@@ -54,9 +56,13 @@ class ReportingClient:
             ``session``.
         retry_after_cap: the longest ``Retry-After`` honoured, in seconds; ignored with
             ``session``.
+        api_version: ``"v1"`` (``/connectivity/v1/report``, key in ``apikey``) or ``"v2"``
+            (``/connectivity/v2/report``, key in ``Authorization``); the client accepts only
+            reports written for its version.
 
     Raises:
-        ConfigError: an empty key, a reporting URL that is not http(s), or bad numbers.
+        ConfigError: an empty key, a reporting URL that is not http(s), an unknown API
+            version, or bad numbers.
 
     Example:
         >>> client = ReportingClient("my-key", "https://reports.example")
@@ -76,33 +82,33 @@ class ReportingClient:
         session: requests.Session | None = None,
         backoff: float = 0.5,
         retry_after_cap: float = 60.0,
+        api_version: str = "v1",
     ) -> None:
         key = check_api_key(api_key)
-        url = check_url("reporting_url", reporting_url)
-        if not isinstance(max_workers, int) or max_workers < 1:
-            raise ConfigError(f"max_workers must be a whole number >= 1, got {max_workers!r}")
-        if not isinstance(retries, int) or retries < 0:
-            raise ConfigError(f"retries must be a whole number >= 0, got {retries!r}")
+        if api_version not in API_VERSIONS:
+            raise ConfigError(
+                f"api_version must be one of {', '.join(API_VERSIONS)}, got {api_version!r}"
+            )
         self._api_key = key
-        self.reporting_url = url
+        self.api_version = api_version
+        self._options: dict[str, Any] = dict(
+            timeout=timeout, retries=retries, backoff=backoff, retry_after_cap=retry_after_cap
+        )
         self.max_workers = max_workers
         self.progress = progress
-        self._owns_session = session is None
-        if session is None:
-            session = make_session(
-                retries=retries,
-                backoff=backoff,
-                retry_after_cap=retry_after_cap,
-                pool_maxsize=max(16, max_workers),
-            )
-        self._http = HttpClient(
-            self.reporting_url,
-            secrets=[self._api_key],
+        self._connection = open_connection(
+            "reporting_url",
+            reporting_url,
+            key,
             timeout=timeout,
             retries=retries,
+            max_workers=max_workers,
             session=session,
+            backoff=backoff,
             retry_after_cap=retry_after_cap,
         )
+        self._http = self._connection.http
+        self.reporting_url = self._http.base_url
 
     @classmethod
     def from_settings(cls, settings: Settings, **options: Any) -> ReportingClient:
@@ -118,19 +124,32 @@ class ReportingClient:
         settings.require("api_key", "reporting_url")
         assert settings.api_key is not None and settings.reporting_url is not None
         options.setdefault("timeout", (min(5.0, settings.timeout), settings.timeout))
+        options.setdefault("api_version", settings.api_version)
         return cls(settings.api_key, settings.reporting_url, **options)
 
-    def __repr__(self) -> str:
-        return (
-            f"ReportingClient(reporting_url={self._http.redact(self.reporting_url)!r}, "
-            f"max_workers={self.max_workers})"
+    def for_version(self, api_version: str) -> ReportingClient:
+        """A client of the same key, address and options for another API version.
+
+        The new client shares this client's HTTP session (closing it leaves the session open).
+
+        Raises:
+            ConfigError: an unknown API version.
+
+        Example:
+            >>> ReportingClient("my-key", "https://r.example").for_version("v2").api_version
+            'v2'
+        """
+        if api_version == self.api_version:
+            return self
+        return ReportingClient(
+            self._api_key,
+            self.reporting_url,
+            max_workers=self.max_workers,
+            progress=self.progress,
+            session=self._http.session,
+            api_version=api_version,
+            **self._options,
         )
-
-    def __enter__(self) -> ReportingClient:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def service_now(self, *, probe: bool = True) -> datetime:
         """Now, as the service's clock says (DESIGN "One clock").
@@ -147,10 +166,12 @@ class ReportingClient:
             now = self._http.probe_clock()
         return now if now is not None else datetime.now(UTC)
 
-    def close(self) -> None:
-        """Close the HTTP session if the client created it."""
-        if self._owns_session:
-            self._http.session.close()
+    def __repr__(self) -> str:
+        version = f", api_version={self.api_version!r}" if self.api_version != "v1" else ""
+        return (
+            f"ReportingClient(reporting_url={self._http.redact(self.reporting_url)!r}, "
+            f"max_workers={self.max_workers}{version})"
+        )
 
     # -- one request ----------------------------------------------------------------------
 
@@ -174,7 +195,7 @@ class ReportingClient:
                 :meth:`edgereports.http.HttpClient.request`.
         """
         _check_accept(accept)
-        request = _as_report(report).to_request()
+        request = self._as_report(report).to_request()
         response = self._post(request, accept, "report")
         if accept == CSV:
             return response.content.decode(response.encoding or "utf-8", errors="replace")
@@ -225,7 +246,7 @@ class ReportingClient:
         """
         if on_error not in ("raise", "collect"):
             raise InputError(f"on_error must be 'raise' or 'collect', got {on_error!r}")
-        result, counts = self._pull([_as_report(report)], window, accept)
+        result, counts = self._pull([self._as_report(report)], window, accept)
         frame, failures = result.frames[0], result.failures
         if frame is not None:
             warn_about(frame, stacklevel=2)
@@ -263,13 +284,31 @@ class ReportingClient:
             QueryError, InputError: an invalid report or argument (before any request).
             AuthError: the key is refused (at once).
         """
-        result, _ = self._pull([_as_report(r) for r in reports], window, accept)
+        result, _ = self._pull([self._as_report(r) for r in reports], window, accept)
         for frame in result.frames:
             if frame is not None:
                 warn_about(frame, stacklevel=2)
         return result
 
     # -- internals ------------------------------------------------------------------------
+
+    def _as_report(self, report: object) -> Report:
+        """A :class:`Report` of this client's version (a request dict is read as one).
+
+        Raises:
+            InputError: not a report, or a report written for the other version.
+        """
+        if isinstance(report, Mapping):
+            return Report.from_request(report, api_version=self.api_version)
+        if not isinstance(report, Report):
+            raise InputError(f"expected a Report or a request dict, got {type(report).__name__}")
+        if report.api_version != self.api_version:
+            raise InputError(
+                f"this client speaks reporting {self.api_version} but the report is written "
+                f"for {report.api_version}; build it with api_version={self.api_version!r} or "
+                f"use ReportingClient(..., api_version={report.api_version!r})"
+            )
+        return report
 
     def _pull(
         self, reports: Sequence[Report], window: timedelta | None, accept: str
@@ -290,6 +329,8 @@ class ReportingClient:
             outcomes[offset : offset + size] = [None] * size  # assemble releases the frames
             offset += size
             frame, failures = assemble(plan, mine, request, report)
+            if frame is not None and self.api_version == "v2":
+                frame.attrs["api_version"] = "v2"  # stamps are the ends of pieces (DESIGN.md)
             result.frames.append(frame)
             result.failures.extend(failures)
             counts.append(size)
@@ -337,29 +378,21 @@ class ReportingClient:
         body = self._post(request, accept, what).content  # the response goes with its body
         frame = answer_frame(body, request, accept == CSV, what, self._http.redact)
         del body
-        frame = owned(frame, part.window)
+        frame = owned(frame, part.window, stamps_at_end=self.api_version == "v2")
         # the pull's frame takes the report's request: a copy per part would only take room
         frame.attrs = {k: v for k, v in frame.attrs.items() if k != "request"}
         return frame
 
     def _post(self, request: dict[str, Any], accept: str, what: str) -> requests.Response:
+        path, key_param = REPORT_PATHS[self.api_version]
         return self._http.request(
             "POST",
-            REPORT_PATH,
-            params={"apikey": self._api_key},
+            path,
+            params={key_param: self._api_key},
             headers={"Content-Type": JSON, "Accept": accept},
             data=orjson.dumps(request),
             what=what,
         )
-
-
-def _as_report(report: object) -> Report:
-    """A :class:`Report`, or a request dict of SPEC 2.8 read into one."""
-    if isinstance(report, Report):
-        return report
-    if isinstance(report, Mapping):
-        return Report.from_request(report)
-    raise InputError(f"expected a Report or a request dict, got {type(report).__name__}")
 
 
 def _check_accept(accept: str) -> str:

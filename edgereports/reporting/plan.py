@@ -137,12 +137,15 @@ def bucket_of(report: Report) -> timedelta | None:
 
     Reports with a granularity of known alignment (HOUR, DAY) and SIM counts (metric ``sim``
     without granularity: daily) are windowed; NOW/LAST reports, single values over a range
-    (e.g. PERCENTILE) and unknown granularities are sent whole.
+    (e.g. PERCENTILE) and unknown granularities are sent whole. A v2 report without a
+    granularity is HOUR (the service's default).
     """
     if report.time_range() is None:
         return None
     if report.grain is not None:
         return BUCKETS.get(report.grain.upper())
+    if report.api_version == "v2":
+        return BUCKETS["HOUR"]
     if report.metrics and all(m.name == "sim" for m in report.metrics):
         return BUCKETS["DAY"]
     return None
@@ -167,7 +170,7 @@ def window_plan(report: Report, window: timedelta | None = None) -> list[Window]
     if bucket is None or span is None:
         return None
     if window is None:
-        grain = (report.grain or "").upper()
+        grain = (report.grain or ("HOUR" if report.api_version == "v2" else "")).upper()
         window = DEFAULT_WINDOWS.get(grain, SIM_COUNT_WINDOW)
     return plan_windows(span[0], span[1], bucket=bucket, size=window)
 

@@ -34,6 +34,8 @@ __all__ = ["describe_empty", "in_range", "mark", "warn_about"]
 def in_range(frame: pd.DataFrame, report: Report) -> tuple[pd.DataFrame, int]:
     """The rows of ``frame`` whose bucket begins before the report's end, and how many went.
 
+    A v2 frame keeps the stamps up to and including the end (each is the end of a piece).
+
     Reports without buckets (``NOW``, ``LAST ...``, PERCENTILE over a range) are kept as sent.
     """
     from ..normalize.stitch import owned_rows
@@ -41,7 +43,9 @@ def in_range(frame: pd.DataFrame, report: Report) -> tuple[pd.DataFrame, int]:
     span = report.time_range()
     if bucket_of(report) is None or span is None or not len(frame):
         return frame, 0
-    kept = owned_rows(frame, span[0], span[1], first=True, last=False)
+    # v2 stamps each piece of the range at its end: the range owns the stamps in (start, end]
+    closed = "right" if report.api_version == "v2" else "left"
+    kept = owned_rows(frame, span[0], span[1], first=True, last=False, closed=closed)
     return kept, len(frame) - len(kept)
 
 

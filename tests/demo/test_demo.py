@@ -39,7 +39,7 @@ def test_every_preset_gives_a_frame_a_chart_and_a_parquet_file(
 ) -> None:
     result, _ = demo
     assert result.ok
-    assert [o.plan.name for o in result.outcomes] == presets.names()
+    assert [o.plan.name for o in result.outcomes] == presets.names("v1")
     for outcome in result.outcomes:
         assert outcome.frame is not None and len(outcome.frame) > 0, outcome.plan.name
         assert outcome.chart is not None and outcome.parquet is not None
@@ -152,7 +152,7 @@ def test_live_path_runs_against_a_configured_service(
     assert result.ok
     assert result.source == f"the live service at {sb.reporting_url}"
     ran = {o.plan.name for o in result.outcomes if o.frame is not None}
-    assert ran == set(presets.names()) - {"bandwidth_percentile", "ue_connections_subscriber"}
+    assert ran == set(presets.names("v1")) - {"bandwidth_percentile", "ue_connections_subscriber"}
     assert "skipped: needs --imsi (none given)" in "\n".join(lines)
     assert sb.api_key not in "\n".join(lines) and sb.api_key not in result.index.read_text()
 

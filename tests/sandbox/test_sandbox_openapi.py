@@ -35,6 +35,8 @@ OPERATIONS = {
     ("get", "/rmn-api/api/v1/rmn/agencies/campaigns/status/{campaign_name}"),
     ("get", "/rmn-api/api/v1/rmn/agencies/campaignChart"),
     ("post", "/connectivity/v1/report"),
+    ("post", "/connectivity/v2/report"),
+    ("post", "/reporting/v2/reporting-service/{coreId}"),
 }
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
           response_schema_conformance]  # fmt: skip
@@ -53,7 +55,7 @@ def document(sb: SandboxHandle) -> dict[str, Any]:
     return r.json()  # type: ignore[no-any-return]
 
 
-def test_the_document_is_valid_openapi_with_all_13_endpoints(fuzzed: SandboxHandle) -> None:
+def test_the_document_is_valid_openapi_with_all_13_endpoints_and_v2(fuzzed: SandboxHandle) -> None:
     doc = document(fuzzed)
     validate(doc)
     ops = {(m, p) for p, item in doc["paths"].items() for m in item}
@@ -71,8 +73,8 @@ def schema(fuzzed: SandboxHandle) -> Any:
 def fuzz(sb: SandboxHandle, schema: Any, mode: GenerationMode, data: st.DataObject) -> None:
     strategy = schema.as_strategy(
         generation_mode=mode,
-        headers={"api_key": sb.api_key},
-        query={"partner_name": sb.partner_name, "apikey": sb.api_key},
+        headers={"api_key": sb.api_key, "Authorization": f"Bearer {sb.service_token}"},
+        query={"partner_name": sb.partner_name, "apikey": sb.api_key, "Authorization": sb.api_key},
     )
     case = data.draw(strategy)
     body = case.body

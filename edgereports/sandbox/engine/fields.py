@@ -17,6 +17,7 @@ __all__ = [
     "Filter",
     "MetricSpec",
     "bad",
+    "body_object",
     "parse_dimensions",
     "parse_filters",
     "parse_metric",
@@ -62,6 +63,20 @@ class Filter:
 def bad(message: str, field: str | None = None) -> ApiProblem:
     """Return a 400 problem naming ``field``."""
     return ApiProblem(400, message, field=field)
+
+
+def body_object(body: Any, allowed: tuple[str, ...]) -> dict[str, Any]:
+    """Return a request body that is a JSON object with only ``allowed`` members.
+
+    Raises:
+        ApiProblem: 400 for another JSON type, or naming the first unknown member.
+    """
+    if not isinstance(body, dict):
+        raise bad(f"the request body must be a JSON object, not {type_name(body)}")
+    for key in body:
+        if key not in allowed:
+            raise bad(f"unknown field {key!r}; allowed: {', '.join(allowed)}", key)
+    return body
 
 
 def type_name(value: object) -> str:

@@ -36,6 +36,7 @@ from .fields import (
     Filter,
     MetricSpec,
     bad,
+    body_object,
     parse_dimensions,
     parse_filters,
     parse_metric,
@@ -196,11 +197,7 @@ def parse_report(body: Any) -> ReportQuery:
     Raises:
         ApiProblem: 400 naming the field that is wrong.
     """
-    if not isinstance(body, dict):
-        raise bad(f"the request body must be a JSON object, not {type_name(body)}")
-    for key in body:
-        if key not in _TOP_FIELDS:
-            raise bad(f"unknown field {key!r}; allowed: {', '.join(_TOP_FIELDS)}", key)
+    body = body_object(body, _TOP_FIELDS)
     kw_start, start, offset, suffix = _timestamp(body.get("start_date_time"), "start_date_time")
     kw_end, end, _, _ = _timestamp(body.get("end_date_time"), "end_date_time")
     if kw_start == "NOW" or (kw_end == "NOW" and kw_start is None):

@@ -4,7 +4,8 @@ Request flow for the API areas (reporting ``/connectivity/v1``, content
 ``/api/v1/stream-tech``, campaigns ``/rmn-api/api/v1/rmn``): count the request, apply faults
 (``faults.py``), check credentials (header ``api_key`` then query ``partner_name`` for content
 and campaigns: 401 without the right key, 400 without ``partner_name``, 403 for another
-partner; query ``apikey`` for reporting), then the route. Every error is a JSON body
+partner; query ``apikey`` for reporting, query ``Authorization`` for the v2 report, header
+``Authorization: Bearer`` for the reporting service), then the route. Every error is a JSON body
 (``problems.py``); an unexpected exception is a 500 JSON body with no traceback.
 """
 
@@ -23,6 +24,7 @@ from .content import register_content
 from .faults import AREAS
 from .openapi import build_openapi
 from .reporting import register_reporting
+from .reporting_v2 import register_reporting_v2
 
 if TYPE_CHECKING:
     from flask import Flask, Response
@@ -38,7 +40,7 @@ _LOG = logging.getLogger("edgereports.sandbox")
 
 def area_of(path: str) -> str | None:
     """Return the area of a request path: reporting, content, campaigns, playback or None."""
-    if path.startswith("/connectivity/v1/"):
+    if path.startswith(("/connectivity/v1/", "/connectivity/v2/", "/reporting/v2/")):
         return "reporting"
     if path.startswith("/api/v1/stream-tech/"):
         return "content"
@@ -178,6 +180,7 @@ def create_app(state: SandboxState) -> Flask:
         return _error(500, f"internal sandbox error ({type(exc).__name__})")
 
     register_reporting(app, state)
+    register_reporting_v2(app, state)
     register_content(app, state)
     register_campaigns(app, state)
     register_admin(app, state)

@@ -1,9 +1,10 @@
-"""The OpenAPI 3.0 document of the 13 endpoints as the sandbox implements them.
+"""The OpenAPI 3.0 document of the 13 endpoints (and v2 reporting) as the sandbox implements them.
 
 Served at ``GET /openapi.json``. Every operation lists its 200 answer and a ``default`` JSON
 error (``Error``). Content and campaign operations take the header ``api_key`` (security scheme
 ``ApiKeyHeader``) and the query ``partner_name``; the report takes the query ``apikey``
-(``ApiKeyQuery``), and its answers carry a ``Server-Timing`` header.
+(``ApiKeyQuery``), and its answers carry a ``Server-Timing`` header. The v2 report and the
+reporting service are in ``openapi_v2.py``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from .openapi_schemas import (
     responses,
     schemas,
 )
+from .openapi_v2 import V2_SECURITY, v2_paths, v2_schemas
 
 if TYPE_CHECKING:
     from .state import SandboxState
@@ -230,12 +232,13 @@ def build_openapi(state: SandboxState) -> J:
             "reporting service (SPEC.md).",
         },
         "servers": [{"url": state.base_url.rstrip("/") or "/"}],
-        "paths": paths,
+        "paths": {**paths, **v2_paths(_SERVER_TIMING)},
         "components": {
-            "schemas": schemas(),
+            "schemas": {**schemas(), **v2_schemas()},
             "securitySchemes": {
                 "ApiKeyHeader": {"type": "apiKey", "in": "header", "name": "api_key"},
                 "ApiKeyQuery": {"type": "apiKey", "in": "query", "name": "apikey"},
+                **V2_SECURITY,
             },
         },
     }

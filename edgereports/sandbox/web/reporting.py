@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hmac
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     from .state import SandboxState
 
-__all__ = ["REPORT_PATH", "register_reporting"]
+__all__ = ["REPORT_PATH", "read_json_body", "register_reporting", "timed_response", "wants_csv"]
 
 REPORT_PATH = "/connectivity/v1/report"
 
@@ -55,6 +55,41 @@ def _server_timing(gen: float, ser: float) -> str:
     return f"gen;dur={gen * 1e3:.3f}, ser;dur={ser * 1e3:.3f}"
 
 
+def wants_csv() -> bool:
+    """Whether the request's ``Accept`` asks for CSV (406 when it allows neither JSON nor CSV)."""
+    from flask import request
+
+    if not request.headers.get("Accept"):
+        return False
+    best = request.accept_mimetypes.best_match(["application/json", "text/csv"])
+    if best is None:
+        raise ApiProblem(406, "Accept must allow application/json or text/csv", field="Accept")
+    return best == "text/csv"
+
+
+def read_json_body() -> Any:
+    """The parsed JSON body (415 when not declared JSON, 400 when it does not parse)."""
+    from flask import request
+
+    if request.mimetype != "application/json":
+        raise ApiProblem(415, "Content-Type must be application/json")
+    data = request.get_data(cache=False)
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise ApiProblem(400, f"the request body is not valid JSON: {exc}") from None
+
+
+def timed_response(
+    payload: bytes | str, mimetype: str, started: float, answered: float
+) -> Response:
+    """A 200 answer with its ``Server-Timing`` header (``gen`` to ``answered``, then ``ser``)."""
+    from flask import Response
+
+    timing = _server_timing(answered - started, time.perf_counter() - answered)
+    return Response(payload, mimetype=mimetype, headers={"Server-Timing": timing})
+
+
 def register_reporting(app: Flask, state: SandboxState) -> None:
     """Register endpoint 13 on ``app``.
 
@@ -62,7 +97,7 @@ def register_reporting(app: Flask, state: SandboxState) -> None:
         app: the Flask app.
         state: the sandbox state.
     """
-    from flask import Response, request
+    from flask import request
 
     @app.post(REPORT_PATH)
     def report() -> Response:
@@ -72,29 +107,13 @@ def register_reporting(app: Flask, state: SandboxState) -> None:
             raise ApiProblem(401, "the apikey query parameter is required", field="apikey")
         if not hmac.compare_digest(key, state.api_key):
             raise ApiProblem(401, "invalid apikey", field="apikey")
-        want_csv = False
-        if request.headers.get("Accept"):
-            best = request.accept_mimetypes.best_match(["application/json", "text/csv"])
-            if best is None:
-                raise ApiProblem(
-                    406, "Accept must allow application/json or text/csv", field="Accept"
-                )
-            want_csv = best == "text/csv"
-        if request.mimetype != "application/json":
-            raise ApiProblem(415, "Content-Type must be application/json")
-        data = request.get_data(cache=False)
-        try:
-            body = orjson.loads(data)
-        except orjson.JSONDecodeError as exc:
-            raise ApiProblem(400, f"the request body is not valid JSON: {exc}") from None
+        want_csv = wants_csv()
+        body = read_json_body()
         state.log_report(body)
         query = parse_report(body)
         ans = answer(query, state.network, state.clock.timestamp(), state.seed)
         answered = time.perf_counter()
         payload = render_csv(ans) if want_csv else render_json(ans)
-        timing = _server_timing(answered - started, time.perf_counter() - answered)
-        return Response(
-            payload,
-            mimetype="text/csv" if want_csv else "application/json",
-            headers={"Server-Timing": timing},
+        return timed_response(
+            payload, "text/csv" if want_csv else "application/json", started, answered
         )

@@ -15,10 +15,21 @@ from .faults import FaultConfig, FaultInjector
 from .state import Limits, SandboxState
 from .wsgi_server import redact_path, start_server
 
-__all__ = ["DEFAULT_API_KEY", "DEFAULT_PARTNER", "SandboxHandle", "redact_path", "serve"]
+__all__ = [
+    "DEFAULT_API_KEY",
+    "DEFAULT_CORE_ID",
+    "DEFAULT_PARTNER",
+    "DEFAULT_SERVICE_TOKEN",
+    "SandboxHandle",
+    "redact_path",
+    "serve",
+]
 
 DEFAULT_API_KEY = "sandbox-demo-key"
 DEFAULT_PARTNER = "sandbox-partner"
+#: The reporting service's bearer token and mobile core id (shaped like a JWT and a core id).
+DEFAULT_SERVICE_TOKEN = "eyJhbGciOiJIUzI1NiJ9.c2FuZGJveA.sandbox-service-token"
+DEFAULT_CORE_ID = "sandbox-core-1"
 
 
 @dataclass(frozen=True)
@@ -34,6 +45,8 @@ class SandboxHandle:
         network: the synthetic network (accounts, sites, eNodeBs, SIMs, devices).
         clock: the sandbox clock; ``handle.clock.set(...)``/``advance(...)`` move it.
         seed: the seed.
+        service_token: the accepted bearer token of the v2 reporting service (never shown).
+        core_id: the mobile core id of the v2 reporting service.
     """
 
     base_url: str
@@ -45,11 +58,23 @@ class SandboxHandle:
     clock: Clock
     seed: int
     state: SandboxState = field(repr=False, compare=False)
+    service_token: str = field(default=DEFAULT_SERVICE_TOKEN, repr=False)
+    core_id: str = DEFAULT_CORE_ID
 
     @property
     def report_endpoint(self) -> str:
         """The full URL of endpoint 13 (without the ``apikey`` parameter)."""
         return f"{self.reporting_url}/connectivity/v1/report"
+
+    @property
+    def report_v2_endpoint(self) -> str:
+        """The full URL of the v2 report (without the ``Authorization`` parameter)."""
+        return f"{self.reporting_url}/connectivity/v2/report"
+
+    @property
+    def service_endpoint(self) -> str:
+        """The full URL of the v2 reporting service for this sandbox's core id."""
+        return f"{self.base_url}/reporting/v2/reporting-service/{self.core_id}"
 
     @property
     def content_url(self) -> str:
@@ -121,6 +146,8 @@ def serve(
     partner_name: str = DEFAULT_PARTNER,
     limits: Limits | None = None,
     quiet: bool = True,
+    service_token: str = DEFAULT_SERVICE_TOKEN,
+    core_id: str = DEFAULT_CORE_ID,
 ) -> AbstractContextManager[SandboxHandle]:
     """Run a sandbox in a background thread for the duration of a ``with`` block.
 
@@ -138,6 +165,8 @@ def serve(
         partner_name: the accepted ``partner_name``.
         limits: size limits.
         quiet: do not log requests (logged lines never show keys).
+        service_token: the accepted bearer token of the v2 reporting service.
+        core_id: the mobile core id of the v2 reporting service.
 
     Returns:
         A context manager: entering it starts the server and gives its :class:`SandboxHandle`,
@@ -167,6 +196,8 @@ def serve(
         partner_name=partner_name,
         limits=limits,
         quiet=quiet,
+        service_token=service_token,
+        core_id=core_id,
     )
 
 
@@ -185,12 +216,14 @@ def _serving(
     partner_name: str,
     limits: Limits | None,
     quiet: bool,
+    service_token: str,
+    core_id: str,
 ) -> Iterator[SandboxHandle]:
     """Build the state, start the server, yield the handle and stop the server at the end."""
     if sync_delay < 0:
         raise ValueError("sync_delay must be >= 0")
-    if not api_key or not partner_name:
-        raise ValueError("api_key and partner_name must not be empty")
+    if not api_key or not partner_name or not service_token or not core_id:
+        raise ValueError("api_key, partner_name, service_token and core_id must not be empty")
     network = build_network(seed, devices, extra_accounts=extra_accounts)
     state = SandboxState(
         network=network,
@@ -201,6 +234,8 @@ def _serving(
         seed=seed,
         sync_delay=sync_delay,
         limits=limits or Limits(),
+        service_token=service_token,
+        core_id=core_id,
     )
     holder: dict[str, Any] = {}
 
@@ -226,6 +261,8 @@ def _serving(
             clock=state.clock,
             seed=seed,
             state=state,
+            service_token=service_token,
+            core_id=core_id,
         )
     finally:
         server.stop()

@@ -45,6 +45,8 @@ class SandboxState:
         sync_delay: seconds until onboarded content turns ``success``.
         limits: size limits.
         base_url: the server's own address, once bound.
+        service_token: the accepted bearer token of the v2 reporting service.
+        core_id: the mobile core id of the v2 reporting service.
     """
 
     network: Network
@@ -60,6 +62,8 @@ class SandboxState:
     counts: Counter[str] = field(default_factory=Counter)
     report_log: deque[Any] = field(default_factory=deque)
     stores: dict[str, Any] = field(default_factory=dict)
+    service_token: str = field(default="", repr=False)
+    core_id: str = ""
 
     def count(self, area: str) -> None:
         """Count one request to ``area``."""

@@ -28,7 +28,7 @@ from typing import Any
 __all__ = ["ServerThread", "redact_path", "start_server"]
 
 _LOG = logging.getLogger("edgereports.sandbox")
-_SECRET_PARAM = re.compile(r"(?i)\b(apikey|api_key|app_key|signature)=[^&\s]*")
+_SECRET_PARAM = re.compile(r"(?i)\b(apikey|api_key|app_key|signature|authorization)=[^&\s]*")
 #: Worker threads: more than the eight concurrent clients the sandbox promises to serve.
 THREADS = 16
 #: Seconds to wait for requests in progress when the server stops.

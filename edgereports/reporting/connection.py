@@ -1,0 +1,114 @@
+"""What both reporting clients share: checked options and one retrying, redacting HTTP client.
+
+:class:`~edgereports.reporting.ReportingClient` and
+:class:`~edgereports.reporting.ReportingServiceClient` build their HTTP layer here, so they
+retry, time out, map errors and redact their credential alike.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Self
+
+from ..config import check_url
+from ..errors import ConfigError
+from ..http import HttpClient, make_session
+
+if TYPE_CHECKING:
+    import requests
+
+__all__ = ["Connection", "UsesConnection", "open_connection"]
+
+
+class Connection:
+    """An HTTP client to one address, and whether it owns its session.
+
+    Attributes:
+        http: the retrying, redacting HTTP client.
+        owns_session: the session was created here (and is closed by :meth:`close`).
+    """
+
+    def __init__(self, http: HttpClient, owns_session: bool) -> None:
+        self.http = http
+        self.owns_session = owns_session
+
+    def close(self) -> None:
+        """Close the HTTP session if it was created here."""
+        if self.owns_session:
+            self.http.session.close()
+
+
+class UsesConnection:
+    """A client over one :class:`Connection`: a context manager that closes it."""
+
+    _connection: Connection
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the HTTP session if the client created it."""
+        self._connection.close()
+
+
+def open_connection(
+    name: str,
+    url: str,
+    secret: str,
+    *,
+    timeout: float | tuple[float, float],
+    retries: int,
+    max_workers: int,
+    session: requests.Session | None,
+    backoff: float,
+    retry_after_cap: float,
+) -> Connection:
+    """Check the options and build the HTTP client of a reporting client.
+
+    Args:
+        name: the address's name, for messages (``reporting_url``, ``base_url``).
+        url: the service address.
+        secret: the credential, redacted from every message and log line.
+        timeout: seconds, or ``(connect, read)`` seconds, per attempt.
+        retries: retries per request after the first attempt.
+        max_workers: requests in flight at once (sizes the connection pool).
+        session: a session to use as is, or None for ours.
+        backoff: first retry wait in seconds; ignored with ``session``.
+        retry_after_cap: the longest ``Retry-After`` honoured; ignored with ``session``.
+
+    Returns:
+        The connection.
+
+    Raises:
+        ConfigError: a URL that is not http(s), or bad numbers.
+
+    Example:
+        >>> c = open_connection("base_url", "https://h.example", "s3cret-token", timeout=5.0,
+        ...     retries=1, max_workers=1, session=None, backoff=0.5, retry_after_cap=60.0)
+        >>> c.http
+        HttpClient(base_url='https://h.example')
+    """
+    checked = check_url(name, url)
+    if not isinstance(max_workers, int) or max_workers < 1:
+        raise ConfigError(f"max_workers must be a whole number >= 1, got {max_workers!r}")
+    if not isinstance(retries, int) or retries < 0:
+        raise ConfigError(f"retries must be a whole number >= 0, got {retries!r}")
+    owns = session is None
+    if session is None:
+        session = make_session(
+            retries=retries,
+            backoff=backoff,
+            retry_after_cap=retry_after_cap,
+            pool_maxsize=max(16, max_workers),
+        )
+    http = HttpClient(
+        checked,
+        secrets=[secret],
+        timeout=timeout,
+        retries=retries,
+        session=session,
+        retry_after_cap=retry_after_cap,
+    )
+    return Connection(http, owns)

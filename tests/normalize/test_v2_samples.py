@@ -1,0 +1,41 @@
+"""The hand-written v2 samples (sample_data/v2): each request round-trips, each answer gives
+its expected frame from JSON (and from CSV for the v2 report)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import edgereports as er
+from edgereports.normalize import read_csv, service_frame, to_frame
+from tests.normalize.test_samples import check, request
+
+CASES = sorted((Path(__file__).resolve().parents[2] / "sample_data" / "v2").iterdir())
+CASES = [c for c in CASES if c.is_dir()]
+IDS = [c.name for c in CASES]
+
+
+def test_there_are_v2_report_and_service_samples() -> None:
+    assert len(CASES) == 3
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_the_request_round_trips(case: Path) -> None:
+    d = request(case)
+    if "step" in d:
+        back = er.ServiceReport.from_request(d).to_request()
+    else:
+        back = er.Report.from_request(d, api_version="v2").to_request()
+    assert json.dumps(back) == json.dumps(d)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_the_answer_gives_the_expected_frame(case: Path) -> None:
+    body = (case / "response.json").read_bytes()
+    check(to_frame(body, request(case)), case, "json")
+    if (case / "response.csv").is_file():
+        check(read_csv(case / "response.csv", request(case)), case, "csv")
+    else:
+        check(service_frame(json.loads(body), request(case)), case, "json")
