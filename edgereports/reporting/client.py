@@ -15,8 +15,9 @@ from ..errors import AuthError, ConfigError, EdgeReportsError, InputError, Parti
 from ..progress import open_progress
 from ..query import Report
 from .assemble import answer_frame, assemble, owned, parse_json
+from .budget import Budget, says_too_large
 from .connection import UsesConnection, open_connection
-from .plan import Part, plan_parts
+from .plan import DEFAULT_POINTS, Part, Window, bucket_of, plan_parts, split_window, window_points
 from .results import FetchResult, all_failed, describe_failures
 from .rules import warn_about
 
@@ -59,6 +60,9 @@ class ReportingClient(UsesConnection):
         api_version: ``"v1"`` (``/connectivity/v1/report``, key in ``apikey``) or ``"v2"``
             (``/connectivity/v2/report``, key in ``Authorization``); the client accepts only
             reports written for its version.
+        points_per_request: the budget of one request in points (buckets x metrics) that
+            sizes the windows of a pull; an answer saying a request is too large splits it and
+            lowers the budget for the rest of the client's life.
 
     Raises:
         ConfigError: an empty key, a reporting URL that is not http(s), an unknown API
@@ -83,8 +87,10 @@ class ReportingClient(UsesConnection):
         backoff: float = 0.5,
         retry_after_cap: float = 60.0,
         api_version: str = "v1",
+        points_per_request: int = DEFAULT_POINTS,
     ) -> None:
         key = check_api_key(api_key)
+        self._budget = Budget(points_per_request)
         if api_version not in API_VERSIONS:
             raise ConfigError(
                 f"api_version must be one of {', '.join(API_VERSIONS)}, got {api_version!r}"
@@ -148,6 +154,7 @@ class ReportingClient(UsesConnection):
             progress=self.progress,
             session=self._http.session,
             api_version=api_version,
+            points_per_request=self._budget.points,
             **self._options,
         )
 
@@ -220,8 +227,9 @@ class ReportingClient(UsesConnection):
 
         Args:
             report: the report (or its request dict, read with ``Report.from_request``).
-            window: the window length (a whole number of buckets); by default 7 days for HOUR,
-                90 days for DAY and for SIM counts.
+            window: the window length (a whole number of buckets); by default as many
+                buckets as the points budget allows (``points_per_request``: 100,000 points,
+                at most a year per window), so most pulls are one request per fan-out value.
             accept: fetch JSON (default) or CSV; both give the same frame.
             on_error: ``"raise"``: a failed part raises :class:`PartialFailure`;
                 ``"collect"``: return the frame of the parts that succeeded, with the
@@ -317,7 +325,8 @@ class ReportingClient(UsesConnection):
         if window is not None and not isinstance(window, timedelta):
             raise InputError(f"window must be a datetime.timedelta, got {window!r}")
         requests_ = [r.to_request() for r in reports]  # validates every report first
-        plans = [plan_parts(i, r, window) for i, r in enumerate(reports)]
+        points = self._budget.points
+        plans = [plan_parts(i, r, window, points=points) for i, r in enumerate(reports)]
         parts = [p for plan in plans for branch in plan for p in branch]
         outcomes = self._execute(parts, accept)
         result = FetchResult(frames=[])
@@ -373,15 +382,51 @@ class ReportingClient(UsesConnection):
             return exc
 
     def _part(self, part: Part, accept: str) -> pd.DataFrame:
-        request = part.sent.to_request()
-        what = str(part)
-        body = self._post(request, accept, what).content  # the response goes with its body
-        frame = answer_frame(body, request, accept == CSV, what, self._http.redact)
-        del body
-        frame = owned(frame, part.window, stamps_at_end=self.api_version == "v2")
+        frame = self._window_frame(part.sent, part.window, accept, str(part))
         # the pull's frame takes the report's request: a copy per part would only take room
         frame.attrs = {k: v for k, v in frame.attrs.items() if k != "request"}
         return frame
+
+    def _window_frame(
+        self, sent: Report, window: Window | None, accept: str, what: str
+    ) -> pd.DataFrame:
+        """One window's owned rows; a window over the budget is fetched in pieces."""
+        bucket = bucket_of(sent) if window is not None else None
+        if window is not None and bucket is not None:
+            points = window_points(sent, window, bucket)
+            if points > self._budget.points and points > len(sent.metrics):
+                return self._pieces(sent, window, bucket, accept, what)
+        request = sent.to_request()
+        try:
+            body = self._post(request, accept, what).content  # the response goes with its body
+        except EdgeReportsError as exc:
+            if window is None or bucket is None or not says_too_large(exc):
+                raise
+            points = window_points(sent, window, bucket)
+            if points <= len(sent.metrics):  # one bucket is already too large
+                raise
+            self._budget.shrink(points)
+            return self._pieces(sent, window, bucket, accept, what)
+        frame = answer_frame(body, request, accept == CSV, what, self._http.redact)
+        del body
+        return owned(frame, window, stamps_at_end=self.api_version == "v2")
+
+    def _pieces(
+        self, sent: Report, window: Window, bucket: timedelta, accept: str, what: str
+    ) -> pd.DataFrame:
+        """``window`` fetched as pieces within the budget: their owned rows, sorted as one
+        answer would be."""
+        from ..normalize.stitch import canonical_order, concat_frames
+
+        buckets = max(1, self._budget.points // max(1, len(sent.metrics)))
+        pieces = split_window(window, bucket, bucket * buckets)
+        frames = []
+        for i, piece in enumerate(pieces):
+            start = sent.start if i == 0 else piece.start
+            end = sent.end if i == len(pieces) - 1 else piece.end
+            assert start is not None and end is not None
+            frames.append(self._window_frame(sent.between(start, end), piece, accept, what))
+        return canonical_order(concat_frames(frames), sent.to_request())
 
     def _post(self, request: dict[str, Any], accept: str, what: str) -> requests.Response:
         path, key_param = REPORT_PATHS[self.api_version]

@@ -30,27 +30,32 @@ from ..query.terms import Expression, Metric
 
 __all__ = [
     "BUCKETS",
-    "DEFAULT_WINDOWS",
-    "SIM_COUNT_WINDOW",
+    "DEFAULT_POINTS",
+    "MAX_WINDOW",
     "Branch",
     "Part",
     "Window",
     "branches",
     "bucket_of",
+    "budget_window",
     "metric_groups",
     "plan_parts",
     "plan_windows",
+    "split_window",
     "window_plan",
+    "window_points",
 ]
 
 # -- windows --------------------------------------------------------------------------------------
 
 #: The length of one bucket, by granularity (the ones whose alignment is known).
 BUCKETS: dict[str, timedelta] = {"HOUR": timedelta(hours=1), "DAY": timedelta(days=1)}
-#: The default window length, by granularity.
-DEFAULT_WINDOWS: dict[str, timedelta] = {"HOUR": timedelta(days=7), "DAY": timedelta(days=90)}
-#: The default window length of a SIM-count report (daily counts, no granularity).
-SIM_COUNT_WINDOW = timedelta(days=90)
+#: The default budget of one request, in points (buckets x metrics). The service documents no
+#: range limit, so it is conservative; an answer that says a request is too large makes the
+#: client split that part and learn a smaller budget.
+DEFAULT_POINTS = 100_000
+#: The longest default window, whatever the budget: a year (and a day for leap years).
+MAX_WINDOW = timedelta(days=366)
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -151,28 +156,60 @@ def bucket_of(report: Report) -> timedelta | None:
     return None
 
 
-def window_plan(report: Report, window: timedelta | None = None) -> list[Window] | None:
+def window_plan(
+    report: Report, window: timedelta | None = None, *, points: int = DEFAULT_POINTS
+) -> list[Window] | None:
     """Plan the windows of ``report``; None when it is sent whole.
 
     Args:
         report: a valid report.
-        window: the window length; by default :data:`DEFAULT_WINDOWS` per granularity
-            (:data:`SIM_COUNT_WINDOW` for SIM counts).
+        window: the window length; by default as many buckets as ``points`` allows for the
+            report's metrics (:func:`budget_window`).
+        points: the budget of one request in points (buckets x metrics).
 
     Returns:
         The windows (one when the range fits in one), or None for a report sent whole.
 
     Raises:
         InputError: ``window`` is not a positive whole number of the report's buckets.
+
+    Example:
+        >>> r = (Report(account_id="A").between("2024-01-01", "2024-04-01").granularity("HOUR")
+        ...      .metric("uplink_bytes", "COUNT").metric("downlink_bytes", "COUNT"))
+        >>> len(window_plan(r)), len(window_plan(r, points=1_000))
+        (1, 5)
     """
     bucket = bucket_of(report)
     span = report.time_range()
     if bucket is None or span is None:
         return None
     if window is None:
-        grain = (report.grain or ("HOUR" if report.api_version == "v2" else "")).upper()
-        window = DEFAULT_WINDOWS.get(grain, SIM_COUNT_WINDOW)
+        window = budget_window(report, bucket, points)
     return plan_windows(span[0], span[1], bucket=bucket, size=window)
+
+
+def budget_window(report: Report, bucket: timedelta, points: int) -> timedelta:
+    """The longest window of whole buckets whose answer holds at most ``points`` points.
+
+    At least one bucket; at most :data:`MAX_WINDOW`.
+    """
+    buckets = max(1, points // max(1, len(report.metrics)))
+    return max(bucket, min(bucket * buckets, MAX_WINDOW // bucket * bucket))
+
+
+def window_points(report: Report, window: Window, bucket: timedelta) -> int:
+    """The points (buckets x metrics) an answer for ``window`` holds at most."""
+    first = _floor(window.start, bucket)
+    buckets = -((first - window.end.astimezone(UTC)) // bucket)
+    return buckets * max(1, len(report.metrics))
+
+
+def split_window(window: Window, bucket: timedelta, size: timedelta) -> list[Window]:
+    """``window`` cut into windows of ``size`` on bucket boundaries, numbered so that only a
+    piece at the pull's own start (or end) counts as its first (or last) window."""
+    pieces = plan_windows(window.start, window.end, bucket=bucket, size=size)
+    count = window.count + len(pieces) - 1
+    return [Window(p.start, p.end, window.index + i, count) for i, p in enumerate(pieces)]
 
 
 # -- fan-out --------------------------------------------------------------------------------------
@@ -300,11 +337,19 @@ def _windowed(report: Report, window: Window | None) -> Report:
     return report.between(start, end)
 
 
-def plan_parts(index: int, report: Report, window: timedelta | None) -> list[list[Part]]:
+def plan_parts(
+    index: int, report: Report, window: timedelta | None, *, points: int = DEFAULT_POINTS
+) -> list[list[Part]]:
     """The requests of report number ``index``: per fan-out branch, one per window.
 
     A branch grouped by a dimension no filter pins is sent whole: which member tops the list
     (the top talker) depends on the range, so windows would label rows with different members.
+
+    Args:
+        index: the report's position in the pull.
+        report: the report.
+        window: a forced window length, else the budget decides.
+        points: the budget of one request in points (buckets x metrics).
 
     Raises:
         InputError: ``window`` is not a whole number of the report's buckets.
@@ -312,7 +357,7 @@ def plan_parts(index: int, report: Report, window: timedelta | None) -> list[lis
     plan = []
     for b, fan in enumerate(branches(report)):
         whole = bool(unpinned_dimensions(fan.report))
-        windows = None if whole else window_plan(fan.report, window)
+        windows = None if whole else window_plan(fan.report, window, points=points)
         if windows is None:
             plan.append([Part(index, b, fan, None, fan.report)])
         else:

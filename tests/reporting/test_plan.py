@@ -105,9 +105,10 @@ RANGE = {"account_id": "A", "start": "2022-01-01T00:00:00Z", "end": "2023-01-01T
 @pytest.mark.parametrize(
     ("report", "bucket", "windows"),
     [
-        (presets.time_usage_enterprise(**RANGE), DAY, 5),  # 365 days / 90
-        (presets.ue_connections_avg_peak(**RANGE), HOUR, 53),  # 365 days / 7
-        (presets.active_sim_count(**RANGE), DAY, 5),  # SIM counts are daily
+        # a year fits the default budget (100,000 points, at most 366 days a window)
+        (presets.time_usage_enterprise(**RANGE), DAY, 1),
+        (presets.ue_connections_avg_peak(**RANGE), HOUR, 1),  # 8,760 hours x 2 metrics
+        (presets.active_sim_count(**RANGE), DAY, 1),  # SIM counts are daily
         (presets.bandwidth_percentile(customer_site_id="S", **RANGE), None, None),
         (presets.realtime_bandwidth(account_id="A"), None, None),
         (

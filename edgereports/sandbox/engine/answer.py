@@ -206,7 +206,7 @@ def _sim(net: Network, dev: I64, t0: int, t1: int, now: float) -> SimAnswer:
 
 
 def answer(
-    q: ReportQuery, net: Network, now: float, seed: int
+    q: ReportQuery, net: Network, now: float, seed: int, *, max_points: int = MAX_POINTS
 ) -> SeriesAnswer | CurrentAnswer | SimAnswer:
     """Compute the answer to a validated report request.
 
@@ -215,6 +215,7 @@ def answer(
         net: the network.
         now: the clock's now (epoch seconds).
         seed: the sandbox seed (orders the inner arrays).
+        max_points: the most points (buckets x metrics) one answer may hold (else 400).
 
     Returns:
         The answer, ready to render.
@@ -258,10 +259,10 @@ def answer(
         slot_starts = h0 * 3600 + np.arange(hours * 12, dtype=np.int64) * SLOT
         mask = (slot_starts >= w0) & (slot_starts < w1)
     slots = per * 12 if mask is None else int(np.count_nonzero(mask))
-    if nb * len(q.metrics) > MAX_POINTS:
+    if nb * len(q.metrics) > max_points:
         raise _too_big(
             f"the answer would hold {nb * len(q.metrics)} points; the sandbox "
-            f"answers at most {MAX_POINTS}: use a coarser granularity or a shorter range"
+            f"answers at most {max_points}: use a coarser granularity or a shorter range"
         )
     if len(dev) * hours > MAX_DEVICE_HOURS:
         raise _too_big(

@@ -111,7 +111,13 @@ def register_reporting(app: Flask, state: SandboxState) -> None:
         body = read_json_body()
         state.log_report(body)
         query = parse_report(body)
-        ans = answer(query, state.network, state.clock.timestamp(), state.seed)
+        ans = answer(
+            query,
+            state.network,
+            state.clock.timestamp(),
+            state.seed,
+            max_points=state.limits.report_points,
+        )
         answered = time.perf_counter()
         payload = render_csv(ans) if want_csv else render_json(ans)
         return timed_response(

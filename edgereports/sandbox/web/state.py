@@ -23,12 +23,15 @@ class Limits:
         upload_body: bytes of a campaign onboarding (multipart) body.
         url_list: items in one ``content/add``.
         report_log: report request bodies remembered for tests.
+        report_points: points (buckets x metrics) one report answer may hold (else 400
+            saying so: "the answer would hold N points"), to test clients that split.
     """
 
     json_body: int = 1 << 20
     upload_body: int = 16 << 20
     url_list: int = 50
     report_log: int = 10_000
+    report_points: int = 500_000
 
 
 @dataclass(eq=False)
