@@ -19,6 +19,7 @@ ENV_VARS: dict[str, str] = {
     "base_url": "EDGEREPORTS_BASE_URL",
     "reporting_url": "EDGEREPORTS_REPORTING_URL",
     "timeout": "EDGEREPORTS_TIMEOUT",
+    "account_id": "EDGEREPORTS_ACCOUNT_ID",
 }
 
 
@@ -58,6 +59,7 @@ class Settings:
         base_url: address of the content and campaign APIs.
         reporting_url: address of the reporting API.
         timeout: read timeout in seconds for one request.
+        account_id: the default account of :func:`edgereports.fetch` (optional).
 
     Example:
         >>> Settings(api_key="k" * 8, reporting_url="https://r.example")  # doctest: +ELLIPSIS
@@ -69,6 +71,7 @@ class Settings:
     base_url: str | None = None
     reporting_url: str | None = None
     timeout: float = 30.0
+    account_id: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("base_url", "reporting_url"):

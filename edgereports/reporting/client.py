@@ -6,7 +6,7 @@ import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import orjson
 
@@ -22,6 +22,8 @@ from .results import FetchResult, describe_failures
 if TYPE_CHECKING:
     import pandas as pd
     import requests
+
+    from ..normalize.output import Output
 
 __all__ = ["CSV", "JSON", "REPORT_PATH", "ReportingClient"]
 
@@ -166,6 +168,26 @@ class ReportingClient:
 
     # -- tidy frames ----------------------------------------------------------------------
 
+    @overload
+    def fetch(
+        self,
+        report: Report | Mapping[str, Any],
+        *,
+        window: timedelta | None = ...,
+        accept: str = ...,
+        on_error: OnError = ...,
+        output: Literal["pandas"] = ...,
+    ) -> pd.DataFrame: ...
+    @overload
+    def fetch(
+        self,
+        report: Report | Mapping[str, Any],
+        *,
+        window: timedelta | None = ...,
+        accept: str = ...,
+        on_error: OnError = ...,
+        output: Output,
+    ) -> Any: ...
     def fetch(
         self,
         report: Report | Mapping[str, Any],
@@ -173,7 +195,8 @@ class ReportingClient:
         window: timedelta | None = None,
         accept: str = JSON,
         on_error: OnError = "raise",
-    ) -> pd.DataFrame:
+        output: Output = "pandas",
+    ) -> Any:
         """Fetch ``report`` as one tidy frame, split into windows and fan-out requests.
 
         A report with a granularity (or SIM counts) is split into windows on UTC bucket
@@ -190,9 +213,12 @@ class ReportingClient:
                 ``"collect"``: return the frame of the parts that succeeded, with the
                 failures in ``df.attrs["failures"]`` (JSON-ready dicts, see
                 :meth:`Failure.to_dict`).
+            output: ``"pandas"`` (a DataFrame), ``"arrow"`` (a ``pyarrow.Table`` with the
+                pinned Arrow schema) or ``"polars"`` (needs ``edgereports[polars]``).
 
         Returns:
-            The frame; ``df.attrs["request"]`` is the report's request (no key in it).
+            The frame; ``df.attrs["request"]`` is the report's request (no key in it). For
+            every output, :func:`edgereports.provenance` reads what the pull recorded.
 
         Raises:
             QueryError: the report is invalid; InputError: a bad ``window``/``accept``/
@@ -203,11 +229,14 @@ class ReportingClient:
         """
         if on_error not in ("raise", "collect"):
             raise InputError(f"on_error must be 'raise' or 'collect', got {on_error!r}")
+        from ..normalize.output import check_output, convert
+
+        check_output(output)
         result, counts = self._pull([_as_report(report)], window, accept)
         frame, failures = result.frames[0], result.failures
         if not failures:
             assert frame is not None
-            return frame
+            return convert(frame, output)
         if frame is None:
             error = failures[0].error
             if counts[0] > 1:
@@ -219,7 +248,7 @@ class ReportingClient:
                 describe_failures(failures, counts[0]), failures=failures, frame=frame
             )
         frame.attrs["failures"] = [f.to_dict() for f in failures]
-        return frame
+        return convert(frame, output)
 
     def fetch_many(
         self,
