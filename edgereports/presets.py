@@ -2,7 +2,8 @@
 
 Each preset takes keyword arguments and returns a :class:`~edgereports.query.Report`. ``start``
 and ``end`` accept what :meth:`Report.between` accepts (datetimes, dates, ISO-8601 strings,
-relative dates such as ``"30d"`` and ``"today"``, keywords). Subscriber presets take one value or a list (a list fans out in the client).
+relative dates such as ``"30d"`` and ``"today"``,
+keywords). Subscriber presets take one value or a list (a list fans out in the client).
 
 Example:
     >>> from edgereports import presets

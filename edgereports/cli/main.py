@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from .._version import __version__
 from ..errors import EdgeReportsError, InputError
 from ..sandbox.extras import SandboxExtrasMissing
-from . import campaigns, content, demo, export, query, report
+from . import campaigns, content, demo, export, jupyter, query, report
 
 __all__ = ["main"]
 
@@ -70,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     content.add_parser(sub)
     campaigns.add_parser(sub)
     demo.add_parser(sub)
+    jupyter.add_parsers(sub)
     return parser
 
 

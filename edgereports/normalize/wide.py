@@ -26,8 +26,10 @@ def measure_name(metric: str, aggregation: str | None, percentile: float | None)
     """The wide column of one measure (see the module's naming rule).
 
     Example:
-        >>> measure_name("uplink_bytes", "COUNT", None), measure_name("uplink_bandwidth", None, 95.0)
-        ('uplink_bytes__count', 'uplink_bandwidth__p95')
+        >>> measure_name("uplink_bytes", "COUNT", None)
+        'uplink_bytes__count'
+        >>> measure_name("uplink_bandwidth", None, 95.0)
+        'uplink_bandwidth__p95'
     """
     if percentile is not None and not math.isnan(percentile):
         return f"{metric}__p{percentile:g}"

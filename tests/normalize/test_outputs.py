@@ -121,6 +121,6 @@ def test_wide_and_back(sample: Path) -> None:
 
 
 def test_wide_refuses_sim_counts() -> None:
-    sims = [s for s in SAMPLES if "sim" in s.name][0]
+    sims = next(s for s in SAMPLES if "sim" in s.name)
     with pytest.raises(InputError, match="already wide"):
         er.wide(_frame(sims))
