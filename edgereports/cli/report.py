@@ -87,6 +87,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     only.add_argument("--csv", nargs="?", const="-", metavar="FILE", help="CSV to FILE or stdout")
     only.add_argument("--parquet", metavar="FILE", help="a Parquet file")
+    out.add_argument(
+        "--all",
+        action="store_true",
+        help="print every row of the table (default: the first and last rows and the row count)",
+    )
     net = p.add_argument_group("fetching")
     net.add_argument(
         "--reporting-url", help="the reporting API (default EDGEREPORTS_REPORTING_URL)"
@@ -151,7 +156,17 @@ def _write(frame: pd.DataFrame, args: argparse.Namespace) -> None:
         text = frame.to_json(orient="records", date_format="iso", date_unit="us")
         _emit(args.json, (text or "[]") + "\n")
     else:
-        print(frame.to_string(index=False) if len(frame) else "(no rows)")
+        shown = None if args.all else _TABLE_ROWS  # like pandas: head, tail and the row count
+        text = frame.to_string(
+            index=False,
+            max_rows=shown,
+            min_rows=shown,
+            show_dimensions="truncate",  # type: ignore[call-overload]  # pandas-stubs: bool only
+        )
+        print(text if len(frame) else "(no rows)")
+
+
+_TABLE_ROWS = 10
 
 
 def _emit(target: str, text: str) -> None:
