@@ -29,7 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_normalize import REQUEST, ROOT, _reset_peak, _status, make_payloads
+from bench_normalize import REQUEST, ROOT, _reset_peak, _status, interleaved, make_payloads
 
 OUTPUTS = ("pandas", "arrow")
 
@@ -102,20 +102,11 @@ def main() -> None:
         worker(output, path, int(points), int(repeat))
         return
     body, _ = make_payloads(args.points)
-    best: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "answer.json"
         path.write_bytes(body)
         del body
-        for _ in range(args.rounds):
-            for output in OUTPUTS:
-                r = run(output, path, args.points, args.repeat)
-                old = best.get(output)
-                best[output] = r if old is None else {
-                    **r,
-                    "seconds": min(r["seconds"], old["seconds"]),
-                    "peak": max(r["peak"], old["peak"]),
-                }  # fmt: skip
+        best = interleaved(OUTPUTS, args.rounds, lambda o: run(o, path, args.points, args.repeat))
     points = best["pandas"]["rows"]
     assert best["arrow"]["rows"] == points, best
     print(f"client.fetch of one {points:,}-point JSON answer (best of {args.rounds} rounds)")
