@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEMO_OUT ?= demo-output
 
-.PHONY: help setup demo test lint format types layers pytest docs bench clean
+.PHONY: help setup browser demo lab explorer test lint format types layers pytest docs bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -20,13 +20,26 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) \
 		|| { $(PYTHON) -m pip install --user virtualenv && $(PYTHON) -m virtualenv $(VENV); }
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,sandbox,docs,delta]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,sandbox,docs,delta,notebook,polars]'
 	@touch $(STAMP)
 
-setup: $(STAMP)  ## create .venv and install the package with the test tools
+setup: $(STAMP) browser  ## create .venv and install the package with the test tools
+
+# The browser test drives Debian's Chromium through its chromedriver (a test tool's own browser
+# download does not work here). Installed only when missing, and only where apt-get exists.
+browser:  ## install Debian's chromium and chromium-driver when missing (as root)
+	@command -v chromium >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1 || { \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			chromium chromium-driver; }
 
 demo: $(STAMP)  ## run every preset against the local sandbox: Parquet, PNG charts, index.html
 	$(BIN)/edgereports demo --out $(DEMO_OUT)
+
+lab: $(STAMP)  ## JupyterLab on notebooks/ with a sandbox running, settings exported (loopback)
+	$(BIN)/edgereports lab --notebooks notebooks
+
+explorer: $(STAMP)  ## the explorer notebook as a web app (Voila) with a sandbox (loopback)
+	$(BIN)/edgereports explorer --notebooks notebooks
 
 lint: $(STAMP)  ## ruff lint and format check
 	$(BIN)/ruff check edgereports tests benchmarks sample_data examples docs/_griffe
@@ -42,7 +55,7 @@ types: $(STAMP)  ## mypy --strict on the package
 layers: $(STAMP)  ## the import contracts of DESIGN.md
 	$(BIN)/lint-imports
 
-pytest: $(STAMP)  ## the test suite
+pytest: $(STAMP) browser  ## the test suite (installs Debian's chromium for the browser test when missing)
 	$(BIN)/pytest
 
 docs: $(STAMP)  ## build the docs site into site/ (mkdocs --strict; the suite builds it too)

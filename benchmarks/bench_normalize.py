@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -195,22 +196,27 @@ def run(method: str, path: Path, points: int) -> dict[str, Any]:
     return result
 
 
-def measure(methods: list[str], path: Path, points: int, rounds: int) -> dict[str, dict[str, Any]]:
+def interleaved(
+    methods: Sequence[str], rounds: int, run_one: Callable[[str], dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
     """Run every method ``rounds`` times, interleaved (ABCABC) so that load from other
     processes hits all of them alike; keep the best time and the highest peak of each."""
     best: dict[str, dict[str, Any]] = {}
     for _ in range(rounds):
         for m in methods:
-            r = run(m, path, points)
-            if m not in best:
-                best[m] = r
-            else:
-                best[m] = {
-                    **r,
-                    "seconds": min(r["seconds"], best[m]["seconds"]),
-                    "peak": max(r["peak"], best[m]["peak"]),
-                }
+            r = run_one(m)
+            old = best.get(m)
+            best[m] = r if old is None else {
+                **r,
+                "seconds": min(r["seconds"], old["seconds"]),
+                "peak": max(r["peak"], old["peak"]),
+            }  # fmt: skip
     return best
+
+
+def measure(methods: list[str], path: Path, points: int, rounds: int) -> dict[str, dict[str, Any]]:
+    """Run every method ``rounds`` times in fresh subprocesses (see :func:`interleaved`)."""
+    return interleaved(methods, rounds, lambda m: run(m, path, points))
 
 
 def main() -> None:

@@ -38,11 +38,14 @@ from .errors import (
     TransportError,
     VocabularyWarning,
 )
+from .fetch import fetch  # light (no pandas); eager, so `fetch` is never the submodule
 from .query import Metric, Report, ServiceReport
 
 if TYPE_CHECKING:  # the lazily loaded names, typed for checkers and IDEs
     from .export import read_export, run_export
     from .normalize import read_csv, to_frame
+    from .normalize.output import provenance
+    from .normalize.wide import long, wide
     from .plotting import plot
     from .reporting import Failure, FetchResult, ReportingClient, ReportingServiceClient
     from .services import Campaign, CampaignClient, ContentClient
@@ -58,11 +61,14 @@ _LAZY: dict[str, str] = {
     "FetchResult": ".reporting",
     "ReportingClient": ".reporting",
     "ReportingServiceClient": ".reporting",
+    "long": ".normalize.wide",
     "plot": ".plotting",
+    "provenance": ".normalize.output",
     "read_csv": ".normalize",
     "read_export": ".export",
     "run_export": ".export",
     "to_frame": ".normalize",
+    "wide": ".normalize.wide",
 }
 
 __all__ = [
@@ -96,12 +102,16 @@ __all__ = [
     "TransportError",
     "VocabularyWarning",
     "__version__",
+    "fetch",
+    "long",
     "plot",
     "presets",
+    "provenance",
     "read_csv",
     "read_export",
     "run_export",
     "to_frame",
+    "wide",
 ]
 
 

@@ -22,6 +22,7 @@ ENV_VARS: dict[str, str] = {
     "api_version": "EDGEREPORTS_API_VERSION",
     "service_token": "EDGEREPORTS_SERVICE_TOKEN",
     "core_id": "EDGEREPORTS_CORE_ID",
+    "account_id": "EDGEREPORTS_ACCOUNT_ID",
 }
 #: The reporting API versions (``ReportingClient(api_version=...)``).
 API_VERSIONS = ("v1", "v2")
@@ -67,6 +68,7 @@ class Settings:
         api_version: the reporting API version, ``"v1"`` (default) or ``"v2"``.
         service_token: the bearer token of the v2 reporting service (never shown).
         core_id: the mobile core id of the v2 reporting service.
+        account_id: the default account of :func:`edgereports.fetch` (optional).
 
     Example:
         >>> Settings(api_key="k" * 8, reporting_url="https://r.example")  # doctest: +ELLIPSIS
@@ -81,6 +83,7 @@ class Settings:
     api_version: str = "v1"
     service_token: str | None = field(default=None, repr=False)
     core_id: str | None = None
+    account_id: str | None = None
 
     def __post_init__(self) -> None:
         if self.api_version not in API_VERSIONS:

@@ -5,6 +5,7 @@ The catalogue also holds the documented v2 reports (``presets_v2``), marked
 
 Each preset takes keyword arguments and returns a :class:`~edgereports.query.Report`. ``start``
 and ``end`` accept what :meth:`Report.between` accepts (datetimes, dates, ISO-8601 strings,
+relative dates such as ``"30d"`` and ``"today"``,
 keywords). Subscriber presets take one value or a list (a list fans out in the client).
 
 Example:
@@ -229,8 +230,9 @@ class PresetInfo:
 
 _PARAM_HELP = {
     "account_id": "the account to report on",
-    "start": "range start: ISO-8601 with offset, a date, or a keyword such as 'LAST DAY'",
-    "end": f"range end: ISO-8601 with offset, a date, or {NOW!r}",
+    "start": "range start: ISO-8601 with offset, a date, a relative date ('7d', 'yesterday') "
+    "or a service keyword such as 'LAST DAY'",
+    "end": f"range end: ISO-8601 with offset, a date, a relative date ('today') or {NOW!r}",
     "msisdn": "one subscriber MSISDN or a list of them",
     "imsi": "one subscriber IMSI or a list of them",
     "customer_site_id": "one customer site id or a list of them",

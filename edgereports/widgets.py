@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from . import presets
 from .errors import EdgeReportsError, EdgeReportsWarning, InputError
 from .query import Report
-from .query.times import parse_tz
+from .query.times import parse_tz, relative_end, resolve_relative
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -35,8 +35,9 @@ if TYPE_CHECKING:
 
 __all__ = ["DIMENSION_PARAMS", "RANGES", "Explorer"]
 
-#: The range choices: dates from the pickers, or a time keyword ending at NOW.
-RANGES = ("dates", "LAST HOUR", "LAST DAY", "LAST WEEK", "LAST MONTH")
+#: The range choices: dates from the pickers, a relative range ending today (``7d``, ``30d``)
+#: or at the current hour (``24h``), or a service keyword ending at NOW.
+RANGES = ("dates", "7d", "30d", "24h", "LAST HOUR", "LAST DAY", "LAST WEEK", "LAST MONTH")
 #: Preset parameters that take dimension values.
 DIMENSION_PARAMS = ("msisdn", "imsi", "customer_site_id", "device", "customer_name")
 _DEFAULT_GRAIN = "preset default"
@@ -199,14 +200,19 @@ class Explorer:
         return params
 
     def _range(self) -> tuple[str, str]:
-        if self.range.value != "dates":
-            return str(self.range.value), "NOW"
-        if self.start.value is None or self.end.value is None:
-            raise InputError("pick both dates (From and To), or choose a LAST ... range")
+        choice = str(self.range.value)
+        end = relative_end(choice)
+        if choice != "dates" and end is None:
+            return choice, "NOW"
         try:
             zone = parse_tz(self.tz.value)
         except EdgeReportsError as exc:
             raise InputError(f"Zone: {exc}") from None
+        if end is not None:  # a relative range, resolved now in the explorer's zone
+            bounds = (resolve_relative(choice, zone), resolve_relative(end, zone))
+            return tuple(b.isoformat() for b in bounds if b is not None)  # type: ignore[return-value]
+        if self.start.value is None or self.end.value is None:
+            raise InputError("pick both dates (From and To), or choose a LAST ... range")
         return tuple(  # type: ignore[return-value]
             datetime.combine(d, datetime.min.time(), tzinfo=zone).isoformat()
             for d in (self.start.value, self.end.value)
@@ -249,7 +255,14 @@ class Explorer:
         Raises:
             EdgeReportsError: the report is invalid or the fetch failed (the buttons show it).
         """
-        report = self.report()
+        self.progress.value, self.progress.bar_style = 0, ""  # nothing left of the last run
+        self.progress.layout.visibility = "hidden"
+        try:
+            report = self.report()
+        except BaseException:
+            self.frame, self.table.value, self.chart.value = None, "", b""  # no stale answer
+            raise
+        self.request_text.value = self._request_text(report)
         self.run_button.disabled = True
         self.progress.value, self.progress.bar_style = 0, "info"
         self.progress.layout.visibility = "visible"
@@ -263,7 +276,7 @@ class Explorer:
                 warnings.simplefilter("always", EdgeReportsWarning)
                 frame = client.fetch(report, on_error="collect")
         except BaseException:
-            self.progress.bar_style = "danger"
+            self.progress.value, self.progress.bar_style = 1, "danger"  # full and red
             self.frame, self.table.value, self.chart.value = None, "", b""  # no stale answer
             raise
         finally:
@@ -271,7 +284,7 @@ class Explorer:
         self.progress.value, self.progress.bar_style = 1, "success"
         self.frame = frame
         self.table.value = _table_html(frame)
-        self.chart.value = _chart_png(frame)
+        self.chart.value = _chart_png(frame, str(self.tz.value))
         failures = frame.attrs.get("failures") or []
         text = (
             f"{len(frame)} rows × {len(frame.columns)} columns in {time.monotonic() - began:.1f} s"
@@ -288,15 +301,18 @@ class Explorer:
 
     def show_request(self) -> str:
         """Show the request JSON and the equivalent Python code; returns the text shown."""
-        text = (
-            json.dumps(self.report().to_request(), indent=2)
-            + "\n\n# the same report in Python\n"
-            + self.python_code()
-        )
+        text = self._request_text(self.report())
         self.request_text.value = text
         self.outputs.selected_index = 2
         self._say("Request shown in the Request tab")
         return text
+
+    def _request_text(self, report: Report) -> str:
+        return (
+            json.dumps(report.to_request(), indent=2)
+            + "\n\n# the same report in Python\n"
+            + self.python_code()
+        )
 
     def export(self) -> Path:
         """Write the current frame to the Parquet file named in the File box.
@@ -357,14 +373,16 @@ def _table_html(frame: pd.DataFrame) -> str:
     return f"<p><b>{len(frame)} rows × {len(frame.columns)} columns</b> (first rows)</p>{head}"
 
 
-def _chart_png(frame: pd.DataFrame) -> bytes:
-    """The frame's chart as PNG bytes (the figure is closed, so notebooks do not show it twice)."""
+def _chart_png(frame: pd.DataFrame, tz: str) -> bytes:
+    """The frame's chart as PNG bytes, times in ``tz`` (the explorer's zone, also for
+    ``LAST ...`` reports, whose request carries no offset); the figure is closed, so notebooks
+    do not show it twice."""
     import matplotlib.pyplot as plt
     from matplotlib.figure import Figure
 
     from .plotting import plot
 
-    figure = plot(frame).figure
+    figure = plot(frame, tz=tz).figure
     assert isinstance(figure, Figure)
     buffer = io.BytesIO()
     try:

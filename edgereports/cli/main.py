@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from .._version import __version__
 from ..errors import EdgeReportsError, InputError
 from ..sandbox.extras import SandboxExtrasMissing
-from . import campaigns, content, demo, export, query, report, service
+from . import campaigns, content, demo, export, jupyter, query, report, service
 
 __all__ = ["main"]
 
@@ -71,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     content.add_parser(sub)
     campaigns.add_parser(sub)
     demo.add_parser(sub)
+    jupyter.add_parsers(sub)
     return parser
 
 

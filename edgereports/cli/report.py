@@ -131,6 +131,11 @@ def add_output_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="write the output file even when the report has no row",
     )
+    out.add_argument(
+        "--all",
+        action="store_true",
+        help="print every row of the table (default: the first and last rows and the row count)",
+    )
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -197,14 +202,21 @@ def _to_file(args: argparse.Namespace) -> bool:
     return any(target not in (None, "-") for target in (args.csv, args.json))
 
 
-def _table(frame: pd.DataFrame) -> str:
+def _table(frame: pd.DataFrame, rows: int | None) -> str:
     """The frame as a table: a top talker's column says the row is a total; times in the
-    report's zone (the zone of its request's dates)."""
+    report's zone (the zone of its request's dates); like pandas, only the first and last
+    ``rows`` rows and the row count when it has more (all of them when ``rows`` is None)."""
     from ..plotting import shown_columns
 
     if not len(frame):
         return "(no rows)"
-    return shown_columns(_in_zone(frame)).to_string(index=False)
+    text: str = shown_columns(_in_zone(frame)).to_string(
+        index=False,
+        max_rows=rows,
+        min_rows=rows,
+        show_dimensions="truncate",  # type: ignore[call-overload]  # pandas-stubs: bool only
+    )
+    return text
 
 
 def _in_zone(frame: pd.DataFrame) -> pd.DataFrame:
@@ -234,7 +246,10 @@ def write_frame(frame: pd.DataFrame, args: argparse.Namespace) -> None:
         text = frame.to_json(orient="records", date_format="iso", date_unit="us")
         _emit(args.json, (text or "[]") + "\n")
     else:
-        print(_table(frame))
+        print(_table(frame, None if args.all else _TABLE_ROWS))
+
+
+_TABLE_ROWS = 10
 
 
 def _emit(target: str, text: str) -> None:

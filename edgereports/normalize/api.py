@@ -112,6 +112,12 @@ def read_csv(data: Any, request: Any = None) -> pd.DataFrame:
         SchemaError: for an unknown header, a malformed row or a cell of the wrong type
             (``where`` names the data row and column, e.g. ``row 7.value``).
         QueryError: when ``request`` is neither a report nor a request dict.
+
+    Example:
+        >>> df = read_csv("time_stamp,name,aggregation_type,value\\n"
+        ...               "2022-07-07T00:00:00Z,sim,COUNT,3\\n")
+        >>> df["value"].tolist(), df.attrs["source"]
+        ([3.0], 'csv')
     """
     req = request_info(request)
     body = _csv_bytes(data)

@@ -99,18 +99,24 @@ def new_axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
 def legend_outside(
     ax: Axes, *, title: str | None = None, handles: list[Any] | None = None, max_rows: int = 16
 ) -> None:
-    """Put the legend to the right of the axes, where it cannot cover data."""
+    """Put the legend to the right of the axes, where it cannot cover data, when the figure
+    makes room for it (constrained layout, as on the figures plot() makes); on axes of a
+    figure that does not (``plot(df, ax=my_axes)``), inside the axes, where it stays in the
+    figure."""
     if handles is None:
         handles, _labels = ax.get_legend_handles_labels()
     if not handles:
         return
+    figure = ax.get_figure()
+    engine = figure.get_layout_engine() if figure is not None else None
+    outside = type(engine).__name__ == "ConstrainedLayoutEngine"
     ax.legend(
         handles=handles,
         title=title,
-        loc="upper left",
-        bbox_to_anchor=(1.01, 1.0),
-        borderaxespad=0.0,
-        frameon=False,
+        loc="upper left" if outside else "best",
+        bbox_to_anchor=(1.01, 1.0) if outside else None,
+        borderaxespad=0.0 if outside else 0.5,
+        frameon=not outside,
         ncols=max(1, math.ceil(len(handles) / max_rows)),
         fontsize="small",
         handlelength=2.6,

@@ -30,7 +30,17 @@ from .terms import (
     expect_list,
     expressions,
 )
-from .times import NOW, TimeLike, format_offset, is_keyword, parse_timestamp, parse_tz, render_time
+from .times import (
+    NOW,
+    TimeLike,
+    format_offset,
+    is_keyword,
+    parse_timestamp,
+    parse_tz,
+    relative_end,
+    render_time,
+    resolve_relative,
+)
 from .versions import check_foreign, check_version, vocabulary
 from .vocabulary import check_name, check_token
 
@@ -84,11 +94,29 @@ class Report:
             expressions(self.account_id, "account_id")
         if self.tz is not None:
             parse_tz(self.tz)
+        for name in ("start", "end"):  # relative dates resolve when the report is built
+            when = resolve_relative(getattr(self, name), self.zone)
+            if when is not None:
+                object.__setattr__(self, name, when)
 
     # -- building -------------------------------------------------------------------------
 
     def between(self, start: TimeLike, end: TimeLike) -> Report:
-        """Set the range: datetimes (tz-aware), dates, ISO-8601 strings or time keywords."""
+        """Set the range: datetimes (tz-aware), dates, ISO-8601 strings, relative dates or
+        time keywords.
+
+        Relative dates (``today``, ``yesterday``, ``tomorrow``, ``7d``, ``4w``, ``24h``) resolve
+        now, in the report's zone (set :meth:`timezone` first): ``Nd``/``Nw`` are midnights
+        counted back from today's, ``Nh`` whole hours counted back from the current one. The
+        range is half-open, so ``between("7d", "today")`` is the seven whole days before
+        today and ``end="tomorrow"`` includes today so far. They are not the service's
+        ``LAST ...`` keywords, which stay available.
+
+        Example:
+            >>> r = Report().between("7d", "today")
+            >>> (r.end - r.start).days
+            7
+        """
         report = dataclasses.replace(self, start=start, end=end)
         report._check_range(warn=True)
         return report
@@ -98,7 +126,17 @@ class Report:
         return self.between(NOW, NOW)
 
     def last(self, period: str) -> Report:
-        """A trailing window: ``last("DAY")`` is ``LAST DAY`` to ``NOW``."""
+        """A trailing window: ``last("7d")`` is ``between("7d", "today")`` (``last("24h")``
+        ends at the current hour), while ``last("DAY")`` is the service's ``LAST DAY`` to
+        ``NOW``.
+
+        Example:
+            >>> Report().last("DAY").start
+            'LAST DAY'
+        """
+        end = relative_end(period)
+        if end is not None:
+            return self.between(period, end)
         return self.between(f"LAST {period.strip().upper()}", NOW)
 
     def timezone(self, tz: str | tzinfo) -> Report:

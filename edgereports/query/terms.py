@@ -190,7 +190,12 @@ class MetricFilter:
 
 @dataclass(frozen=True)
 class Metric:
-    """A requested metric: a name with an aggregation type and/or metric filter clauses."""
+    """A requested metric: a name with an aggregation type and/or metric filter clauses.
+
+    Example:
+        >>> Metric.from_dict({"name": "uplink_bytes", "aggregation_type": "COUNT"}, "m").name
+        'uplink_bytes'
+    """
 
     name: str
     aggregation_type: str | None = None

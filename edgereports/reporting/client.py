@@ -6,7 +6,7 @@ import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import orjson
 
@@ -24,6 +24,8 @@ from .rules import warn_about
 if TYPE_CHECKING:
     import pandas as pd
     import requests
+
+    from ..normalize.output import Output
 
 __all__ = ["CSV", "JSON", "REPORT_PATH", "REPORT_PATHS", "ReportingClient"]
 
@@ -210,6 +212,26 @@ class ReportingClient(UsesConnection):
 
     # -- tidy frames ----------------------------------------------------------------------
 
+    @overload
+    def fetch(
+        self,
+        report: Report | Mapping[str, Any],
+        *,
+        window: timedelta | None = ...,
+        accept: str = ...,
+        on_error: OnError = ...,
+        output: Literal["pandas"] = ...,
+    ) -> pd.DataFrame: ...
+    @overload
+    def fetch(
+        self,
+        report: Report | Mapping[str, Any],
+        *,
+        window: timedelta | None = ...,
+        accept: str = ...,
+        on_error: OnError = ...,
+        output: Output,
+    ) -> Any: ...
     def fetch(
         self,
         report: Report | Mapping[str, Any],
@@ -217,7 +239,8 @@ class ReportingClient(UsesConnection):
         window: timedelta | None = None,
         accept: str = JSON,
         on_error: OnError = "raise",
-    ) -> pd.DataFrame:
+        output: Output = "pandas",
+    ) -> Any:
         """Fetch ``report`` as one tidy frame, split into windows and fan-out requests.
 
         A report with a granularity (or SIM counts) is split into windows on UTC bucket
@@ -235,6 +258,8 @@ class ReportingClient(UsesConnection):
                 ``"collect"``: return the frame of the parts that succeeded, with the
                 failures in ``df.attrs["failures"]`` (JSON-ready dicts, see
                 :meth:`Failure.to_dict`).
+            output: ``"pandas"`` (a DataFrame), ``"arrow"`` (a ``pyarrow.Table`` with the
+                pinned Arrow schema) or ``"polars"`` (needs ``edgereports[polars]``).
 
         Returns:
             The frame; ``df.attrs["request"]`` is the report's request (no key in it). A report
@@ -243,7 +268,8 @@ class ReportingClient(UsesConnection):
             ``df.attrs["top_talker"]`` lists the grouped-by dimensions no filter pins (each
             row is then a total labelled with its top talker; a :class:`TopTalkerWarning`
             says so) and ``df.attrs["empty"]`` the filters that matched no row (with an
-            :class:`EmptyResultWarning`).
+            :class:`EmptyResultWarning`). For every output, :func:`edgereports.provenance`
+            reads what the pull recorded.
 
         Raises:
             QueryError: the report is invalid; InputError: a bad ``window``/``accept``/
@@ -254,13 +280,16 @@ class ReportingClient(UsesConnection):
         """
         if on_error not in ("raise", "collect"):
             raise InputError(f"on_error must be 'raise' or 'collect', got {on_error!r}")
+        from ..normalize.output import check_output, convert
+
+        check_output(output)
         result, counts = self._pull([self._as_report(report)], window, accept)
         frame, failures = result.frames[0], result.failures
         if frame is not None:
             warn_about(frame, stacklevel=2)
         if not failures:
             assert frame is not None
-            return frame
+            return convert(frame, output)
         if frame is None:
             raise all_failed(failures, counts[0]) from None
         if on_error == "raise":
@@ -268,7 +297,7 @@ class ReportingClient(UsesConnection):
                 describe_failures(failures, counts[0]), failures=failures, frame=frame
             )
         frame.attrs["failures"] = [f.to_dict() for f in failures]
-        return frame
+        return convert(frame, output)
 
     def fetch_many(
         self,

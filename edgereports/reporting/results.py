@@ -36,6 +36,10 @@ class Failure:
         metrics: the part's metric names when the report was split by metric, else None.
         error: the error the part ended with.
         label: how the error's message names the part (its prefix), if it does.
+
+    Example:
+        >>> result = client.fetch_many([report_a, report_b])  # doctest: +SKIP
+        >>> [(f.report, f.values, str(f.error)) for f in result.failures]  # doctest: +SKIP
     """
 
     report: int
@@ -153,6 +157,10 @@ class FetchResult:
         frames: one frame per report, in order; None for a report none of whose parts
             succeeded (its failures say why).
         failures: every failed part, in plan order.
+
+    Example:
+        >>> result = client.fetch_many([report_a, report_b])  # doctest: +SKIP
+        >>> frame_a, frame_b = result.frames                  # doctest: +SKIP
     """
 
     frames: list[pd.DataFrame | None]

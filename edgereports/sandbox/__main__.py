@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import logging
+import shlex
 import sys
 import time
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from .extras import SandboxExtrasMissing, require_extras
 from .web.faults import FaultConfig
@@ -137,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             partner_name=args.partner_name,
             quiet=not args.verbose,
         )
-        with ctx as sb:
+        with _quiet_bind(ctx) as sb:
             shown_key = sb.api_key if sb.api_key == DEFAULT_API_KEY else "(as given by --api-key)"
             primary = len(sb.network.sims_of(sb.account_id))
             print(
@@ -151,6 +156,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  partner name:   {sb.partner_name}")
             print(f"  account id:     {sb.account_id}")
             print(f"  OpenAPI:        {sb.base_url}/openapi.json")
+            key = sb.api_key if sb.api_key == DEFAULT_API_KEY else "<the key given by --api-key>"
+            env = {
+                "EDGEREPORTS_API_KEY": key,
+                "EDGEREPORTS_REPORTING_URL": sb.reporting_url,
+                "EDGEREPORTS_BASE_URL": sb.base_url,
+                "EDGEREPORTS_PARTNER_NAME": sb.partner_name,
+                "EDGEREPORTS_ACCOUNT_ID": sb.account_id,
+            }
+            print("Settings for another shell (paste them):")
+            print("\n".join(f"export {k}={shlex.quote(v)}" for k, v in env.items()))
             print(
                 "Press Ctrl-C to stop."
                 if args.duration is None
@@ -164,11 +179,33 @@ def main(argv: Sequence[str] | None = None) -> int:
             except KeyboardInterrupt:
                 print("stopped", flush=True)
     except (ValueError, OSError) as exc:
-        print(f"edgereports sandbox: {exc}", file=sys.stderr)
+        print(f"edgereports sandbox: {_bind_message(exc, args)}", file=sys.stderr)
         return 2
     finally:
         log.removeHandler(handler)
     return 0
+
+
+@contextlib.contextmanager
+def _quiet_bind(ctx: contextlib.AbstractContextManager[Any]) -> Iterator[Any]:
+    """Enter the server; a failed bind is one line, without cheroot's unclosed-socket warning."""
+    with contextlib.ExitStack() as stack:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=ResourceWarning, module=r"cheroot\b")
+            handle = stack.enter_context(ctx)
+        yield handle
+
+
+def _bind_message(exc: Exception, args: argparse.Namespace) -> str:
+    """One line for an error; a port in use says so and how to choose another."""
+    text = str(exc)
+    in_use = getattr(exc, "errno", None) == errno.EADDRINUSE or "already in use" in text
+    if isinstance(exc, OSError) and in_use:
+        return (
+            f"port {args.port} on {args.host} is already in use; choose another with --port "
+            "(--port 0 picks a free one)"
+        )
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 if __name__ == "__main__":

@@ -133,6 +133,10 @@ class Campaign:
 
     Raises:
         InputError: any field that breaks the rules above, named with its form field.
+
+    Example:
+        >>> campaign = Campaign(name="spring-sale", title="Spring", ...)  # doctest: +SKIP
+        >>> CampaignClient.from_settings(settings).onboard(campaign)     # doctest: +SKIP
     """
 
     name: str

@@ -109,6 +109,10 @@ class CampaignClient(ServiceClient):
 
     Raises:
         ConfigError: a missing key or partner name, or a base_url that is not http(s).
+
+    Example:
+        >>> campaigns = CampaignClient.from_settings(Settings.from_env())  # doctest: +SKIP
+        >>> campaigns.status("spring-sale")                                # doctest: +SKIP
     """
 
     def onboard(self, campaign: Campaign) -> str:

@@ -1,0 +1,102 @@
+"""``edgereports lab`` and ``edgereports explorer``: JupyterLab, or the explorer notebook as a
+web app (Voila), beside a sandbox, everything on loopback.
+
+Both start the sandbox in-process on a free loopback port, export its settings
+(``EDGEREPORTS_*``, and known subscribers and sites for notebook 02) to the server they start,
+print them as ready-to-paste ``export`` lines, and run the server on ``127.0.0.1`` without
+opening a browser. JupyterLab keeps its token (set ``JUPYTER_TOKEN`` to choose it). They need
+the ``notebook`` extra: ``pip install 'edgereports[notebook]'``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..config import ENV_VARS
+
+__all__ = ["add_parsers", "export_lines", "sandbox_env"]
+
+HOST = "127.0.0.1"
+EXPLORER = "02-explorer.ipynb"
+_HINT = "needs the notebook extra: pip install 'edgereports[notebook]'"
+
+
+def sandbox_env(sb: Any) -> dict[str, str]:
+    """The ``EDGEREPORTS_*`` variables that point the package (and notebook 02) at ``sb``."""
+    sims = sb.network.sims_of(sb.account_id)
+    sites = [s.customer_site_id for s in sb.network.sites if s.account_id == sb.account_id]
+    return {
+        ENV_VARS["api_key"]: sb.api_key,
+        ENV_VARS["reporting_url"]: sb.reporting_url,
+        ENV_VARS["base_url"]: sb.base_url,
+        ENV_VARS["partner_name"]: sb.partner_name,
+        ENV_VARS["account_id"]: sb.account_id,
+        "EDGEREPORTS_MSISDNS": ",".join(str(s.msisdn) for s in sims[:3]),
+        "EDGEREPORTS_IMSIS": ",".join(str(s.imsi) for s in sims[:3]),
+        "EDGEREPORTS_SITES": ",".join(str(s) for s in sites),
+    }
+
+
+def export_lines(env: dict[str, str]) -> list[str]:
+    """Ready-to-paste shell lines: ``export NAME=value``, quoted where needed."""
+    return [f"export {name}={shlex.quote(value)}" for name, value in env.items()]
+
+
+def add_parsers(subparsers: Any) -> None:
+    """Add the ``lab`` and ``explorer`` subcommands to an ``add_subparsers()`` object."""
+    for name, what in (
+        ("lab", "JupyterLab on the notebooks, with a sandbox running"),
+        ("explorer", "the explorer notebook (02) as a web app (Voila), with a sandbox running"),
+    ):
+        p = subparsers.add_parser(name, help=what, description=f"Serve {what}, on loopback.")
+        p.add_argument("--port", type=int, default=8888 if name == "lab" else 8866)
+        p.add_argument("--notebooks", default="notebooks", help="the notebooks' directory")
+        p.add_argument("--seed", type=int, default=0, help="the sandbox's seed (default 0)")
+        p.set_defaults(handler=_cmd, app=name)
+
+
+def _command(app: str, port: int, notebooks: Path) -> list[str]:
+    if app == "lab":
+        root = ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
+        return [
+            sys.executable, "-m", "jupyter", "lab", f"--ServerApp.ip={HOST}",
+            f"--ServerApp.port={port}", "--ServerApp.port_retries=0", "--no-browser",
+            f"--ServerApp.root_dir={notebooks}", *root,
+        ]  # fmt: skip
+    return [
+        sys.executable, "-m", "voila", str(notebooks / EXPLORER), f"--Voila.ip={HOST}",
+        f"--port={port}", "--no-browser", f"--Voila.root_dir={notebooks}",
+    ]  # fmt: skip
+
+
+def _cmd(args: argparse.Namespace) -> int:
+    module = "jupyterlab" if args.app == "lab" else "voila"
+    if importlib.util.find_spec(module) is None:
+        print(f"edgereports {args.app}: {_HINT}", file=sys.stderr)
+        return 2
+    notebooks = Path(args.notebooks).resolve()
+    if not notebooks.is_dir():
+        print(f"edgereports {args.app}: no notebooks directory {notebooks}", file=sys.stderr)
+        return 2
+    from ..sandbox import serve
+
+    with serve(seed=args.seed, host=HOST, port=0) as sb:
+        env = sandbox_env(sb)
+        print(f"edgereports {args.app}: a sandbox runs at {sb.reporting_url}; its settings:")
+        print("\n".join(export_lines(env)), flush=True)
+        where = "/lab" if args.app == "lab" else ""
+        print(f"open http://{HOST}:{args.port}{where} (Ctrl-C stops both)", flush=True)
+        child = subprocess.Popen(_command(args.app, args.port, notebooks), env=os.environ | env)
+        try:
+            return child.wait()
+        except KeyboardInterrupt:
+            child.terminate()
+            child.wait(timeout=20)
+            return 130

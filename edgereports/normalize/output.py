@@ -1,0 +1,132 @@
+"""Other outputs of a frame: a ``pyarrow.Table`` with the pinned schema, a polars frame, and
+:func:`provenance`, which reads what the pull recorded from any of them.
+
+The frames are Arrow-backed (strings are ``ArrowStringArray`` chunks, numbers and stamps
+numpy arrays), so :func:`to_arrow` wraps their buffers: string and number columns are not
+copied again. The provenance that pandas keeps in ``df.attrs`` (request, shape, source,
+top_talker, dropped, cache, failures) travels in the Arrow schema's metadata under the key
+``edgereports``, as JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+import orjson
+import pandas as pd
+import pyarrow as pa
+
+from ..errors import ConfigError, InputError
+from ..schema import schema_for, shape_of
+
+if TYPE_CHECKING:
+    import polars as pl
+
+__all__ = ["METADATA_KEY", "OUTPUTS", "Output", "convert", "provenance", "to_arrow", "to_polars"]
+
+Output = Literal["pandas", "arrow", "polars"]
+#: The accepted values of ``output=``.
+OUTPUTS: Final = ("pandas", "arrow", "polars")
+#: The Arrow schema metadata key that holds the provenance (JSON).
+METADATA_KEY: Final = b"edgereports"
+_POLARS_ATTR = "_edgereports_provenance"
+POLARS_HINT = "output='polars' needs polars: pip install 'edgereports[polars]'"
+
+
+def check_output(output: object) -> Output:
+    """Return ``output`` when it is one of :data:`OUTPUTS`.
+
+    Raises:
+        InputError: any other value (names the allowed ones).
+    """
+    if output not in OUTPUTS:
+        raise InputError(f"output must be one of {', '.join(map(repr, OUTPUTS))}, got {output!r}")
+    return output
+
+
+def to_arrow(df: pd.DataFrame) -> pa.Table:
+    """The frame as a ``pyarrow.Table`` with the pinned Arrow schema and its provenance.
+
+    Args:
+        df: a frame of :mod:`edgereports.schema` (timeseries, current or sim_count).
+
+    Returns:
+        The table; ``provenance(table)`` gives ``df.attrs``.
+
+    Example:
+        >>> import edgereports as er
+        >>> df = er.to_frame({"result": [[{"time_stamp": "2022-07-07T00:00:00Z",
+        ...     "name": "sim", "value": 3, "aggregation_type": "COUNT"}]]})
+        >>> to_arrow(df).schema.field("value").type
+        DataType(double)
+    """
+    shape = df.attrs.get("shape") or shape_of(df)
+    frame = schema_for(shape)
+    schema = frame.arrow_schema(frame.dimensions_of(df))
+    table = pa.Table.from_pandas(df, schema=schema, preserve_index=False)
+    meta = {METADATA_KEY: orjson.dumps(dict(df.attrs), default=str)}
+    return table.replace_schema_metadata(meta)
+
+
+def to_polars(df: pd.DataFrame) -> pl.DataFrame:
+    """The frame as a polars ``DataFrame`` (through Arrow, no second copy of the columns).
+
+    Raises:
+        ConfigError: polars is not installed (names the pip command).
+    """
+    try:
+        import polars as pl
+    except ImportError:
+        raise ConfigError(POLARS_HINT) from None
+    out = pl.from_arrow(to_arrow(df))
+    assert isinstance(out, pl.DataFrame)
+    setattr(out, _POLARS_ATTR, dict(df.attrs))  # polars frames have no metadata of their own
+    return out
+
+
+def convert(df: pd.DataFrame, output: Output) -> Any:
+    """The frame in the ``output`` form: pandas (itself), ``"arrow"`` or ``"polars"``."""
+    if output == "arrow":
+        return to_arrow(df)
+    if output == "polars":
+        return to_polars(df)
+    return df
+
+
+def provenance(data: Any) -> dict[str, Any]:
+    """What a pull recorded about a result, for every output form.
+
+    Reads ``df.attrs`` of a pandas frame, the ``edgereports`` schema metadata of a
+    ``pyarrow.Table``, or what :func:`edgereports.fetch` attached to a polars frame (a frame
+    derived from it by a polars operation has none). Keys, where known: ``request`` (the
+    request, no key in it), ``shape``, ``source``, ``top_talker``, ``dropped``, ``cache``,
+    ``failures``.
+
+    Args:
+        data: a pandas DataFrame, a ``pyarrow.Table`` or a polars DataFrame.
+
+    Returns:
+        A new dict (empty when nothing was recorded).
+
+    Raises:
+        InputError: ``data`` is none of these.
+
+    Example:
+        >>> import edgereports as er
+        >>> df = er.to_frame({"result": []}, request=None)
+        >>> er.provenance(df)["shape"], er.provenance(to_arrow(df))["shape"]
+        ('timeseries', 'timeseries')
+    """
+    if isinstance(data, pd.DataFrame):
+        return {str(k): v for k, v in data.attrs.items()}
+    if isinstance(data, pa.Table):
+        raw = (data.schema.metadata or {}).get(METADATA_KEY)
+        return dict(orjson.loads(raw)) if raw else {}
+    if type(data).__module__.startswith("polars"):
+        found = getattr(data, _POLARS_ATTR, None)
+        return dict(found) if isinstance(found, Mapping) else {}
+    raise InputError(
+        "provenance() takes a pandas DataFrame, a pyarrow.Table or a polars DataFrame, "
+        f"got {type(data).__name__}"
+    )
