@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -101,8 +103,26 @@ def read_export(
     unified = pa.unify_schemas([s.remove_metadata() for s in schemas])
     dataset = ds.dataset([str(f) for f in files], schema=unified, format="parquet")
     key = "time_stamp" if shape == "timeseries" else "date"
+    lo = _bucket_start(lo, shape, schemas[0].metadata or {})
     table = dataset.to_table(filter=bounds_filter(lo, hi, shape, unified.field(key).type))
     return to_frame(table, shape, report_dir.name, "parquet")
+
+
+def _bucket_start(
+    lo: datetime | None, shape: str, metadata: Mapping[bytes, bytes]
+) -> datetime | None:
+    """The start of the bucket holding ``lo`` (the range rule: the bucket holding a range's
+    start belongs to it, though it may begin before it); HOUR or DAY from the files' request."""
+    if lo is None:
+        return None
+    try:
+        request = json.loads(metadata.get(METADATA_KEY, b"{}")).get("request") or {}
+    except (ValueError, AttributeError):
+        request = {}
+    hourly = shape == "timeseries" and str(request.get("granularity", "")).upper() == "HOUR"
+    bucket = 3600 if hourly else 86400
+    moment = lo.astimezone(UTC)
+    return datetime.fromtimestamp(int(moment.timestamp()) // bucket * bucket, UTC)
 
 
 def bounds_filter(lo: datetime | None, hi: datetime | None, shape: str, kind: Any) -> Any:

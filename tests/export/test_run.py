@@ -250,3 +250,28 @@ def test_one_clock_the_export_plans_no_day_past_the_service_present(
     assert read_export(job.output, "bytes").time_stamp.max() == pd.Timestamp(
         "2024-03-10T05:00", tz="UTC"
     )
+
+
+def test_read_export_keeps_the_bucket_holding_a_mid_bucket_start_like_fetch(
+    tmp_path: Path, sb: Any
+) -> None:
+    """The range rule of read_export is fetch's: the bucket holding the start belongs to the
+    range though it begins before it; nothing at or after the end."""
+    client = client_for(sb)
+    job = write_job(tmp_path, sb)
+    assert run_export(job, client=client, now=NOW).ok
+    start, end = "2024-03-05T05:30:00+00:00", "2024-03-06T00:00:00+00:00"
+    hourly = read_export(job.output, "bytes", start=start, end=end)
+    assert hourly.time_stamp.min() == pd.Timestamp("2024-03-05T05:00", tz="UTC")
+    assert hourly.time_stamp.max() == pd.Timestamp("2024-03-05T23:00", tz="UTC")
+    fetched = client.fetch(
+        job.report("bytes").for_window(datetime.fromisoformat(start), datetime.fromisoformat(end))
+    )
+    key = ["time_stamp", "msisdn", "metric"]
+    assert len(hourly) == len(fetched)
+    pd.testing.assert_series_equal(
+        hourly.sort_values(key)["value"].reset_index(drop=True),
+        fetched.sort_values(key)["value"].reset_index(drop=True),
+    )
+    daily = read_export(job.output, "usage", start="2024-03-05T12:00:00+00:00", end=end)
+    assert list(daily.time_stamp.unique()) == [pd.Timestamp("2024-03-05", tz="UTC")]
