@@ -260,7 +260,7 @@ class Explorer:
         try:
             report = self.report()
         except BaseException:
-            self.frame, self.table.value, self.chart.value = None, "", b""  # no stale answer
+            self._clear()  # no stale answer
             raise
         self.request_text.value = self._request_text(report)
         self.run_button.disabled = True
@@ -277,7 +277,7 @@ class Explorer:
                 frame = client.fetch(report, on_error="collect")
         except BaseException:
             self.progress.value, self.progress.bar_style = 1, "danger"  # full and red
-            self.frame, self.table.value, self.chart.value = None, "", b""  # no stale answer
+            self._clear()  # no stale answer
             raise
         finally:
             self.run_button.disabled = False
@@ -285,6 +285,7 @@ class Explorer:
         self.frame = frame
         self.table.value = _table_html(frame)
         self.chart.value = _chart_png(frame, str(self.tz.value))
+        self.chart.layout.display = None
         failures = frame.attrs.get("failures") or []
         text = (
             f"{len(frame)} rows × {len(frame.columns)} columns in {time.monotonic() - began:.1f} s"
@@ -347,6 +348,11 @@ class Explorer:
             kind = type(exc).__name__
             prefix = "" if isinstance(exc, EdgeReportsError) else "unexpected "
             self._say(f"{prefix}{kind}: {exc}", "error")
+
+    def _clear(self) -> None:
+        """Forget the last answer: no frame, no table, no chart (not even an empty image)."""
+        self.frame, self.table.value, self.chart.value = None, "", b""
+        self.chart.layout.display = "none"
 
     def _say(self, text: str, level: str = "info") -> None:
         self.message = text
