@@ -13,10 +13,10 @@ import requests
 import tenacity
 from urllib3.exceptions import MaxRetryError
 
+from ..config import Timeout, check_count, check_seconds, check_timeout
 from ..errors import (
     ApiError,
     AuthError,
-    ConfigError,
     EdgeReportsError,
     NotFoundError,
     RateLimitError,
@@ -51,7 +51,8 @@ class HttpClient:
         retry_after_cap: the longest ``Retry-After`` honoured, in seconds.
 
     Raises:
-        ConfigError: ``retries`` is negative.
+        ConfigError: a timeout that is not positive seconds (or a pair of them), negative
+            ``retries`` or ``retry_after_cap``.
 
     Example:
         >>> HttpClient("https://r.example", secrets=["k3y-secret"])
@@ -63,17 +64,16 @@ class HttpClient:
         base_url: str,
         *,
         secrets: Sequence[str | None] = (),
-        timeout: float | tuple[float, float] = (5.0, 30.0),
+        timeout: Timeout = (5.0, 30.0),
         retries: int = 4,
         session: requests.Session | None = None,
         retry_after_cap: float = 60.0,
     ) -> None:
-        if retries < 0:
-            raise ConfigError(f"retries must be 0 or more, got {retries}")
+        self.timeout = check_timeout(timeout)
+        self.retries = check_count("retries", retries, 0)
+        check_seconds("retry_after_cap", retry_after_cap, zero=True)
         self.base_url = base_url.rstrip("/")
         self._secrets = [s for s in secrets if s]
-        self.timeout = timeout
-        self.retries = retries
         self._owns_session = session is None
         self.session = session or make_session(retries=retries, retry_after_cap=retry_after_cap)
         install_log_redaction(self._secrets)
@@ -175,10 +175,15 @@ class HttpClient:
             reraise=True,
         )
         started = time.perf_counter()
+        failure: TransportError | None = None
         try:
             response = retrying(attempt)
         except requests.exceptions.RequestException as exc:  # retried ones and the rest
-            raise self._transport_error(exc, method, url, used[0], what) from None
+            failure = self._transport_error(exc, method, url, used[0], what)
+        if failure is not None:
+            # raised outside the handler: requests' exception (its message holds the URL with
+            # the key) must not ride along as __context__, which `from None` only hides
+            raise failure
         elapsed = time.perf_counter() - started
         self._debug(
             "%s %s -> %s in %.3fs, %d attempt(s)",
@@ -189,7 +194,7 @@ class HttpClient:
             used[0],
         )
         if response.status_code >= 300:
-            raise self._status_error(response, method, url, used[0], what) from None
+            raise self._status_error(response, method, url, used[0], what)
         return response
 
     # -- internals ------------------------------------------------------------------------
@@ -225,9 +230,9 @@ class HttpClient:
         except Exception:  # pragma: no cover - content is bytes here
             text = ""
         excerpt = self.redact(" ".join(text.split()))[:_EXCERPT]
+        reason = self.redact(" ".join(str(response.reason or "").split()))[:_EXCERPT]
         message = (
-            f"{self._prefix(what)}{method} {shown_url} answered HTTP {status} "
-            f"{response.reason or ''}".rstrip()
+            f"{self._prefix(what)}{method} {shown_url} answered HTTP {status} {reason}".rstrip()
             + f" after {attempts} attempt(s)"
             + (f": {excerpt}" if excerpt else "")
         )

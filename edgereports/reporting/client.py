@@ -10,8 +10,16 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
-from ..config import Settings, check_api_key, check_url
-from ..errors import AuthError, ConfigError, EdgeReportsError, InputError, PartialFailure
+from ..config import (
+    Settings,
+    Timeout,
+    check_api_key,
+    check_count,
+    check_seconds,
+    check_timeout,
+    check_url,
+)
+from ..errors import AuthError, EdgeReportsError, InputError, PartialFailure
 from ..http import HttpClient, make_session
 from ..progress import open_progress
 from ..query import Report
@@ -55,7 +63,9 @@ class ReportingClient:
             ``session``.
 
     Raises:
-        ConfigError: an empty key, a reporting URL that is not http(s), or bad numbers.
+        ConfigError: an empty key, a reporting URL that is not http(s), or a bad number
+            (a timeout that is not positive, negative ``retries``/``backoff``, ...), all
+            when the client is built.
 
     Example:
         >>> client = ReportingClient("my-key", "https://reports.example")
@@ -68,7 +78,7 @@ class ReportingClient:
         api_key: str,
         reporting_url: str,
         *,
-        timeout: float | tuple[float, float] = (5.0, 30.0),
+        timeout: Timeout = (5.0, 30.0),
         retries: int = 4,
         max_workers: int = 8,
         progress: bool | None = None,
@@ -78,10 +88,11 @@ class ReportingClient:
     ) -> None:
         key = check_api_key(api_key)
         url = check_url("reporting_url", reporting_url)
-        if not isinstance(max_workers, int) or max_workers < 1:
-            raise ConfigError(f"max_workers must be a whole number >= 1, got {max_workers!r}")
-        if not isinstance(retries, int) or retries < 0:
-            raise ConfigError(f"retries must be a whole number >= 0, got {retries!r}")
+        check_count("max_workers", max_workers, 1)
+        check_count("retries", retries, 0)
+        check_timeout(timeout)
+        check_seconds("backoff", backoff, zero=True)
+        check_seconds("retry_after_cap", retry_after_cap, zero=True)
         self._api_key = key
         self.reporting_url = url
         self.max_workers = max_workers

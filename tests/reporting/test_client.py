@@ -243,6 +243,17 @@ def test_bad_input_fails_before_any_request(
         (("k", "ftp://host"), "reporting_url must be an http"),
         (("k", "http://127.0.0.1:1", {"max_workers": 0}), "max_workers must be"),
         (("k", "http://127.0.0.1:1", {"retries": -1}), "retries must be"),
+        # issue 14 item 14: every number is checked when the client is built
+        (("k", "http://127.0.0.1:1", {"timeout": 0}), "timeout must be a positive number"),
+        (("k", "http://127.0.0.1:1", {"timeout": (-1, 5)}), r"timeout \(connect\) must be"),
+        (("k", "http://127.0.0.1:1", {"timeout": (5, float("inf"))}), r"timeout \(read\)"),
+        (("k", "http://127.0.0.1:1", {"timeout": (1, 2, 3)}), "connect, read"),
+        (("k", "http://127.0.0.1:1", {"timeout": "5"}), "timeout must be"),
+        (("k", "http://127.0.0.1:1", {"backoff": -1}), "backoff must be 0 or more"),
+        (("k", "http://127.0.0.1:1", {"backoff": float("nan")}), "backoff must be"),
+        (("k", "http://127.0.0.1:1", {"retry_after_cap": -0.5}), "retry_after_cap must be"),
+        (("k", "http://127.0.0.1:1", {"retries": True}), "retries must be"),
+        (("k", "http://127.0.0.1:1", {"max_workers": 2.0}), "max_workers must be"),
     ],
 )
 def test_bad_client_options(args: tuple[Any, ...], message: str) -> None:
