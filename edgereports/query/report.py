@@ -30,7 +30,14 @@ from .terms import (
     expressions,
 )
 from .times import NOW, TimeLike, format_offset, is_keyword, parse_timestamp, parse_tz, render_time
-from .vocabulary import DIMENSIONS, GRANULARITIES, check_name, check_token
+from .vocabulary import (
+    DIMENSIONS,
+    GRANULARITIES,
+    RESERVED_COLUMNS,
+    check_name,
+    check_token,
+    quiet,
+)
 
 __all__ = ["REQUEST_KEYS", "Clause", "Expression", "Filter", "Metric", "MetricFilter", "Report"]
 
@@ -119,6 +126,14 @@ class Report:
         names: list[object] = []
         for item in dimensions:
             names.extend([item] if isinstance(item, str) else list(item))
+        for i, n in enumerate(names):
+            if n in RESERVED_COLUMNS:
+                raise QueryError(
+                    f"dimensions[{i}] {n!r} is the name of a frame column; a dimension cannot "
+                    f"be named {', '.join(RESERVED_COLUMNS)} (known dimensions: "
+                    f"{', '.join(DIMENSIONS)})",
+                    field=f"dimensions[{i}]",
+                )
         checked = tuple(
             check_name(n, f"dimensions[{i}]", DIMENSIONS, strict=self.strict)
             for i, n in enumerate(names)
@@ -292,12 +307,22 @@ operator='EXACT')
         return out
 
     @classmethod
-    def from_request(cls, request: Mapping[str, Any], *, strict: bool = False) -> Report:
+    def from_request(
+        cls, request: Mapping[str, Any], *, strict: bool = False, warn: bool = True
+    ) -> Report:
         """Read a request object of SPEC 2.8 back into a report (the inverse of to_request).
+
+        Args:
+            request: the request dict.
+            strict: unknown names are errors instead of warnings.
+            warn: warn of unknown names (False: read quietly, e.g. a request already checked).
 
         Raises:
             QueryError: the dict is not a valid request; the message names the field.
         """
+        if not warn:
+            with quiet():
+                return cls.from_request(request, strict=strict)
         d = expect_keys(request, "request", REQUEST_KEYS, required=("metrics",))
         report = cls(strict=strict)
         clauses = None
