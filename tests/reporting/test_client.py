@@ -381,6 +381,33 @@ def test_broken_body_is_a_schema_error_naming_the_window() -> None:
     assert len(srv.seen) == 3 + 1
 
 
+def test_a_deeply_nested_body_fails_its_part_only() -> None:
+    """Issue 14 item 3: a RecursionError aborted the whole fetch (and export)."""
+    report = (
+        Report(account_id="A")
+        .between("2022-06-01T00:00:00Z", "2022-06-04T00:00:00Z")
+        .granularity("DAY")
+        .metric("uplink_bytes", "COUNT")
+    )
+    good = (
+        b'{"result": [[{"time_stamp": "%s", "name": "uplink_bytes", "value": 1, '
+        b'"aggregation_type": "COUNT"}]], "account_id": "A"}'
+    )
+    with scripted(
+        [
+            Step(200, good % b"2022-06-01T00:00:00Z"),
+            Step(200, b"[" * 1000 + b"]" * 1000),
+            Step(200, good % b"2022-06-03T00:00:00Z"),
+        ]
+    ) as srv:
+        client = ReportingClient("secret-key-4242", srv.url, progress=False, max_workers=1)
+        with pytest.raises(PartialFailure) as info:
+            client.fetch(report, window=timedelta(days=1))
+    assert [type(f.error) for f in info.value.failures] == [SchemaError]
+    assert "window 2/3" in str(info.value.failures[0].error)
+    assert info.value.frame["time_stamp"].dt.day.tolist() == [1, 3]
+
+
 def test_one_client_from_several_threads(sandbox: SandboxHandle) -> None:
     client = make_client(sandbox, max_workers=4)
     params = preset_params(sandbox)
