@@ -7,8 +7,8 @@ takes a stamp without offset as UTC); the points are flattened to
 columns without creating a Python object per point (about a quarter of the memory of a parsed
 ``dict`` and half the time of ``json.loads``). Anything this path does not take as it is —
 nulls where members may be missing, an echoed key that is not a string, number or boolean, a
-value that is text or beyond float64, invalid UTF-8, a second JSON value — makes it
-return None,
+value that is text or beyond float64, ``NaN``/``Infinity`` (not JSON, though pyarrow takes
+them), invalid UTF-8, a second JSON value — makes it return None,
 and the caller reads the payload with orjson instead, which finds and reports any error
 precisely. Both paths give equal frames.
 """
@@ -61,6 +61,8 @@ def read_timeseries(body: bytes, req: RequestInfo | None) -> pd.DataFrame | None
     """
     if len(body) >= _LIMIT or first_byte(body) != b"{":
         return None  # pyarrow 26 crashes on a top-level JSON null (apache/arrow#47409)
+    if b"NaN" in body or b"Infinity" in body:
+        return None  # pyarrow's parser takes these non-JSON tokens; orjson refuses them
     try:
         table = pajson.read_json(
             io.BytesIO(body),

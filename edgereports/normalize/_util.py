@@ -65,6 +65,15 @@ def join(prefix: str, key: str) -> str:
     return f"{prefix}.{key}" if prefix else key
 
 
+def check_member_name(key: object, where: str) -> str:
+    """Return a JSON member name that can be a column name: text, valid UTF-8."""
+    if not isinstance(key, str):
+        fail("member name is not text", where, key)
+    if not _is_utf8(key):
+        fail("member name is not valid UTF-8 text", where, key)
+    return key
+
+
 def ident(value: object, where: str) -> str | None:
     """Return an echoed identifier as text (see :func:`edgereports.schema.identifier`)."""
     try:

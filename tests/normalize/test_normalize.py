@@ -607,3 +607,32 @@ def test_numbers_beyond_float64_are_a_schema_error_on_both_paths(
 def test_arrow_min_bytes_is_checked(bad: Any) -> None:
     with pytest.raises(InputError, match="arrow_min_bytes must be None or a whole number"):
         to_frame(b"{}", arrow_min_bytes=bad)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"start_time": P, "end_time": P, "uplink_bytes": 1, "\ud800": "x"},
+        {"result": [], "\ud800": "x"},
+    ],
+)
+def test_member_name_that_is_not_utf8_is_a_schema_error(payload: Any) -> None:
+    """Found by the fuzz: a lone surrogate in a member name was a UnicodeEncodeError."""
+    with pytest.raises(SchemaError, match="member name is not valid UTF-8"):
+        to_frame(payload)
+
+
+@pytest.mark.parametrize("token", [b"NaN", b"Infinity", b"-Infinity"])
+@pytest.mark.parametrize("where", ["point", "top"])
+def test_nan_and_infinity_tokens_fail_on_both_paths(token: bytes, where: str) -> None:
+    """Found by the fuzz: pyarrow's parser took NaN/Infinity, orjson (rightly) refuses them."""
+    point = b'{"time_stamp":"2024-01-01T00:00:00Z","name":"x","aggregation_type":"COUNT","value":1'
+    extra = b', "x": ' + token
+    body = (
+        b'{"result":[[' + point + extra + b"}]]}"
+        if where == "point"
+        else b'{"result":[[' + point + b"}]]" + extra + b"}"
+    )
+    for path in (None, 0):
+        with pytest.raises(SchemaError, match="not valid JSON"):
+            to_frame(body, arrow_min_bytes=path)
