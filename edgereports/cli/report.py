@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from ..errors import EdgeReportsError, InputError, PartialFailure
-from ..export.files import atomic_write, save_parquet
+from ..export.files import atomic_write, check_writable, save_parquet
 from .query import add_report_arguments, report_from_args
 
 if TYPE_CHECKING:
@@ -110,6 +110,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def cmd_report(args: argparse.Namespace) -> int:
     """Run ``edgereports report``; returns the exit status (errors are printed to stderr)."""
     try:
+        for flag in ("parquet", "csv", "json"):  # before any request is sent
+            target = getattr(args, flag)
+            if target and target != "-":
+                check_writable(target, f"--{flag}")
         frame = _fetch(args)
         _write(frame, args)
     except InputError as exc:
