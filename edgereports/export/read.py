@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError
+from ..errors import InputError, SchemaError
 from .state import load_state
 from .writer import METADATA_KEY, partitions
 
@@ -65,6 +65,8 @@ def read_export(
     Raises:
         InputError: no such dataset or report, several reports and none chosen, or a bad
             ``start``/``end``.
+        ConfigError: the report's saved state is damaged (names it and the way out).
+        SchemaError: a partition is damaged (truncated, overwritten); names it.
 
     Example:
         >>> df = read_export("exports", "usage_daily", start="2024-06-01")  # doctest: +SKIP
@@ -87,7 +89,12 @@ def read_export(
         shape = state.shape or "timeseries"
         frame = schema.empty_frame(shape, state.columns if shape != "sim_count" else ())
         return _with_attrs(frame, shape, report_dir.name)
-    schemas = [pq.read_schema(f) for f in files]
+    schemas = []
+    for f in files:
+        try:
+            schemas.append(pq.read_schema(f))
+        except (OSError, pa.ArrowException) as exc:
+            raise _damaged(f, exc) from None
     shape = _shape(schemas[0].metadata or {}, schemas[0].names, state.shape)
     unified = pa.unify_schemas([s.remove_metadata() for s in schemas])
     dataset = ds.dataset([str(f) for f in files], schema=unified, format="parquet")
@@ -100,10 +107,28 @@ def read_export(
         scalar = pa.scalar(value, type=unified.field(key).type)
         term = ds.field(key) >= scalar if op == "ge" else ds.field(key) < scalar
         expr = term if expr is None else expr & term
-    table = dataset.to_table(filter=expr)
+    try:
+        table = dataset.to_table(filter=expr)
+    except (OSError, pa.ArrowException) as exc:
+        raise _damaged(_named_file(exc, files) or report_dir, exc) from None
     frame = table.to_pandas(types_mapper=_types_mapper())
     frame = schema.schema_for(shape).validate(frame)
     return _with_attrs(frame.reset_index(drop=True), shape, report_dir.name)
+
+
+def _damaged(path: Path, exc: BaseException) -> SchemaError:
+    text = " ".join(str(exc).split())[:160]
+    return SchemaError(
+        f"exported partition {path} is damaged ({text}); run the export again: it checks "
+        "every partition and fetches damaged days again",
+        where=str(path),
+    )
+
+
+def _named_file(exc: BaseException, files: list[Path]) -> Path | None:
+    """The partition an Arrow error message names, if any."""
+    text = str(exc)
+    return next((f for f in files if str(f) in text), None)
 
 
 def _report_dir(path: Path, report: str | None) -> Path:
