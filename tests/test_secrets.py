@@ -21,8 +21,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import socket
-import threading
 import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -35,11 +33,18 @@ import pytest
 
 from edgereports import Report
 from edgereports.cli.main import main as cli
-from edgereports.errors import EdgeReportsError, PartialFailure
+from edgereports.errors import EdgeReportsError
 from edgereports.export import run_export
 from edgereports.reporting import ReportingClient
 from edgereports.services import CampaignClient, ContentClient
-from tests.conftest import Step, closed_port_url, every_logger_at_debug, scripted
+from tests.conftest import (
+    Step,
+    chained,
+    closed_port_url,
+    every_logger_at_debug,
+    raw_server,
+    scripted,
+)
 
 #: A credential of each kind the toolkit sends (long and distinctive, so a leak is certain).
 API_KEY = "sk-live-7f3a9c1e5b2d4e6f"
@@ -57,38 +62,6 @@ class Case:
 
 
 # ---------------------------------------------------------------------- servers that misbehave
-
-
-@contextlib.contextmanager
-def raw_server(status_line: str, body: bytes = b"") -> Iterator[str]:
-    """A loopback server answering every request with ``status_line`` (its own reason)."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(16)
-    listener.settimeout(0.05)
-    stop = threading.Event()
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                continue
-            with conn:
-                conn.settimeout(2)
-                with contextlib.suppress(OSError):
-                    conn.recv(65536)
-                    head = f"{status_line}\r\nContent-Length: {len(body)}\r\nConnection: close"
-                    conn.sendall(head.encode() + b"\r\n\r\n" + body)
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
-    finally:
-        stop.set()
-        thread.join(5)
-        listener.close()
 
 
 def echo_body(key: str) -> bytes:
@@ -133,20 +106,14 @@ def refused(key: str, _: Path) -> Any:
     return reporting(key, closed_port_url(), retries=2).fetch(REPORT)
 
 
-def content(call: Callable[[ContentClient], Any], steps: list[Step]) -> Callable[..., Any]:
+def service(
+    kind: type[ContentClient | CampaignClient], call: Callable[[Any], Any], steps: list[Step]
+) -> Callable[[str, Path], Any]:
+    """Drive ``call(client)`` of a content or campaign client against a scripted server."""
+
     def drive(key: str, _: Path) -> Any:
         with scripted(steps) as server:
-            client = ContentClient(key, "partner", server.url, timeout=(1, 1), retries=1)
-            return call(client)
-
-    return drive
-
-
-def campaigns(call: Callable[[CampaignClient], Any], steps: list[Step]) -> Callable[..., Any]:
-    def drive(key: str, _: Path) -> Any:
-        with scripted(steps) as server:
-            client = CampaignClient(key, "partner", server.url, timeout=(1, 1), retries=1)
-            return call(client)
+            return call(kind(key, "partner", server.url, timeout=(1, 1), retries=1))
 
     return drive
 
@@ -228,6 +195,8 @@ def env(key: str, url: str) -> Iterator[None]:
 
 
 K = API_KEY
+LIST: Callable[[Any], Any] = lambda client: client.list()  # noqa: E731
+STATUS: Callable[[Any], Any] = lambda client: client.status("spring-sale")  # noqa: E731
 #: Every (credential, failure) pair the suite drives. Add new credentials here.
 CASES = [
     # the reporting API: the key is the apikey query parameter
@@ -244,10 +213,22 @@ CASES = [
     Case("bad body (wrong shape)", K, fetch_from([Step(200, b'{"key": "%s"}' % K.encode())])),
     Case("partial failure", K, fetch_from([Step(200, GOOD), Step(500, echo_body(K))], retries=0)),
     # content and campaign APIs: the key is the api_key header; the app key a query parameter
-    Case("content list 401", K, content(lambda c: c.list(), [Step(401, echo_body(K))])),
-    Case("content list not JSON", K, content(lambda c: c.list(), [Step(200, K.encode())])),
-    Case("campaign status 500", K, campaigns(lambda c: c.status("x"), [Step(500, echo_body(K))])),
-    Case("campaign list timeout", K, campaigns(lambda c: c.list(), [Step(sleep=1.5)])),
+    Case(
+        "content list 401", K, service(ContentClient, lambda c: c.list(), [Step(401, echo_body(K))])
+    ),
+    Case(
+        "content list not JSON",
+        K,
+        service(ContentClient, lambda c: c.list(), [Step(200, K.encode())]),
+    ),
+    Case(
+        "campaign status 500",
+        K,
+        service(CampaignClient, lambda c: c.status("x"), [Step(500, echo_body(K))]),
+    ),
+    Case(
+        "campaign list timeout", K, service(CampaignClient, lambda c: c.list(), [Step(sleep=1.5)])
+    ),
     Case("signed-url app key refused", APP_KEY, signed_url_refused),
     Case("playback URL &api_key= refused", K, playback_refused),
     # the command line and the export
@@ -270,23 +251,6 @@ class Records(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.lines.append(self.format(record))
-
-
-def chained(exc: BaseException | None) -> list[BaseException]:
-    """``exc``, everything chained to it (cause, context), and a PartialFailure's failures."""
-    seen: list[BaseException] = []
-    todo = [exc]
-    while todo:
-        item = todo.pop()
-        if item is None or any(item is s for s in seen):
-            continue
-        seen.append(item)
-        todo += [item.__cause__, item.__context__]
-        if isinstance(item, PartialFailure):
-            todo += [getattr(f, "error", None) for f in item.failures]
-        if isinstance(item, BaseExceptionGroup):
-            todo += list(item.exceptions)
-    return seen
 
 
 def texts_of(exc: BaseException | None) -> list[str]:

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import socket
-import threading
 import time
 import traceback
-from collections.abc import Iterator
 
 import pytest
 import requests
@@ -21,7 +17,14 @@ from edgereports.errors import (
     TransportError,
 )
 from edgereports.http import HttpClient, install_log_redaction, make_session
-from tests.conftest import Step, closed_port_url, every_logger_at_debug, scripted
+from tests.conftest import (
+    Step,
+    chained,
+    closed_port_url,
+    every_logger_at_debug,
+    raw_server,
+    scripted,
+)
 
 KEY = "sk-test-7f3a9c1e5b"
 FAST = {"retries": 4, "backoff": 0.01, "retry_after_cap": 0.2}
@@ -227,19 +230,6 @@ def test_log_redaction_is_idempotent() -> None:
         assert len(filters) == 1
 
 
-def chain(exc: BaseException | None) -> list[BaseException]:
-    """``exc`` and every exception chained to it (``__cause__`` and ``__context__``)."""
-    seen: list[BaseException] = []
-    todo = [exc]
-    while todo:
-        item = todo.pop()
-        if item is None or any(item is s for s in seen):
-            continue
-        seen.append(item)
-        todo += [item.__cause__, item.__context__]
-    return seen
-
-
 @pytest.mark.parametrize(
     ("reason", "error"),
     [(f"Invalid key {KEY}", AuthError), (f"apikey={KEY}", AuthError), (f"bad {KEY}", ApiError)],
@@ -248,7 +238,7 @@ def test_status_line_with_the_key_is_redacted(reason: str, error: type[ApiError]
     """Issue 14 item 1: the reason phrase goes through redaction like the URL and body."""
     status = 401 if error is AuthError else 400
     # http.server writes its own reason phrase: send the raw status line instead
-    with _raw_status_server(f"HTTP/1.1 {status} {reason}") as url, pytest.raises(error) as info:
+    with raw_server(f"HTTP/1.1 {status} {reason}") as url, pytest.raises(error) as info:
         get(client(url, retries=0))
     assert "***" in str(info.value)
     assert KEY not in str(info.value) and KEY not in repr(info.value)
@@ -259,37 +249,6 @@ def test_transport_error_keeps_no_raw_exception_in_its_chain() -> None:
     """Issue 14 item 2: requests' exception (URL with the key) is not left in __context__."""
     with pytest.raises(TransportError) as info:
         get(client(closed_port_url(), retries=1))
-    assert [type(e) for e in chain(info.value)] == [TransportError]
+    assert [type(e) for e in chained(info.value)] == [TransportError]
     text = "".join(traceback.format_exception(info.value, chain=True))
     assert KEY not in text
-
-
-@contextlib.contextmanager
-def _raw_status_server(status_line: str) -> Iterator[str]:
-    """A loopback server answering every connection with ``status_line`` and an empty body."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(8)
-    stop = threading.Event()
-
-    def serve() -> None:
-        listener.settimeout(0.1)
-        while not stop.is_set():
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                continue
-            with conn:
-                conn.recv(65536)
-                conn.sendall(
-                    f"{status_line}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".encode()
-                )
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
-    finally:
-        stop.set()
-        thread.join(5)
-        listener.close()
