@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -10,7 +11,20 @@ from urllib.parse import urlsplit
 
 from .errors import ConfigError
 
-__all__ = ["API_VERSIONS", "ENV_VARS", "Settings", "check_api_key", "check_url"]
+__all__ = [
+    "API_VERSIONS",
+    "ENV_VARS",
+    "Settings",
+    "Timeout",
+    "check_api_key",
+    "check_count",
+    "check_seconds",
+    "check_timeout",
+    "check_url",
+]
+
+#: A timeout in seconds, or a ``(connect, read)`` pair of them.
+Timeout = float | tuple[float, float]
 
 #: The environment variables read by :meth:`Settings.from_env`, by field.
 ENV_VARS: dict[str, str] = {
@@ -55,6 +69,54 @@ def check_api_key(value: object) -> str:
     return value.strip()
 
 
+def check_seconds(name: str, value: object, *, zero: bool = False) -> float:
+    """Return a finite number of seconds, positive (or, with ``zero``, zero or more).
+
+    Raises:
+        ConfigError: ``value`` is not a number (booleans are not), infinite, NaN or too small.
+    """
+    least = "0 or more" if zero else "a positive number of"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(f"{name} must be {least} seconds, got {value!r}")
+    number = float(value)
+    if not math.isfinite(number) or number < 0 or (number == 0 and not zero):
+        raise ConfigError(f"{name} must be {least} seconds, got {value!r}")
+    return number
+
+
+def check_count(name: str, value: object, least: int) -> int:
+    """Return a whole number of at least ``least``.
+
+    Raises:
+        ConfigError: ``value`` is not an int (booleans are not) or is below ``least``.
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ConfigError(f"{name} must be a whole number >= {least}, got {value!r}")
+    return value
+
+
+def check_timeout(value: object, name: str = "timeout") -> Timeout:
+    """Return a timeout: positive, finite seconds, or a ``(connect, read)`` pair of them.
+
+    Raises:
+        ConfigError: neither a positive number nor a pair of them, e.g. ``0`` or ``(-1, 5)``.
+
+    Example:
+        >>> check_timeout(30), check_timeout((2, 10))
+        (30.0, (2.0, 10.0))
+    """
+    if isinstance(value, tuple | list):
+        if len(value) != 2:
+            raise ConfigError(
+                f"{name} must be seconds or a (connect, read) pair of seconds, got {value!r}"
+            )
+        return (
+            check_seconds(f"{name} (connect)", value[0]),
+            check_seconds(f"{name} (read)", value[1]),
+        )
+    return check_seconds(name, value)
+
+
 @dataclass(frozen=True)
 class Settings:
     """Connection settings for the service (frozen; its repr never shows a key).
@@ -97,8 +159,7 @@ class Settings:
                 object.__setattr__(self, name, check_url(name, value))
         if self.api_key is not None:
             check_api_key(self.api_key)
-        if not self.timeout > 0:
-            raise ConfigError(f"timeout must be a positive number of seconds, got {self.timeout}")
+        check_seconds("timeout", self.timeout)
 
     def __repr__(self) -> str:
         def shown(name: str) -> str:

@@ -11,7 +11,10 @@ Sandbox fixtures:
 
 Helpers (imported by tests with ``from tests.conftest import ...``):
 
-- A scripted HTTP server on loopback for the HTTP layer's tests (real sockets, no mocks).
+- A scripted HTTP server on loopback for the HTTP layer's tests (real sockets, no mocks), and
+  :func:`raw_server`, which answers with a status line of its own (a reason phrase that
+  ``http.server`` would not send).
+- :func:`chained`: an exception with everything chained to it, for the secrets tests.
 
   Each request takes the next step of a script: an answer (status, headers, body), a ``drop``
   (status line, headers with the full Content-Length and half the body, then the connection is
@@ -21,6 +24,8 @@ Helpers (imported by tests with ``from tests.conftest import ...``):
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -186,3 +191,51 @@ def every_logger_at_debug() -> Iterator[None]:
     finally:
         for log, level in zip(loggers, levels, strict=True):
             log.setLevel(level)
+
+
+@contextmanager
+def raw_server(status_line: str, body: bytes = b"") -> Iterator[str]:
+    """A loopback server answering every request with ``status_line`` (its own reason)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    listener.settimeout(0.05)
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                continue
+            with conn:
+                conn.settimeout(2)
+                with contextlib.suppress(OSError):
+                    conn.recv(65536)
+                    head = f"{status_line}\r\nContent-Length: {len(body)}\r\nConnection: close"
+                    conn.sendall(head.encode() + b"\r\n\r\n" + body)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join(5)
+        listener.close()
+
+
+def chained(exc: BaseException | None) -> list[BaseException]:
+    """``exc`` and everything chained to it: causes, contexts, a group's or a failure's errors."""
+    seen: list[BaseException] = []
+    todo = [exc]
+    while todo:
+        item = todo.pop()
+        if item is None or any(item is s for s in seen):
+            continue
+        seen.append(item)
+        todo += [item.__cause__, item.__context__]
+        todo += [getattr(f, "error", None) for f in getattr(item, "failures", ())]
+        if isinstance(item, BaseExceptionGroup):
+            todo += list(item.exceptions)
+    return seen

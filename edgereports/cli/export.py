@@ -107,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
     # set wins.
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
     from ..export import run_export
+    from ..export.files import describe_os_error
 
     try:
         summary = run_export(
@@ -126,6 +127,12 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     except EdgeReportsError as exc:
         print(f"edgereports: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except OSError as exc:  # read-only, not a directory, disk full: the state stays valid
+        print(
+            f"edgereports: error: cannot write the export: {describe_os_error(exc)}",
+            file=sys.stderr,
+        )
         return EXIT_FAILED
     print(summary)
     return summary.exit_code

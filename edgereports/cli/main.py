@@ -93,6 +93,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         except EdgeReportsError as exc:
             print(f"edgereports: {type(exc).__name__}: {exc}", file=sys.stderr)
             status = 1
+        except OSError as exc:  # a disk that refuses: one line, no traceback
+            from ..export.files import describe_os_error
+
+            print(f"edgereports: error: cannot write: {describe_os_error(exc)}", file=sys.stderr)
+            status = 1
         except KeyboardInterrupt:
             status = 130
     for w in caught:

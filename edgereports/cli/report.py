@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from ..errors import EdgeReportsError, EdgeReportsWarning, InputError, PartialFailure
-from ..export.files import atomic_write, save_parquet
+from ..export.files import atomic_write, check_writable, save_parquet
 from .query import add_report_arguments, report_from_args
 
 if TYPE_CHECKING:
@@ -152,6 +152,10 @@ def fetch_and_write(
         0 on success, 2 for bad input, 1 for a service, transport or data error.
     """
     try:
+        for flag in ("parquet", "csv", "json"):  # before any request is sent
+            target = getattr(args, flag)
+            if target and target != "-":
+                check_writable(target, f"--{flag}")
         with warnings.catch_warnings(record=True) as seen:
             warnings.simplefilter("always", EdgeReportsWarning)
             frame = fetch(args)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from .._version import __version__
+from ..errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,6 +25,8 @@ __all__ = [
     "METADATA_KEY",
     "atomic_write",
     "atomic_write_bytes",
+    "check_writable",
+    "describe_os_error",
     "fsync_dir",
     "save_parquet",
     "temporary_path",
@@ -31,6 +34,54 @@ __all__ = [
 
 #: The Parquet metadata key holding a frame's shape and request (no secret).
 METADATA_KEY = b"edgereports"
+
+
+def check_writable(path: str | Path, what: str = "output") -> Path:
+    """Check, before any work, that a file can be written at ``path`` (its directory exists).
+
+    Args:
+        path: the file to write.
+        what: names the argument in messages (e.g. ``"--csv"``).
+
+    Returns:
+        The path.
+
+    Raises:
+        InputError: ``path`` is a directory, its parent is missing or not a directory, or the
+            directory is not writable (read-only file system, permissions).
+
+    Example:
+        >>> check_writable("nodir/x.json", "--json")
+        Traceback (most recent call last):
+        ...
+        edgereports.errors.InputError: --json nodir/x.json: directory nodir does not exist
+    """
+    target = Path(path)
+    parent = target.parent
+    problem = ""
+    if target.is_dir():
+        problem = "it is a directory; give a file name"
+    elif not parent.exists():
+        problem = f"directory {parent} does not exist"
+    elif not parent.is_dir():
+        problem = f"{parent} is not a directory"
+    elif not os.access(parent, os.W_OK | os.X_OK):
+        problem = f"directory {parent} is not writable"
+    if problem:
+        raise InputError(f"{what} {target}: {problem}")
+    return target
+
+
+def describe_os_error(exc: OSError) -> str:
+    """One line for a refusal of the disk: what went wrong and on which file.
+
+    Example:
+        >>> describe_os_error(OSError(28, "No space left on device", "out/_state.json"))
+        'No space left on device: out/_state.json'
+    """
+    what = exc.strerror or type(exc).__name__
+    where = exc.filename if exc.filename is not None else ""
+    return f"{what}: {where}" if where else (str(exc) or what)
 
 
 def temporary_path(path: Path) -> Path:

@@ -66,6 +66,8 @@ class ExportLock:
 
         Raises:
             ExportLocked: another process holds one of them; names the holder.
+            OSError: a directory or lock file cannot be made or written (read-only, not a
+                directory, disk full); it names the file, and no lock stays taken.
         """
         import fcntl
 
@@ -94,8 +96,12 @@ class ExportLock:
                         holder=who,
                     ) from None
                 self._fds.append(fd)
-                os.ftruncate(fd, 0)
-                os.pwrite(fd, holder.encode("utf-8"), 0)
+                try:
+                    os.ftruncate(fd, 0)
+                    os.pwrite(fd, holder.encode("utf-8"), 0)
+                except OSError as exc:  # a full disk: say which file
+                    exc.filename = exc.filename or str(path)
+                    raise
         except BaseException:
             self.release()
             raise

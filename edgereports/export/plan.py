@@ -10,6 +10,7 @@ by the next run because the watermark then lies inside it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
@@ -59,6 +60,7 @@ class ReportPlan:
     begin: datetime
     end: datetime
     reason: str
+    repair: tuple[date, ...] = ()
 
     def lines(self) -> list[str]:
         """The plan as text, one line per window (what ``--dry-run`` prints)."""
@@ -67,6 +69,8 @@ class ReportPlan:
             f"{self.name}: {self.reason}, watermark {since}, {len(self.windows)} window(s) "
             f"{_stamp(self.begin)} → {_stamp(self.end)}"
         )
+        if self.repair:
+            head += f", and {len(self.repair)} damaged day(s) again"
         if not self.windows:
             return [f"{self.name}: {self.reason}, watermark {since}, nothing to fetch"]
         return [head, *(f"  {w}  ({len(w.days())} day(s))" for w in self.windows)]
@@ -112,6 +116,7 @@ def plan_export(
     now: datetime,
     until: datetime | None = None,
     full_refresh: bool = False,
+    damaged: Sequence[date] = (),
 ) -> ReportPlan:
     """Plan the windows of one report.
 
@@ -121,9 +126,12 @@ def plan_export(
         now: the current instant (aware).
         until: stop at this instant, rounded down to a UTC midnight.
         full_refresh: ignore the watermark and fetch everything from the start date.
+        damaged: days whose partition is damaged: those before ``begin`` are fetched again
+            first, one window per run of consecutive days (at most ``window_days`` long).
 
     Returns:
-        The plan; its windows cover ``[begin, end)`` with no gap and no overlap.
+        The plan; its windows cover ``[begin, end)`` with no gap and no overlap, after the
+        windows of the damaged days before ``begin``.
     """
     end = last_complete_end(now, report.bucket)
     if until is not None:
@@ -134,8 +142,9 @@ def plan_export(
     else:
         begin = max(report.start, floor_day(watermark - report.lookback))
         reason = "incremental"
-    windows: list[ExportWindow] = []
     step = timedelta(days=report.window_days)
+    repair = tuple(sorted(d for d in set(damaged) if _midnight(d) < begin))
+    windows = _repair_windows(repair, step)
     cursor = begin
     while cursor < end:
         nxt = min(cursor + step, end)
@@ -143,7 +152,26 @@ def plan_export(
         cursor = nxt
     if not windows and reason == "incremental":
         reason = "up to date"
-    return ReportPlan(report.name, tuple(windows), watermark, begin, max(begin, end), reason)
+    return ReportPlan(
+        report.name, tuple(windows), watermark, begin, max(begin, end), reason, repair
+    )
+
+
+def _midnight(day: date) -> datetime:
+    return datetime(day.year, day.month, day.day, tzinfo=UTC)
+
+
+def _repair_windows(days: Sequence[date], step: timedelta) -> list[ExportWindow]:
+    """Windows over runs of consecutive days, each at most ``step`` long."""
+    windows: list[ExportWindow] = []
+    for day in days:
+        start = _midnight(day)
+        last = windows[-1] if windows else None
+        if last is not None and last.end == start and last.end - last.start < step:
+            windows[-1] = ExportWindow(last.start, start + _DAY)
+        else:
+            windows.append(ExportWindow(start, start + _DAY))
+    return windows
 
 
 def _stamp(when: datetime) -> str:

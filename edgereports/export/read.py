@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError
+from ..errors import InputError, SchemaError
 from .delta import DELTA_LOG
 from .state import load_state
 from .writer import METADATA_KEY, partitions
@@ -70,6 +70,8 @@ def read_export(
     Raises:
         InputError: no such dataset or report, several reports and none chosen, or a bad
             ``start``/``end``.
+        ConfigError: the report's saved state is damaged (names it and the way out).
+        SchemaError: a partition is damaged (truncated, overwritten); names it.
 
     Example:
         >>> df = read_export("exports", "usage_daily", start="2024-06-01")  # doctest: +SKIP
@@ -98,13 +100,21 @@ def read_export(
         shape = state.shape or "timeseries"
         frame = schema.empty_frame(shape, state.columns if shape != "sim_count" else ())
         return _with_attrs(frame, shape, report_dir.name)
-    schemas = [pq.read_schema(f) for f in files]
+    schemas = []
+    for f in files:
+        try:
+            schemas.append(pq.read_schema(f))
+        except (OSError, pa.ArrowException) as exc:
+            raise _damaged(f, exc) from None
     shape = _shape(schemas[0].metadata or {}, schemas[0].names, state.shape)
     unified = pa.unify_schemas([s.remove_metadata() for s in schemas])
     dataset = ds.dataset([str(f) for f in files], schema=unified, format="parquet")
     key = "time_stamp" if shape == "timeseries" else "date"
     lo = _bucket_start(lo, shape, schemas[0].metadata or {})
-    table = dataset.to_table(filter=bounds_filter(lo, hi, shape, unified.field(key).type))
+    try:
+        table = dataset.to_table(filter=bounds_filter(lo, hi, shape, unified.field(key).type))
+    except (OSError, pa.ArrowException) as exc:
+        raise _damaged(_named_file(exc, files) or report_dir, exc) from None
     return to_frame(table, shape, report_dir.name, "parquet")
 
 
@@ -119,8 +129,10 @@ def _bucket_start(
         request = json.loads(metadata.get(METADATA_KEY, b"{}")).get("request") or {}
     except (ValueError, AttributeError):
         request = {}
-    hourly = shape == "timeseries" and str(request.get("granularity", "")).upper() == "HOUR"
-    bucket = 3600 if hourly else 86400
+    grain = "DAY" if shape == "sim_count" else str(request.get("granularity", "")).upper()
+    bucket = {"HOUR": 3600, "DAY": 86400}.get(grain)
+    if bucket is None:  # a granularity of unknown alignment: the bound is kept as given
+        return lo
     moment = lo.astimezone(UTC)
     return datetime.fromtimestamp(int(moment.timestamp()) // bucket * bucket, UTC)
 
@@ -179,6 +191,21 @@ def _delta_table(path: str | Path, report: str | None) -> tuple[str, str] | None
     if base is not None and (base / DELTA_LOG).is_dir():
         return str(base), base.name
     return None
+
+
+def _damaged(path: Path, exc: BaseException) -> SchemaError:
+    text = " ".join(str(exc).split())[:160]
+    return SchemaError(
+        f"exported partition {path} is damaged ({text}); run the export again: it checks "
+        "every partition and fetches damaged days again",
+        where=str(path),
+    )
+
+
+def _named_file(exc: BaseException, files: list[Path]) -> Path | None:
+    """The partition an Arrow error message names, if any."""
+    text = str(exc)
+    return next((f for f in files if str(f) in text), None)
 
 
 def _report_dir(path: Path, report: str | None) -> Path:

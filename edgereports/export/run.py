@@ -10,7 +10,6 @@ next run retries from the first failure.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import time
 from collections import deque
@@ -24,11 +23,12 @@ from typing import TYPE_CHECKING, Protocol
 from .._version import __version__
 from ..errors import AuthError, ConfigError, EdgeReportsError, redact
 from ..progress import Progress, open_progress
+from .checks import check_until, damaged_days, report_state
 from .job import Job, load_job
 from .lock import ExportLock
 from .plan import ExportWindow, ReportPlan, plan_export, service_now, to_utc
 from .reports import ReportJob
-from .state import ReportState, load_state, save_state
+from .state import ReportState, save_state
 from .summary import ExportSummary, ReportResult, WindowFailure
 from .units import UNIT, plan_unit, run_delta, unit_start
 from .writer import partitions, remove_partition, sweep_temporaries, write_window
@@ -111,8 +111,13 @@ def run_export(
         others are written, and the next run retries them).
 
     Raises:
-        ConfigError: the job file is invalid, a report changed its definition since the data
-            was written (run with ``full_refresh=True``), or no key/URL is configured.
+        ConfigError: the job file is invalid, ``until`` is not after the start, a saved state
+            is damaged or its watermark lies in the future, a report changed its definition
+            since the data was written (run with ``full_refresh=True``), or no key/URL is
+            configured; all before the lock is taken.
+        OSError: the output cannot be written (read-only, not a directory, disk full) while
+            the lock is taken or temporaries are swept; a window whose partitions or state
+            cannot be written is listed as failed instead.
         ExportLocked: another run holds the lock of one of the reports.
 
     Example:
@@ -123,6 +128,7 @@ def run_export(
     spec = job if isinstance(job, Job) else load_job(job)
     chosen = _select(spec, only)
     stop = to_utc(until) if until is not None else None
+    check_until(spec, chosen, stop)
     begin = unit_start(start, stop, full_refresh)
     with contextlib.ExitStack() as stack:
         if client is None and not dry_run:
@@ -163,23 +169,30 @@ def _run_parquet(
 ) -> ExportSummary:
     dirs = {r.name: spec.output / r.name for r in chosen}
     summary = ExportSummary(job=spec.name, output=spec.output, dry_run=dry_run)
+
+    def plan(r: ReportJob) -> tuple[ReportState, ReportPlan]:
+        state = report_state(spec, r, dirs[r.name], now=instant, full_refresh=full_refresh)
+        if begin is not None:  # a unit: exactly its days
+            return state, plan_unit(r, state.watermark, start=begin, now=instant, until=stop)
+        damaged = () if full_refresh else damaged_days(dirs[r.name])
+        return state, plan_export(
+            r, state.watermark, now=instant, until=stop, full_refresh=full_refresh, damaged=damaged
+        )
+
     if dry_run:
         for r in chosen:
-            state = load_state(dirs[r.name])
-            _check_definition(spec, r, state, full_refresh)
-            plan = _plan(r, state.watermark, instant, stop, full_refresh, begin)
-            summary.reports.append(ReportResult(name=r.name, plan=plan))
+            summary.reports.append(ReportResult(name=r.name, plan=plan(r)[1]))
         return summary
     assert client is not None
+    for r in chosen:  # every state is checked before the lock is taken or a file written
+        plan(r)
     with ExportLock(dirs.values(), job=str(spec.source or spec.name)):
         runs: list[_Progress] = []
         for r in chosen:
-            state = load_state(dirs[r.name])
-            _check_definition(spec, r, state, full_refresh)
-            plan = _plan(r, state.watermark, instant, stop, full_refresh, begin)
+            state, plan_ = plan(r)
             sweep_temporaries(dirs[r.name])
-            result = ReportResult(name=r.name, plan=plan, watermark_after=state.watermark)
-            runs.append(_Progress(r, plan, dirs[r.name], state, result))
+            result = ReportResult(name=r.name, plan=plan_, watermark_after=state.watermark)
+            runs.append(_Progress(r, plan_, dirs[r.name], state, result))
             summary.reports.append(result)
         if any(p.plan.windows for p in runs):
             _run_all(runs, client, spec.max_workers, checkpoint, full_refresh, progress)
@@ -225,32 +238,6 @@ def _select(job: Job, only: str | Sequence[str] | None) -> list[ReportJob]:
         return list(job.reports)
     names = [only] if isinstance(only, str) else list(only)
     return [job.report(n) for n in dict.fromkeys(names)]
-
-
-def _plan(
-    report: ReportJob,
-    watermark: datetime | None,
-    now: datetime,
-    until: datetime | None,
-    full_refresh: bool,
-    begin: datetime | None,
-) -> ReportPlan:
-    if begin is not None:
-        return plan_unit(report, watermark, start=begin, now=now, until=until)
-    return plan_export(report, watermark, now=now, until=until, full_refresh=full_refresh)
-
-
-def _check_definition(job: Job, report: ReportJob, state: ReportState, full: bool) -> None:
-    if full or state.definition is None:
-        return
-    now = json.loads(json.dumps(report.definition()))
-    if now != state.definition:
-        raise ConfigError(
-            f"{job.source or job.name}: report {report.name!r} asks for other data than the "
-            f"data already exported under {job.output / report.name} (its request changed: "
-            "metrics, dimensions, filters or granularity); run once with --full-refresh to "
-            "rebuild it, or give the changed report a new name"
-        )
 
 
 def _run_all(
@@ -376,7 +363,11 @@ def _write(
         )
     if checkpoint is not None:
         checkpoint("after-move-before-state")
-    _advance(p)
+    try:
+        _advance(p)
+    except OSError as exc:  # the window is on disk; the next run fetches it again
+        p.done.discard(index)
+        _fail(p, index, exc)
 
 
 def _advance(p: _Progress) -> None:
@@ -394,14 +385,15 @@ def _advance(p: _Progress) -> None:
         mark = old  # a unit past a gap: the days between are not written
     if mark == old and p.state.definition is not None:
         return
-    p.state = ReportState(
+    state = ReportState(
         watermark=mark,
         definition=p.report.definition(),
         shape=p.report.shape,
         columns=p.state.columns,
         updated_at=datetime.now(UTC),
     )
-    save_state(p.report_dir, p.state)
+    save_state(p.report_dir, state)  # OSError: the old state stays, on disk and here
+    p.state = state
     p.result.watermark_after = mark
 
 

@@ -20,7 +20,9 @@ from ..errors import ConfigError
 from .files import atomic_write_bytes
 
 __all__ = [
+    "SHAPES",
     "STATE_FILE",
+    "WAY_OUT",
     "ReportState",
     "load_state",
     "save_state",
@@ -28,6 +30,10 @@ __all__ = [
 
 STATE_FILE = "_state.json"
 FORMAT = 1
+#: The shapes an export writes.
+SHAPES = ("timeseries", "sim_count")
+#: What to do about a state that cannot be trusted.
+WAY_OUT = "run with --full-refresh to rebuild the report (it replaces the state)"
 
 
 @dataclass(frozen=True)
@@ -67,32 +73,35 @@ def load_state(report_dir: Path) -> ReportState:
     """Read the state of the report in ``report_dir`` (an empty state when there is none).
 
     Raises:
-        ConfigError: the state file exists but cannot be read or is not a state.
+        ConfigError: the state file exists but cannot be read or is not a state (not UTF-8,
+            not JSON, an unknown shape, dimensions that are not column names...); the
+            message names the file and the way out (``--full-refresh``).
     """
     path = report_dir / STATE_FILE
     try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+        raw = path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):  # no state (yet) at this path
         return ReportState()
     except OSError as exc:
         raise ConfigError(f"cannot read export state {path}: {exc.strerror or exc}") from None
     try:
-        data = json.loads(raw)
+        data = json.loads(raw.decode("utf-8"))
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ValueError("not an export state of format 1")
         known = {"format", "watermark", "definition", "shape", "dimensions", "updated_at"}
-        return ReportState(
+        state = ReportState(
             watermark=_parse(data.get("watermark")),
-            definition=data.get("definition"),
-            shape=data.get("shape"),
-            columns=tuple(data.get("dimensions") or ()),
+            definition=_definition(data.get("definition")),
+            shape=_shape(data.get("shape")),
+            columns=_columns(data.get("dimensions")),
             updated_at=_parse(data.get("updated_at")),
             extra={k: v for k, v in data.items() if k not in known | {"toolkit_version"}},
         )
-    except (ValueError, TypeError) as exc:
-        raise ConfigError(
-            f"export state {path} is damaged ({exc}); move it away and run with --full-refresh"
-        ) from None
+    except (ValueError, TypeError) as exc:  # UnicodeDecodeError is a ValueError
+        error = ConfigError(f"export state {path} is damaged ({_short(exc)}); {WAY_OUT}")
+    else:
+        return state
+    raise error  # outside the handler: one clear error, no decoding traceback chained
 
 
 def save_state(report_dir: Path, state: ReportState) -> None:
@@ -108,6 +117,35 @@ def now_utc() -> datetime:
 
 def _iso(when: datetime | None) -> str | None:
     return None if when is None else when.astimezone(UTC).isoformat()
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def _definition(value: object) -> dict[str, Any] | None:
+    if value is not None and not isinstance(value, dict):
+        raise ValueError(f"definition must be an object, got {value!r:.60}")
+    return value
+
+
+def _shape(value: object) -> str | None:
+    if value is not None and value not in SHAPES:
+        raise ValueError(f"shape {value!r:.60} is not one of {', '.join(SHAPES)}")
+    return value
+
+
+def _columns(value: object) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(
+        isinstance(v, str) and v.strip() == v and v for v in value
+    ):
+        raise ValueError(f"dimensions must be a list of column names, got {value!r:.60}")
+    if len(set(value)) != len(value):
+        raise ValueError(f"dimensions repeat a name: {value!r:.60}")
+    return tuple(value)
 
 
 def _parse(text: object) -> datetime | None:

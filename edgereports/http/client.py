@@ -14,10 +14,10 @@ import requests
 import tenacity
 from urllib3.exceptions import MaxRetryError
 
+from ..config import Timeout, check_count, check_seconds, check_timeout
 from ..errors import (
     ApiError,
     AuthError,
-    ConfigError,
     EdgeReportsError,
     NotFoundError,
     RateLimitError,
@@ -52,7 +52,8 @@ class HttpClient:
         retry_after_cap: the longest ``Retry-After`` honoured, in seconds.
 
     Raises:
-        ConfigError: ``retries`` is negative.
+        ConfigError: a timeout that is not positive seconds (or a pair of them), negative
+            ``retries`` or ``retry_after_cap``.
 
     Example:
         >>> HttpClient("https://r.example", secrets=["k3y-secret"])
@@ -64,17 +65,16 @@ class HttpClient:
         base_url: str,
         *,
         secrets: Sequence[str | None] = (),
-        timeout: float | tuple[float, float] = (5.0, 30.0),
+        timeout: Timeout = (5.0, 30.0),
         retries: int = 4,
         session: requests.Session | None = None,
         retry_after_cap: float = 60.0,
     ) -> None:
-        if retries < 0:
-            raise ConfigError(f"retries must be 0 or more, got {retries}")
+        self.timeout = check_timeout(timeout)
+        self.retries = check_count("retries", retries, 0)
+        check_seconds("retry_after_cap", retry_after_cap, zero=True)
         self.base_url = base_url.rstrip("/")
         self._secrets = [s for s in secrets if s]
-        self.timeout = timeout
-        self.retries = retries
         self._owns_session = session is None
         self.session = session or make_session(retries=retries, retry_after_cap=retry_after_cap)
         self._service_clock: tuple[datetime, float] | None = None
@@ -185,8 +185,8 @@ class HttpClient:
         except requests.exceptions.RequestException as exc:  # retried ones and the rest
             failure = self._transport_error(exc, method, url, used[0], what)
         if failure is not None:
-            # raised outside the handler: not even the suppressed __context__ keeps requests'
-            # exception, whose message holds the request URL with its key
+            # raised outside the handler: requests' exception (its message holds the URL with
+            # the key) must not ride along as __context__, which `from None` only hides
             raise failure
         elapsed = time.perf_counter() - started
         self._note_clock(response)
@@ -199,7 +199,7 @@ class HttpClient:
             used[0],
         )
         if response.status_code >= 300:
-            raise self._status_error(response, method, url, used[0], what) from None
+            raise self._status_error(response, method, url, used[0], what)
         return response
 
     def service_now(self) -> datetime | None:
@@ -276,9 +276,9 @@ class HttpClient:
         except Exception:  # pragma: no cover - content is bytes here
             text = ""
         excerpt = self.redact(" ".join(text.split()))[:_EXCERPT]
+        reason = self.redact(" ".join(str(response.reason or "").split()))[:_EXCERPT]
         message = (
-            f"{self._prefix(what)}{method} {shown_url} answered HTTP {status} "
-            f"{response.reason or ''}".rstrip()
+            f"{self._prefix(what)}{method} {shown_url} answered HTTP {status} {reason}".rstrip()
             + f" after {attempts} attempt(s)"
             + (f": {excerpt}" if excerpt else "")
         )

@@ -17,6 +17,8 @@ from requests.adapters import HTTPAdapter
 from urllib3.exceptions import MaxRetryError
 from urllib3.util.retry import Retry
 
+from ..config import check_count, check_seconds
+
 __all__ = ["RETRY_STATUSES", "BudgetAdapter", "make_session", "refused"]
 
 #: The statuses retried by urllib3 (and, when retries run out, mapped to errors).
@@ -188,10 +190,17 @@ def make_session(
     Returns:
         A ``requests.Session`` with the retrying adapter mounted on ``http://`` and ``https://``.
 
+    Raises:
+        ConfigError: a negative or non-integral count, or negative or non-finite seconds.
+
     Example:
         >>> make_session(retries=2).get_adapter("https://h.example").max_retries.total
         2
     """
+    check_count("retries", retries, 0)
+    check_count("pool_maxsize", pool_maxsize, 1)
+    check_seconds("backoff", backoff, zero=True)
+    check_seconds("retry_after_cap", retry_after_cap, zero=True)
     retry = _Retry(
         total=retries,
         connect=retries,

@@ -7,7 +7,8 @@ takes a stamp without offset as UTC); the points are flattened to
 columns without creating a Python object per point (about a quarter of the memory of a parsed
 ``dict`` and half the time of ``json.loads``). Anything this path does not take as it is —
 nulls where members may be missing, an echoed key that is not a string, number or boolean, a
-value that is text, invalid UTF-8, a second JSON value — makes it return None,
+value that is text or beyond float64, ``NaN``/``Infinity`` (not JSON, though pyarrow takes
+them), invalid UTF-8, a second JSON value — makes it return None,
 and the caller reads the payload with orjson instead, which finds and reports any error
 precisely. Both paths give equal frames.
 """
@@ -19,6 +20,7 @@ import io
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.json as pajson
 
 from ..errors import SchemaError
@@ -59,6 +61,8 @@ def read_timeseries(body: bytes, req: RequestInfo | None) -> pd.DataFrame | None
     """
     if len(body) >= _LIMIT or first_byte(body) != b"{":
         return None  # pyarrow 26 crashes on a top-level JSON null (apache/arrow#47409)
+    if b"NaN" in body or b"Infinity" in body:
+        return None  # pyarrow's parser takes these non-JSON tokens; orjson refuses them
     try:
         table = pajson.read_json(
             io.BytesIO(body),
@@ -100,6 +104,8 @@ def _frame(table: pa.Table, req: RequestInfo | None) -> pd.DataFrame | None:
     stamps, names, values = fields["time_stamp"], fields["name"], fields["value"]
     if stamps.null_count or names.null_count or values.null_count:
         return None
+    if not pc.all(pc.is_finite(values)).as_py():
+        return None  # a number beyond float64 (1e400, 400 digits): orjson names it
     micros = np.asarray(stamps.cast(pa.int64()).to_numpy(zero_copy_only=False), dtype=np.int64)
     blocks = _flat.blocks(
         echo,

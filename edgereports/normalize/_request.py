@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -11,6 +10,8 @@ from typing import Any
 import pandas as pd
 
 from ..errors import QueryError
+from ..query import Metric, Report
+from ..query.terms import Expression
 from ..schema import identifier, schema_for
 
 
@@ -88,6 +89,9 @@ class RequestInfo:
 def request_info(request: object) -> RequestInfo | None:
     """Read a ``Report`` (anything with ``to_request()``) or a SPEC 2.8 dict.
 
+    The dict is read by :meth:`edgereports.query.Report.from_request` (quietly: it warns of
+    no unknown name), so the normalizer takes exactly the requests the client sends.
+
     Args:
         request: the report, its request dict, or None.
 
@@ -95,7 +99,9 @@ def request_info(request: object) -> RequestInfo | None:
         The :class:`RequestInfo`, or None for None.
 
     Raises:
-        QueryError: when the request is not a dict or a field has the wrong type.
+        QueryError: when the request is not a dict or not a valid request (duplicate
+            dimensions, a dimension named like a frame column, a field of the wrong type...);
+            the message names the field.
     """
     if request is None:
         return None
@@ -106,84 +112,40 @@ def request_info(request: object) -> RequestInfo | None:
             f"request must be a Report or a request dict, not {type(request).__name__}",
             field="request",
         )
-    raw = copy.deepcopy(dict(d))
-    metrics = tuple(_metric(m, i) for i, m in enumerate(_list(raw, "metrics")))
-    dimensions = tuple(_text(x, f"dimensions[{i}]") for i, x in enumerate(_list(raw, "dimensions")))
-    start = str(raw.get("start_date_time", "")).strip().upper()
-    end = str(raw.get("end_date_time", "")).strip().upper()
+    report = request if isinstance(request, Report) else _read(d)
+    metrics = tuple(MetricSpec(m.name, m.aggregation_type, _percentile(m)) for m in report.metrics)
     if any(m.name == "sim" for m in metrics):
         shape = "sim_count"
-    elif start == "NOW" and end == "NOW":
+    elif report.is_now:
         shape = "current"
     else:
         shape = "timeseries"
-    return RequestInfo(raw, shape, dimensions, metrics, _account_id(raw))
+    return RequestInfo(
+        copy.deepcopy(dict(d)),
+        shape,
+        report.dimensions or (),
+        metrics,
+        _account_id(report.filter_values("account_id")),
+    )
 
 
-def _list(d: Mapping[str, Any], key: str) -> list[Any]:
-    value = d.get(key)
-    if value is None:
-        return []
-    if not isinstance(value, list | tuple):
-        raise QueryError(f"request field {key} must be a list", field=key)
-    return list(value)
+def _percentile(metric: Metric) -> float | None:
+    value = metric.percentile
+    return None if value is None else float(value)
 
 
-def _text(value: object, field: str) -> str:
-    if not isinstance(value, str):
-        raise QueryError(f"request field {field} must be a string", field=field)
-    return value
-
-
-def _metric(m: object, i: int) -> MetricSpec:
-    field = f"metrics[{i}]"
-    if not isinstance(m, Mapping):
-        raise QueryError(f"request field {field} must be an object", field=field)
-    name = _text(m.get("name"), f"{field}.name")
-    agg = m.get("aggregation_type")
-    if agg is not None:
-        agg = _text(agg, f"{field}.aggregation_type")
-    percentile: float | None = None
-    for j, clause in enumerate(_list(m, "metric_filter_clauses")):
-        filters = _list(clause, "filters") if isinstance(clause, Mapping) else []
-        for k, f in enumerate(filters):
-            if not isinstance(f, Mapping):
-                continue
-            if str(f.get("operator", "")).upper() != "PERCENTILE":
-                continue
-            where = f"{field}.metric_filter_clauses[{j}].filters[{k}].comparison_value"
-            percentile = _number(f.get("comparison_value"), where)
-    return MetricSpec(name, agg, percentile)
-
-
-def _number(value: object, field: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise QueryError(f"request field {field} must be a number", field=field)
-    try:
-        number = float(value)
-    except (ValueError, OverflowError):
-        raise QueryError(f"request field {field} must be a number", field=field) from None
-    if math.isnan(number):
-        raise QueryError(f"request field {field} must be a number", field=field)
-    return number
-
-
-def _account_id(raw: Mapping[str, Any]) -> str | None:
-    values: list[str | None] = []
-    for clause in _list(raw, "dimension_filter_clauses"):
-        if not isinstance(clause, Mapping):
-            continue
-        for f in _list(clause, "filters"):
-            if not isinstance(f, Mapping) or f.get("dimension_name") != "account_id":
-                continue
-            if str(f.get("operator", "EXACT")).upper() != "EXACT":
-                continue
-            expressions = f.get("expressions")
-            if isinstance(expressions, list | tuple):
-                for e in expressions:
-                    try:
-                        values.append(identifier(e))
-                    except ValueError:
-                        continue
-    distinct = set(values)
+def _account_id(expressions: tuple[Expression, ...]) -> str | None:
+    """The account of the EXACT account_id filters when they name exactly one."""
+    distinct = {identifier(e) for e in expressions}
     return distinct.pop() if len(distinct) == 1 else None
+
+
+def _read(d: Mapping[str, Any]) -> Report:
+    """Read a request dict quietly as v1, else as v2 (a dict does not say its version)."""
+    try:
+        return Report.from_request(d, warn=False)
+    except QueryError as v1_error:
+        try:
+            return Report.from_request(d, warn=False, api_version="v2")
+        except QueryError:
+            raise v1_error from None

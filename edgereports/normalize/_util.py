@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import reprlib
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
@@ -33,13 +34,20 @@ _FALSE = frozenset({"NO", "FALSE"})
 
 Where = Callable[[int], str]
 
+_SHORT_REPR = reprlib.Repr()
+_SHORT_REPR.maxlevel, _SHORT_REPR.maxstring, _SHORT_REPR.maxother = 4, 80, 80
+
 
 def excerpt(value: object, limit: int = EXCERPT_LIMIT) -> str:
-    """Return a redacted JSON-ish rendering of ``value`` of at most ``limit`` characters."""
+    """Return a redacted JSON-ish rendering of ``value`` of at most ``limit`` characters.
+
+    Values orjson cannot write (nested too deep, lone surrogates, ...) are shown by
+    :mod:`reprlib`, which bounds depth and length, so no payload makes this fail.
+    """
     try:
         text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
     except (TypeError, orjson.JSONEncodeError):
-        text = repr(value)
+        text = _SHORT_REPR.repr(value)
     text = redact(text)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -55,6 +63,15 @@ def fail(why: str, where: str, value: object = _MISSING) -> NoReturn:
 def join(prefix: str, key: str) -> str:
     """Join a payload path and a member name (``result[1][7]`` + ``time_stamp``)."""
     return f"{prefix}.{key}" if prefix else key
+
+
+def check_member_name(key: object, where: str) -> str:
+    """Return a JSON member name that can be a column name: text, valid UTF-8."""
+    if not isinstance(key, str):
+        fail("member name is not text", where, key)
+    if not _is_utf8(key):
+        fail("member name is not valid UTF-8 text", where, key)
+    return key
 
 
 def ident(value: object, where: str) -> str | None:
@@ -175,10 +192,12 @@ def parse_stamps(
     else:
         try:
             strings = pa.array(items, type=pa.string(), memory_pool=pool)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, UnicodeError):
             for i, item in enumerate(items):
                 if not isinstance(item, str) and item is not None:
                     fail(f"{what} is not a text timestamp", where(i), item)
+                if isinstance(item, str) and not _is_utf8(item):
+                    fail(f"{what} is not valid UTF-8 text", where(i), item)
             raise  # pragma: no cover - pyarrow refused a list of str/None
     if strings.null_count:
         first = int(np.flatnonzero(strings.is_null().to_numpy(zero_copy_only=False))[0])

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import SchemaError
+from ..errors import InputError, SchemaError
 from . import csv as _csv
 from ._arrowjson import read_timeseries
 from ._request import request_info
@@ -24,7 +24,9 @@ from .timeseries import build, read_json
 ARROW_MIN_BYTES = 2 * 1024 * 1024
 
 
-def to_frame(payload: Any, request: Any = None) -> pd.DataFrame:
+def to_frame(
+    payload: Any, request: Any = None, *, arrow_min_bytes: int | None = ARROW_MIN_BYTES
+) -> pd.DataFrame:
     """Turn a report answer (SPEC 2.9), JSON or CSV, into a tidy frame with the pinned schema.
 
     The shape is detected from the payload: ``{"result": [[...], ...]}`` is a time series, an
@@ -41,6 +43,9 @@ def to_frame(payload: Any, request: Any = None) -> pd.DataFrame:
     Args:
         payload: parsed JSON (dict or list), or the raw body as bytes or str.
         request: the ``Report`` (anything with ``to_request()``) or its SPEC 2.8 dict, or None.
+        arrow_min_bytes: JSON bytes of this size or more are read by pyarrow first (less
+            memory for large bodies), smaller ones by orjson; ``None`` never uses pyarrow.
+            Both paths give the same frame, or the same error, for every input.
 
     Returns:
         The frame; ``df.attrs`` holds ``shape`` (``"timeseries"``, ``"current"`` or
@@ -49,7 +54,8 @@ def to_frame(payload: Any, request: Any = None) -> pd.DataFrame:
     Raises:
         SchemaError: when the payload matches no known shape or has a wrong type inside; the
             message says where (e.g. ``result[1][7].time_stamp``) and why, with an excerpt.
-        QueryError: when ``request`` is neither a report nor a request dict.
+        QueryError: when ``request`` is neither a report nor a valid request dict.
+        InputError: ``arrow_min_bytes`` is not None nor a whole number >= 0.
 
     Example:
         >>> df = to_frame({"result": [[{"time_stamp": "2022-07-07T05:30:00+05:30",
@@ -58,6 +64,14 @@ def to_frame(payload: Any, request: Any = None) -> pd.DataFrame:
         >>> str(df["time_stamp"].iloc[0]), df["metric"].tolist(), df["value"].tolist()
         ('2022-07-07 00:00:00+00:00', ['time_usage_seconds'], [7.0])
     """
+    if arrow_min_bytes is not None and (
+        isinstance(arrow_min_bytes, bool)
+        or not isinstance(arrow_min_bytes, int)
+        or arrow_min_bytes < 0
+    ):
+        raise InputError(
+            f"arrow_min_bytes must be None or a whole number >= 0, got {arrow_min_bytes!r}"
+        )
     if service_request(request) is not None:  # the v2 reporting service's request
         return service_frame(payload, request)
     req = request_info(request)
@@ -68,7 +82,8 @@ def to_frame(payload: Any, request: Any = None) -> pd.DataFrame:
         return _finish(frame, shape, "csv", raw)
     owned = kind == "json"
     if owned:
-        if len(obj) >= ARROW_MIN_BYTES and first_byte(obj) == b"{":
+        big = arrow_min_bytes is not None and len(obj) >= arrow_min_bytes
+        if big and first_byte(obj) == b"{":
             fast = read_timeseries(obj, req)
             if fast is not None:
                 return _finish(fast, "timeseries", "json", raw)

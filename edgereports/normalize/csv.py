@@ -87,10 +87,9 @@ def parse(body: bytes, req: RequestInfo | None) -> tuple[pd.DataFrame, str]:
         return read_items([(r, f"row {i + 1}") for i, r in enumerate(rows)], req), shape
     if "metric" in names and "value" in names:
         return _current_long(rows, [n for n, k in zip(names, keep, strict=True) if k], req), shape
-    if not rows:
-        return CURRENT.empty(
-            dimensions_for([n for n, k in zip(names, keep, strict=True) if k], req)
-        ), shape
+    if not rows:  # a header alone: a column named like a frame column is that column
+        dims = dimensions_for([n for n, k in zip(names, keep, strict=True) if k], req)
+        return CURRENT.empty([d for d in dims if d not in CURRENT.fixed]), shape
     return read_objects([(r, f"row {i + 1}") for i, r in enumerate(rows)], req), shape
 
 

@@ -20,6 +20,7 @@ from ._util import (
     KNOWN_DIMENSIONS,
     KNOWN_METRICS,
     Where,
+    check_member_name,
     fail,
     ident,
     join,
@@ -55,8 +56,7 @@ def read_objects(
             if key not in obj:
                 fail(f"current value has no {key}", prefix, obj)
         for key, value in obj.items():
-            if not isinstance(key, str):
-                fail("member name is not text", prefix, key)
+            check_member_name(key, prefix)
             if key in _TIMES or key == "account_id":
                 continue
             if first.get(key) is None:

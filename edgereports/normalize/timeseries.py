@@ -29,7 +29,16 @@ import pyarrow as pa
 
 from ..schema import STRING, TIMESERIES
 from ._request import RequestInfo
-from ._util import Where, block_strings, fail, ident, parse_stamps, parse_values, timestamp_column
+from ._util import (
+    Where,
+    block_strings,
+    check_member_name,
+    fail,
+    ident,
+    parse_stamps,
+    parse_values,
+    timestamp_column,
+)
 
 _TS = itemgetter("time_stamp")
 _VALUE = itemgetter("value")
@@ -84,9 +93,7 @@ def read_json(payload: Mapping[str, Any], req: RequestInfo | None, *, owned: boo
     for key, value in payload.items():
         if key == "result":
             continue
-        if not isinstance(key, str):
-            fail("member name is not text", "", key)
-        echo_names.append(key)
+        echo_names.append(check_member_name(key, ""))
         echo_values.append(ident(value, key))
     echo = tuple(echo_values)
     blocks: list[Block] = []

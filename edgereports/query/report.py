@@ -42,7 +42,7 @@ from .times import (
     resolve_relative,
 )
 from .versions import check_foreign, check_version, vocabulary
-from .vocabulary import check_name, check_token
+from .vocabulary import RESERVED_COLUMNS, check_name, check_token, quiet
 
 __all__ = ["REQUEST_KEYS", "Clause", "Expression", "Filter", "Metric", "MetricFilter", "Report"]
 
@@ -167,6 +167,13 @@ class Report:
             names.extend([item] if isinstance(item, str) else list(item))
         known = vocabulary(self.api_version).dimensions
         for i, n in enumerate(names):
+            if n in RESERVED_COLUMNS:
+                raise QueryError(
+                    f"dimensions[{i}] {n!r} is the name of a frame column; a dimension cannot "
+                    f"be named {', '.join(RESERVED_COLUMNS)} (known dimensions: "
+                    f"{', '.join(known)})",
+                    field=f"dimensions[{i}]",
+                )
             if isinstance(n, str):
                 check_foreign(n, f"dimensions[{i}]", known, self.api_version)
         checked = tuple(
@@ -346,7 +353,12 @@ operator='EXACT')
 
     @classmethod
     def from_request(
-        cls, request: Mapping[str, Any], *, strict: bool = False, api_version: str = "v1"
+        cls,
+        request: Mapping[str, Any],
+        *,
+        strict: bool = False,
+        api_version: str = "v1",
+        warn: bool = True,
     ) -> Report:
         """Read a request object of SPEC 2.8 back into a report (the inverse of to_request).
 
@@ -354,6 +366,7 @@ operator='EXACT')
             request: the request dict.
             strict: unknown names are errors, not warnings.
             api_version: the API version the request is written for (``"v1"``, ``"v2"``).
+            warn: warn of unknown names (False: read quietly, e.g. a request already checked).
 
         Raises:
             QueryError: the dict is not a valid request; the message names the field.
@@ -364,6 +377,9 @@ operator='EXACT')
             ...     api_version="v2").api_version
             'v2'
         """
+        if not warn:
+            with quiet():
+                return cls.from_request(request, strict=strict, api_version=api_version)
         d = expect_keys(request, "request", REQUEST_KEYS, required=("metrics",))
         report = cls(strict=strict, api_version=api_version)
         clauses = None

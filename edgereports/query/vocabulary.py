@@ -7,11 +7,13 @@ The service's vocabularies are open: a name outside these lists passes with a
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import re
 import sys
 import warnings
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 
 from ..errors import QueryError, VocabularyWarning
@@ -24,10 +26,12 @@ __all__ = [
     "METRICS",
     "METRIC_FILTER_OPERATORS",
     "OPERATORS",
+    "RESERVED_COLUMNS",
     "VocabularyWarning",
     "check_known",
     "check_name",
     "check_token",
+    "quiet",
     "suggest",
 ]
 
@@ -53,6 +57,23 @@ GRANULARITIES = ("DAY", "HOUR")
 AGGREGATIONS = ("COUNT", "AVG", "MAX", "MIN", "EXISTS")
 OPERATORS = ("EXACT",)
 METRIC_FILTER_OPERATORS = ("PERCENTILE",)
+#: The fixed columns of the three frames (schema.py) that are not echoed keys: a dimension
+#: cannot take one of these names, since its column would clash with the frame's own.
+RESERVED_COLUMNS = (
+    "time_stamp",
+    "start_time",
+    "end_time",
+    "date",
+    "metric",
+    "aggregation",
+    "percentile",
+    "value",
+    "value_text",
+    "physical",
+    "esim",
+)
+
+_QUIET: ContextVar[bool] = ContextVar("edgereports_quiet_vocabulary", default=False)
 
 _UPPER_TOKEN = re.compile(r"[A-Z][A-Z0-9_]*")
 
@@ -66,6 +87,20 @@ def _outside() -> int:
     while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         frame, level = frame.f_back, level + 1
     return level
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """Within the block (this thread or task only), unknown names pass without a warning.
+
+    For reading a request that was already checked when it was built (the normalizer reads
+    the request of every answer); ``strict`` still raises.
+    """
+    token = _QUIET.set(True)
+    try:
+        yield
+    finally:
+        _QUIET.reset(token)
 
 
 def suggest(value: str, known: Collection[str]) -> str:
@@ -106,6 +141,8 @@ def check_known(
     )
     if strict:
         raise QueryError(message, field=field)
+    if _QUIET.get():
+        return
     warnings.warn(message + "; sending it as given", VocabularyWarning, stacklevel=_outside())
 
 

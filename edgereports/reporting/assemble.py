@@ -35,10 +35,11 @@ def parse_json(body: bytes, what: str, redact: Callable[[object], str]) -> Any:
         return orjson.loads(body)
     except orjson.JSONDecodeError as exc:
         shown = body[:120].decode("utf-8", errors="replace")
-        raise SchemaError(
+        error = SchemaError(
             redact(f"{what}: the answer is not valid JSON ({exc}): {shown!r}"),
             where=f"char {exc.pos}",
-        ) from None
+        )
+    raise error  # outside the handler: the decode error (its .doc is the body) is not chained
 
 
 def answer_frame(
@@ -64,7 +65,8 @@ def answer_frame(
             raise SchemaError(f"the answer is not JSON: {shown!r}", where="char 0")
         return to_frame(body, request)
     except SchemaError as exc:
-        raise SchemaError(redact(f"{what}: {exc}"), where=redact(exc.where)) from None
+        error = SchemaError(redact(f"{what}: {exc}"), where=redact(exc.where))
+    raise error  # outside the handler: the unredacted error is not chained
 
 
 def owned(

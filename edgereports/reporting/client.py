@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 import orjson
 
-from ..config import API_VERSIONS, Settings, check_api_key
+from ..config import API_VERSIONS, Settings, Timeout, check_api_key
 from ..errors import AuthError, ConfigError, EdgeReportsError, InputError, PartialFailure
 from ..progress import open_progress
 from ..query import Report
@@ -68,7 +68,8 @@ class ReportingClient(UsesConnection):
 
     Raises:
         ConfigError: an empty key, a reporting URL that is not http(s), an unknown API
-            version, or bad numbers.
+            version, or a bad number (a timeout that is not positive, negative
+            ``retries``/``backoff``, ...), all when the client is built.
 
     Example:
         >>> client = ReportingClient("my-key", "https://reports.example")
@@ -81,7 +82,7 @@ class ReportingClient(UsesConnection):
         api_key: str,
         reporting_url: str,
         *,
-        timeout: float | tuple[float, float] = (5.0, 30.0),
+        timeout: Timeout = (5.0, 30.0),
         retries: int = 4,
         max_workers: int = 8,
         progress: bool | None = None,

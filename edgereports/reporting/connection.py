@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Self
 
-from ..config import check_url
-from ..errors import ConfigError
+from ..config import check_count, check_seconds, check_timeout, check_url
 from ..http import HttpClient, make_session
 
 if TYPE_CHECKING:
@@ -82,7 +81,8 @@ def open_connection(
         The connection.
 
     Raises:
-        ConfigError: a URL that is not http(s), or bad numbers.
+        ConfigError: a URL that is not http(s), or a bad number (a timeout that is not
+            positive, negative ``retries``/``backoff``, ...).
 
     Example:
         >>> c = open_connection("base_url", "https://h.example", "s3cret-token", timeout=5.0,
@@ -91,10 +91,11 @@ def open_connection(
         HttpClient(base_url='https://h.example')
     """
     checked = check_url(name, url)
-    if not isinstance(max_workers, int) or max_workers < 1:
-        raise ConfigError(f"max_workers must be a whole number >= 1, got {max_workers!r}")
-    if not isinstance(retries, int) or retries < 0:
-        raise ConfigError(f"retries must be a whole number >= 0, got {retries!r}")
+    check_count("max_workers", max_workers, 1)
+    check_count("retries", retries, 0)
+    check_timeout(timeout)
+    check_seconds("backoff", backoff, zero=True)
+    check_seconds("retry_after_cap", retry_after_cap, zero=True)
     owns = session is None
     if session is None:
         session = make_session(

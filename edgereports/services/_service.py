@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Self
 
-from ..config import Settings, check_api_key
+from ..config import Settings, Timeout, check_api_key, check_count, check_timeout
 from ..errors import ConfigError, InputError, SchemaError, redact
 from ..http import HttpClient
 from ._validate import check_http_url
@@ -42,7 +42,7 @@ class ServiceClient:
         partner_name: str,
         base_url: str,
         *,
-        timeout: float | tuple[float, float] = 30.0,
+        timeout: Timeout = 30.0,
         retries: int = 4,
         session: requests.Session | None = None,
     ) -> None:
@@ -56,11 +56,9 @@ class ServiceClient:
             url = check_http_url(base_url, "base_url").rstrip("/")
         except InputError as exc:
             raise ConfigError(str(exc)) from None
-        pair = timeout if isinstance(timeout, tuple) else (min(5.0, float(timeout)), timeout)
-        if not all(isinstance(t, int | float) and t > 0 for t in pair):
-            raise ConfigError(f"timeout must be a positive number of seconds, got {timeout!r}")
-        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
-            raise ConfigError(f"retries must be a whole number >= 0, got {retries!r}")
+        checked = check_timeout(timeout)
+        pair = checked if isinstance(checked, tuple) else (min(5.0, checked), checked)
+        check_count("retries", retries, 0)
         self._api_key = key
         self._partner_name = partner_name.strip()
         self._base_url = url
@@ -166,6 +164,5 @@ class ServiceClient:
             return response.json()
         except ValueError:
             excerpt = redact(response.text[:200], [self._api_key])
-            raise SchemaError(
-                f"{what} answered with a body that is not JSON: {excerpt!r}"
-            ) from None
+            error = SchemaError(f"{what} answered with a body that is not JSON: {excerpt!r}")
+        raise error  # outside the handler: the decode error (its .doc is the body) is not chained

@@ -328,3 +328,33 @@ def test_obs9_the_subscriber_report_runs_as_its_docstring_says(
     rows = done.stdout.splitlines()[2:]
     assert [r.split()[0] for r in rows] == sorted(args[3::2][:2])  # one row per subscriber
     assert all(float(r.split()[1]) > 0 for r in rows)  # hours online
+
+
+@pytest.mark.parametrize(
+    ("flag", "target", "message"),
+    [
+        (
+            "--json",
+            "nodir/x.json",
+            "--json {tmp}/nodir/x.json: directory {tmp}/nodir does not exist",
+        ),
+        ("--parquet", "adir", "--parquet {tmp}/adir: it is a directory; give a file name"),
+        ("--csv", "afile/x.csv", "--csv {tmp}/afile/x.csv: {tmp}/afile is not a directory"),
+    ],
+)
+def test_output_paths_are_checked_before_any_request(
+    env: SandboxHandle,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    flag: str,
+    target: str,
+    message: str,
+) -> None:
+    """Issue 14 item 15: the paths were checked after fetching (or not: NotADirectoryError)."""
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "afile").write_text("x")
+    before = env.request_count()
+    assert run_cli([*enterprise_args(env), flag, str(tmp_path / target)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"edgereports: error: {message.format(tmp=tmp_path)}\n"
+    assert env.request_count() == before

@@ -17,7 +17,14 @@ from edgereports.errors import (
     TransportError,
 )
 from edgereports.http import HttpClient, install_log_redaction, make_session
-from tests.conftest import Step, closed_port_url, every_logger_at_debug, scripted
+from tests.conftest import (
+    Step,
+    chained,
+    closed_port_url,
+    every_logger_at_debug,
+    raw_server,
+    scripted,
+)
 
 KEY = "sk-test-7f3a9c1e5b"
 FAST = {"retries": 4, "backoff": 0.01, "retry_after_cap": 0.2}
@@ -95,7 +102,7 @@ def test_status_maps_to_error(status: int, error: type[ApiError], attempts: int)
     assert f"HTTP {status}" in str(exc) and f"after {attempts} attempt(s)" in str(exc)
     assert exc.url.endswith("/connectivity/v1/report?apikey=***")
     assert "bad key ***" in exc.body_excerpt and len(exc.body_excerpt) <= 200
-    assert exc.__cause__ is None and exc.__suppress_context__
+    assert exc.__cause__ is None and exc.__context__ is None
     no_key(exc)
 
 
@@ -226,3 +233,27 @@ def test_log_redaction_is_idempotent() -> None:
             f for f in logging.getLogger(name).filters if type(f).__name__ == "_RedactingFilter"
         ]
         assert len(filters) == 1
+
+
+@pytest.mark.parametrize(
+    ("reason", "error"),
+    [(f"Invalid key {KEY}", AuthError), (f"apikey={KEY}", AuthError), (f"bad {KEY}", ApiError)],
+)
+def test_status_line_with_the_key_is_redacted(reason: str, error: type[ApiError]) -> None:
+    """Issue 14 item 1: the reason phrase goes through redaction like the URL and body."""
+    status = 401 if error is AuthError else 400
+    # http.server writes its own reason phrase: send the raw status line instead
+    with raw_server(f"HTTP/1.1 {status} {reason}") as url, pytest.raises(error) as info:
+        get(client(url, retries=0))
+    assert "***" in str(info.value)
+    assert KEY not in str(info.value) and KEY not in repr(info.value)
+    no_key(info.value)
+
+
+def test_transport_error_keeps_no_raw_exception_in_its_chain() -> None:
+    """Issue 14 item 2: requests' exception (URL with the key) is not left in __context__."""
+    with pytest.raises(TransportError) as info:
+        get(client(closed_port_url(), retries=1))
+    assert [type(e) for e in chained(info.value)] == [TransportError]
+    text = "".join(traceback.format_exception(info.value, chain=True))
+    assert KEY not in text

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import copy
+import json
 import math
+import warnings
 from typing import Any
 
 import orjson
 import pandas as pd
 import pytest
 
-from edgereports.errors import QueryError, SchemaError
-from edgereports.normalize import detect_shape, to_frame
+from edgereports.errors import InputError, QueryError, SchemaError
+from edgereports.normalize import detect_shape, read_csv, to_frame
 from edgereports.normalize._arrowjson import read_timeseries
 from edgereports.normalize.api import ARROW_MIN_BYTES
-from edgereports.schema import validate_frame
+from edgereports.schema import schema_for, validate_frame
 
 ACCOUNT = "62c40843c7a1909709112345"
 UTC = pd.Timestamp
@@ -422,18 +424,64 @@ def test_request_objects_are_read_through_to_request() -> None:
     ("request_", "message"),
     [
         (5, "request must be a Report or a request dict, not int"),
-        ({"metrics": "x"}, "request field metrics must be a list"),
-        ({"metrics": [{"name": 3}]}, r"request field metrics\[0\].name must be a string"),
-        ({"dimensions": [1]}, r"request field dimensions\[0\] must be a string"),
+        ({"metrics": "x"}, "metrics must be a list, got str"),
+        ({"metrics": [{"name": 3}]}, r"metrics\[0\].name must be a non-empty string, got 3"),
+        ({"dimensions": [1], "metrics": []}, r"dimensions\[0\] must be a non-empty string"),
+        ({"dimensions": ["msisdn"]}, "request.metrics is missing"),
         (
             {"metrics": [pct("uplink_bandwidth", "high")]},  # type: ignore[arg-type]
             "comparison_value must be a number",
         ),
+        # issue 14 item 7: the request is validated as Report.from_request does
+        (
+            {"dimensions": ["msisdn", "msisdn"], "metrics": []},
+            r"dimensions lists a name twice: \['msisdn', 'msisdn'\]",
+        ),
+        ({"dimensions": ["value"], "metrics": []}, r"dimensions\[0\] 'value' is the name of"),
+        ({"metrics": [], "granularity": "day"}, "granularity must be a non-empty upper-case"),
+        ({"metrics": [], "colour": "red"}, "request has unknown key 'colour'"),
     ],
 )
 def test_bad_requests(request_: Any, message: str) -> None:
     with pytest.raises(QueryError, match=message):
         to_frame({"result": []}, request_)
+    with pytest.raises(QueryError, match=message):
+        read_csv(b"", request_)
+
+
+NOW_REQUEST = {
+    "start_date_time": "NOW",
+    "end_date_time": "NOW",
+    "dimensions": ["msisdn", "msisdn"],
+    "metrics": [{"name": "uplink_bytes", "aggregation_type": "COUNT"}],
+}
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b'{"result": []}',
+        {
+            "start_time": "2024-01-01T00:00:00Z",
+            "end_time": "2024-01-01T00:05:00Z",
+            "msisdn": "1",
+            "uplink_bytes": 3,
+        },
+    ],
+)
+def test_duplicate_dimensions_are_a_query_error_whatever_the_answer(payload: Any) -> None:
+    """Issue 14 item 7: was a bare ValueError, or pandas' "array length 1 does not match"."""
+    with pytest.raises(QueryError, match="dimensions lists a name twice"):
+        to_frame(payload, NOW_REQUEST)
+
+
+def test_a_request_is_read_without_warnings() -> None:
+    """The request was checked when built: reading it again warns of nothing."""
+    req = {"metrics": [{"name": "custom_metric", "aggregation_type": "COUNT"}]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        df = to_frame({"result": []}, req)
+    assert df.empty
 
 
 # --------------------------------------------------------------------------- bad payloads
@@ -512,3 +560,79 @@ def test_excerpt_is_short_and_redacted() -> None:
     assert "apikey=***" in message
     excerpt = message.split(": ", 1)[1]
     assert len(excerpt) <= 200
+
+
+# ------------------------------------------------------- issue 14: what an adversarial run found
+DEEP = b"[" * 1000 + b"]" * 1000
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [DEEP, b'{"result": ' + DEEP + b"}", orjson.loads(b"[" * 900 + b"]" * 900)],
+    ids=["list", "result", "parsed"],
+)
+def test_deep_nesting_is_a_schema_error(payload: Any) -> None:
+    """Item 3: was a RecursionError while the error message was written."""
+    with pytest.raises(SchemaError):
+        to_frame(payload)
+
+
+def test_lone_surrogate_is_a_schema_error() -> None:
+    """Item 4: was a UnicodeEncodeError."""
+    payload = json.loads('{"result":[[{"time_stamp":"\\ud800","name":"x","value":1}]]}')
+    with pytest.raises(SchemaError, match=r"not valid UTF-8 text at result\[0\]\[0\].time_stamp"):
+        to_frame(payload)
+
+
+@pytest.mark.parametrize("column", ["value", "metric", "value_text", "aggregation"])
+def test_csv_header_alone_with_a_frame_column_is_the_empty_frame(column: str) -> None:
+    """Item 5: was a bare ValueError ("clash with fixed columns")."""
+    df = read_csv(f"start_time,end_time,{column}\n")
+    assert df.empty and df.attrs["shape"] == "current"
+    assert list(df.columns) == list(schema_for("current").fixed)
+
+
+@pytest.mark.parametrize("path", [None, 0], ids=["orjson", "pyarrow"])
+@pytest.mark.parametrize("number", [b"9" * 400, b"-" + b"9" * 400, b"1e400"])
+def test_numbers_beyond_float64_are_a_schema_error_on_both_paths(
+    path: int | None, number: bytes
+) -> None:
+    """Item 8: the pyarrow path (bodies of 2 MiB or more) made them inf."""
+    body = b'{"result":[[{"time_stamp":"2024-01-01T00:00:00Z","name":"x","value":%s}]]}' % number
+    with pytest.raises(SchemaError, match="number is infinity"):
+        to_frame(body, arrow_min_bytes=path)
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, True, "0"])
+def test_arrow_min_bytes_is_checked(bad: Any) -> None:
+    with pytest.raises(InputError, match="arrow_min_bytes must be None or a whole number"):
+        to_frame(b"{}", arrow_min_bytes=bad)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"start_time": P, "end_time": P, "uplink_bytes": 1, "\ud800": "x"},
+        {"result": [], "\ud800": "x"},
+    ],
+)
+def test_member_name_that_is_not_utf8_is_a_schema_error(payload: Any) -> None:
+    """Found by the fuzz: a lone surrogate in a member name was a UnicodeEncodeError."""
+    with pytest.raises(SchemaError, match="member name is not valid UTF-8"):
+        to_frame(payload)
+
+
+@pytest.mark.parametrize("token", [b"NaN", b"Infinity", b"-Infinity"])
+@pytest.mark.parametrize("where", ["point", "top"])
+def test_nan_and_infinity_tokens_fail_on_both_paths(token: bytes, where: str) -> None:
+    """Found by the fuzz: pyarrow's parser took NaN/Infinity, orjson (rightly) refuses them."""
+    point = b'{"time_stamp":"2024-01-01T00:00:00Z","name":"x","aggregation_type":"COUNT","value":1'
+    extra = b', "x": ' + token
+    body = (
+        b'{"result":[[' + point + extra + b"}]]}"
+        if where == "point"
+        else b'{"result":[[' + point + b"}]]" + extra + b"}"
+    )
+    for path in (None, 0):
+        with pytest.raises(SchemaError, match="not valid JSON"):
+            to_frame(body, arrow_min_bytes=path)

@@ -274,6 +274,17 @@ def test_valid_sim_counts_from_json_and_csv(payload: list[dict[str, Any]]) -> No
     pd.testing.assert_frame_equal(attrs_free(read_csv(text)), attrs_free(df))
 
 
+def _finite(value: Any) -> bool:
+    """No NaN or infinite float anywhere in a parsed payload."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_finite(v) for v in value)
+    return True
+
+
 @SETTINGS
 @given(st.one_of(mutated(timeseries()), mutated(currents()), mutated(sims())))
 def test_mutated_payloads_give_a_frame_or_schema_error(payload: Any) -> None:
@@ -283,7 +294,8 @@ def test_mutated_payloads_give_a_frame_or_schema_error(payload: Any) -> None:
     except (TypeError, orjson.JSONEncodeError):
         return
     from_bytes = outcome(to_frame, body)
-    if from_dict is not None and from_bytes is not None:
+    if from_dict is not None and from_bytes is not None and _finite(payload):
+        # (orjson writes a non-finite float as null: then the body is another document)
         pd.testing.assert_frame_equal(from_bytes, from_dict)
     fast = read_timeseries(body, None)
     if fast is not None:

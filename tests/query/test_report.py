@@ -546,3 +546,36 @@ def test_round_trip_is_exact_as_text(d: dict[str, Any]) -> None:
     text = json.dumps(d)
     assert json.dumps(er.Report.from_request(d).to_request()) == text
     assert json.dumps(d) == text  # from_request does not change its argument
+
+
+@pytest.mark.parametrize("name", ["value", "metric", "time_stamp", "value_text", "esim"])
+def test_a_dimension_named_like_a_frame_column_is_refused_when_built(name: str) -> None:
+    """Issue 14 item 6: it passed with a warning, then an empty answer raised ValueError."""
+    with pytest.raises(er.QueryError, match=rf"dimensions\[1\] '{name}' is the name of a frame"):
+        er.Report().by("msisdn", name)
+    request = {
+        "dimensions": [name],
+        "metrics": [{"name": "uplink_bytes", "aggregation_type": "MAX"}],
+    }
+    with pytest.raises(er.QueryError) as info:
+        er.Report.from_request(request)
+    assert info.value.field == "dimensions[0]"
+
+
+def test_reserved_columns_are_the_frames_fixed_columns() -> None:
+    from edgereports.query.vocabulary import RESERVED_COLUMNS
+    from edgereports.schema import SCHEMAS
+
+    fixed = {c for schema in SCHEMAS.values() for c in schema.fixed} - {"account_id"}
+    assert set(RESERVED_COLUMNS) == fixed
+
+
+def test_from_request_can_read_quietly() -> None:
+    request = {"dimensions": ["cell"], "metrics": [{"name": "mos", "aggregation_type": "AVG"}]}
+    with pytest.warns(er.VocabularyWarning):
+        er.Report.from_request(request)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        er.Report.from_request(request, warn=False)
+    with pytest.raises(er.QueryError):
+        er.Report.from_request(request, strict=True, warn=False)

@@ -236,6 +236,17 @@ def test_bad_input_fails_before_any_request(
         (("k", "ftp://host"), "reporting_url must be an http"),
         (("k", "http://127.0.0.1:1", {"max_workers": 0}), "max_workers must be"),
         (("k", "http://127.0.0.1:1", {"retries": -1}), "retries must be"),
+        # issue 14 item 14: every number is checked when the client is built
+        (("k", "http://127.0.0.1:1", {"timeout": 0}), "timeout must be a positive number"),
+        (("k", "http://127.0.0.1:1", {"timeout": (-1, 5)}), r"timeout \(connect\) must be"),
+        (("k", "http://127.0.0.1:1", {"timeout": (5, float("inf"))}), r"timeout \(read\)"),
+        (("k", "http://127.0.0.1:1", {"timeout": (1, 2, 3)}), "connect, read"),
+        (("k", "http://127.0.0.1:1", {"timeout": "5"}), "timeout must be"),
+        (("k", "http://127.0.0.1:1", {"backoff": -1}), "backoff must be 0 or more"),
+        (("k", "http://127.0.0.1:1", {"backoff": float("nan")}), "backoff must be"),
+        (("k", "http://127.0.0.1:1", {"retry_after_cap": -0.5}), "retry_after_cap must be"),
+        (("k", "http://127.0.0.1:1", {"retries": True}), "retries must be"),
+        (("k", "http://127.0.0.1:1", {"max_workers": 2.0}), "max_workers must be"),
     ],
 )
 def test_bad_client_options(args: tuple[Any, ...], message: str) -> None:
@@ -365,6 +376,33 @@ def test_broken_body_is_a_schema_error_naming_the_window() -> None:
         "3 of 3 requests failed: the answer is not JSON: '<html>gateway says hello</html>'"
     )
     assert len(srv.seen) == 3 + 1
+
+
+def test_a_deeply_nested_body_fails_its_part_only() -> None:
+    """Issue 14 item 3: a RecursionError aborted the whole fetch (and export)."""
+    report = (
+        Report(account_id="A")
+        .between("2022-06-01T00:00:00Z", "2022-06-04T00:00:00Z")
+        .granularity("DAY")
+        .metric("uplink_bytes", "COUNT")
+    )
+    good = (
+        b'{"result": [[{"time_stamp": "%s", "name": "uplink_bytes", "value": 1, '
+        b'"aggregation_type": "COUNT"}]], "account_id": "A"}'
+    )
+    with scripted(
+        [
+            Step(200, good % b"2022-06-01T00:00:00Z"),
+            Step(200, b"[" * 1000 + b"]" * 1000),
+            Step(200, good % b"2022-06-03T00:00:00Z"),
+        ]
+    ) as srv:
+        client = ReportingClient("secret-key-4242", srv.url, progress=False, max_workers=1)
+        with pytest.raises(PartialFailure) as info:
+            client.fetch(report, window=timedelta(days=1))
+    assert [type(f.error) for f in info.value.failures] == [SchemaError]
+    assert "window 2/3" in str(info.value.failures[0].error)
+    assert info.value.frame["time_stamp"].dt.day.tolist() == [1, 3]
 
 
 def test_one_client_from_several_threads(sandbox: SandboxHandle) -> None:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from ..clock import iso_ms
 from ..model.hashing import key_of
 from ..problems import ApiProblem
+from .patterns import URL
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -46,7 +47,7 @@ __all__ = ["Campaign", "CampaignStore", "campaign_state", "register_campaigns"]
 PREFIX = "/rmn-api/api/v1/rmn/agencies"
 _NAME = re.compile(r"^[A-Za-z0-9 _.\-]{1,100}$")
 _LOCAL = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$")
-_URL = re.compile(r"^https?://[^\s/?#]+[^\s]*$")
+_NUMBER = re.compile(r"-?\d{1,2}(\.\d{1,6})?")
 # field: (kind, required, limit)
 FORM_FIELDS: dict[str, tuple[str, bool, int]] = {
     "campaignName": ("name", True, 100),
@@ -179,7 +180,7 @@ def _check_value(name: str, kind: str, limit: int, value: str) -> Any:
             raise ApiProblem(400, f"{name} is longer than {limit} characters", field=name)
         return value
     if kind == "url":
-        if len(value) > limit or not _URL.match(value):
+        if len(value) > limit or not URL.match(value):
             raise ApiProblem(400, f"{name} must be an http(s) URL", field=name)
         return value
     if kind.startswith("enum:"):
@@ -197,10 +198,9 @@ def _check_value(name: str, kind: str, limit: int, value: str) -> Any:
             raise ApiProblem(400, f"{name} must be true or false", field=name)
         return value.lower() == "true"
     if kind == "tz":
-        try:
-            tz = float(value)
-        except ValueError:
-            raise ApiProblem(400, f"{name} must be a number of hours", field=name) from None
+        if not _NUMBER.fullmatch(value):
+            raise ApiProblem(400, f"{name} must be a number of hours", field=name)
+        tz = float(value)
         if not -12 <= tz <= 14 or (tz * 4) != int(tz * 4):
             raise ApiProblem(400, f"{name} must be between -12 and 14 in quarter hours", field=name)
         return tz

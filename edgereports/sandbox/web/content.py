@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 from ..clock import iso_ms
 from ..problems import ApiProblem
 from .content_store import ContentItem, ContentStore
+from .patterns import URL
 from .playback import serve_playback, sign
 
 if TYPE_CHECKING:
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
 __all__ = ["register_content"]
 
 _ORIGIN = re.compile(r"^https?://[A-Za-z0-9.-]+(:\d{1,5})?$")
-_URL = re.compile(r"^https?://[^\s/?#]+[^\s]*$")
 PREFIX = "/api/v1/stream-tech"
 
 
@@ -142,10 +142,10 @@ def register_content(app: Flask, state: SandboxState) -> ContentStore:
                 if key not in allowed:
                     raise ApiProblem(400, f"{where}: unknown field {key!r}", field=f"{where}.{key}")
             url = it.get("url")
-            if not isinstance(url, str) or not _URL.match(url) or len(url) > 2048:
+            if not isinstance(url, str) or not URL.match(url) or len(url) > 2048:
                 raise ApiProblem(400, f"{where}.url must be an http(s) URL", field=f"{where}.url")
             cloud = it.get("partner_cloud_url", url)
-            if not isinstance(cloud, str) or not _URL.match(cloud) or len(cloud) > 2048:
+            if not isinstance(cloud, str) or not URL.match(cloud) or len(cloud) > 2048:
                 raise ApiProblem(
                     400,
                     f"{where}.partner_cloud_url must be an http(s) URL",
@@ -217,7 +217,10 @@ def register_content(app: Flask, state: SandboxState) -> ContentStore:
                 400, "allow_signed_cookie must be 'true' or 'false'", field="allow_signed_cookie"
             )
         target = args.get("content", "")
-        parts = urlsplit(target).path.split("/")
+        try:
+            parts = urlsplit(target).path.split("/")
+        except ValueError:  # e.g. "http://[": not a URL, so no content of ours
+            parts = []
         item = store.get(parts[4]) if len(parts) > 5 and parts[1:3] == ["edge", "v1"] else None
         if item is None or parts[3] != state.partner_name:
             raise ApiProblem(

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 from .campaigns import PREFIX as CAMPAIGNS
 from .content import PREFIX as CONTENT
 from .openapi_schemas import (
-    URL_PATTERN,
     J,
     campaign_form,
     json_content,
@@ -24,6 +23,7 @@ from .openapi_schemas import (
     schemas,
 )
 from .openapi_v2 import V2_SECURITY, v2_paths, v2_schemas
+from .patterns import URL_PATTERN
 
 if TYPE_CHECKING:
     from .state import SandboxState
@@ -78,10 +78,14 @@ def build_openapi(state: SandboxState) -> J:
                 "maxItems": 50,
                 "items": obj(
                     {
-                        "url": {"type": "string", "pattern": URL_PATTERN},
+                        "url": {"type": "string", "pattern": URL_PATTERN, "maxLength": 2048},
                         "content_access": {"type": "string", "enum": ["public"]},
                         "publish_access": {"type": "string", "enum": ["public", "private"]},
-                        "partner_cloud_url": {"type": "string", "pattern": URL_PATTERN},
+                        "partner_cloud_url": {
+                            "type": "string",
+                            "pattern": URL_PATTERN,
+                            "maxLength": 2048,
+                        },
                     },
                     ["url"],
                 ),
@@ -127,7 +131,7 @@ def build_openapi(state: SandboxState) -> J:
                 "Signed URL of private content",
                 ref("Url"),
                 parameters=[
-                    {"name": "app_key", **q, "schema": _STR},
+                    {"name": "app_key", **q, "schema": {"type": "string", "minLength": 1}},
                     {"name": "expiry_time", **q, "schema": {"type": "integer", "minimum": 1}},
                     {"name": "content", **q, "schema": _STR},
                     {

@@ -6,6 +6,7 @@ from typing import Any
 
 from ..engine.request import AGGREGATIONS, DIMENSIONS, GRANULARITIES, METRICS
 from .campaigns import FORM_FIELDS
+from .patterns import URL_PATTERN
 
 __all__ = ["J", "campaign_form", "json_content", "obj", "ref", "responses", "schemas"]
 
@@ -14,7 +15,6 @@ TIME_PATTERN = (
     r"T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d))$"
 )
 LOCAL_PATTERN = r"^20\d\d-(0[1-9]|1[0-2])-(0[1-9]|1\d|2[0-8])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d$"
-URL_PATTERN = r"^https?://[A-Za-z0-9.-]+(/[A-Za-z0-9._~/-]*)?$"
 ORIGIN_PATTERN = r"^https?://[A-Za-z0-9.-]+(:\d{1,5})?$"
 
 J = dict[str, Any]
@@ -85,7 +85,8 @@ def schemas() -> J:
     time_value: J = {
         "type": "string",
         "pattern": TIME_PATTERN,
-        "description": "ISO 8601 with a UTC offset, NOW or LAST HOUR|DAY|WEEK|MONTH",
+        "description": "ISO 8601 with a UTC offset, NOW or LAST HOUR|DAY|WEEK|MONTH; "
+        "end_date_time must be after start_date_time",
         "example": "2022-07-07T09:50:00+05:30",
     }
     point = obj(
@@ -210,35 +211,36 @@ def schemas() -> J:
     }
 
 
-def _form_property(name: str, kind: str, limit: int) -> J:
+def _form_property(name: str, kind: str, limit: int, required: bool) -> J:
     """Return the schema of one campaign form field, as ``campaigns.py`` checks it."""
     if kind.startswith("file:"):
-        return {"type": "string", "format": "binary"}
+        return {"type": "string", "format": "binary", "minLength": 1}
     if kind.startswith("int:"):
         _, lo, hi = kind.split(":")
         return {"type": "integer", "minimum": int(lo), "maximum": int(hi)}
     if kind == "tz":
         return {"type": "number", "minimum": -12, "maximum": 14, "multipleOf": 0.25}
+    if kind == "url":
+        return {"type": "string", "pattern": URL_PATTERN, "maxLength": limit}
     if kind == "bool":
         return {"type": "boolean"}
     if kind == "local":
-        return {"type": "string", "pattern": LOCAL_PATTERN, "example": "2022-07-08T10:00:00"}
+        return {
+            "type": "string",
+            "pattern": LOCAL_PATTERN,
+            "example": "2022-07-08T10:00:00",
+            "description": "local date-time; campaignEndDate must be after campaignStartDate",
+        }
     if kind.startswith("enum:"):
         return {"type": "string", "enum": [kind.split(":", 1)[1]]}
     if kind == "name":
         return {"type": "string", "pattern": r"^[A-Za-z0-9 _.\-]{1,100}$"}
-    if kind == "url":
-        return {
-            "type": "string",
-            "pattern": r"^https?://[A-Za-z0-9.-]+(/[A-Za-z0-9._~/-]*)?$",
-            "maxLength": limit,
-        }
-    return {"type": "string", "maxLength": limit, "minLength": 1 if name == "smsText" else 0}
+    return {"type": "string", "maxLength": limit, "minLength": 1 if required else 0}
 
 
 def campaign_form() -> J:
     """Return the request body of campaign onboarding."""
-    props = {n: _form_property(n, k, lim) for n, (k, _req, lim) in FORM_FIELDS.items()}
+    props = {n: _form_property(n, k, lim, req) for n, (k, req, lim) in FORM_FIELDS.items()}
     required = [n for n, (_k, req, _lim) in FORM_FIELDS.items() if req]
     return {
         "required": True,

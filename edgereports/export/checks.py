@@ -1,0 +1,103 @@
+"""What a run checks before it fetches: its arguments, the saved states, the files on disk.
+
+Everything here fails with a :class:`~edgereports.errors.ConfigError` that names the file or
+argument and the way out, before the output is touched (no lock taken, nothing written); the
+one exception is :func:`damaged_days`, which finds partitions whose Parquet footer does not
+read, so that the run fetches those days again whatever their age.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+from ..errors import ConfigError
+from .job import Job
+from .reports import ReportJob
+from .state import STATE_FILE, WAY_OUT, ReportState, load_state
+from .writer import partitions
+
+__all__ = ["check_until", "damaged_days", "report_state"]
+
+#: How far a watermark may lie past "now" (the service's clock may run ahead of ours).
+CLOCK_SLACK = timedelta(days=1)
+
+
+def check_until(job: Job, reports: Sequence[ReportJob], until: datetime | None) -> None:
+    """Refuse an ``until`` at or before the start of every chosen report (nothing to fetch).
+
+    Raises:
+        ConfigError: naming ``--until`` and the earliest start.
+    """
+    if until is None or not reports:
+        return
+    first = min(r.start for r in reports)
+    if until <= first:
+        raise ConfigError(
+            f"--until {until.date().isoformat()} is not after the start of "
+            f"{job.source or job.name} ({first.date().isoformat()}): there is nothing to "
+            "export before it; give a later --until or leave it out"
+        )
+
+
+def report_state(
+    job: Job, report: ReportJob, report_dir: Path, *, now: datetime, full_refresh: bool
+) -> ReportState:
+    """Load the saved state of one report and check that this run may build on it.
+
+    With ``full_refresh`` the state is not used (the run replaces it), so a damaged one is
+    set aside instead of refused.
+
+    Raises:
+        ConfigError: the state is damaged, its watermark lies in the future, or the report's
+            request or shape changed since the data was written.
+    """
+    try:
+        state = load_state(report_dir)
+    except ConfigError:
+        if full_refresh:
+            return ReportState()
+        raise
+    if full_refresh:
+        return state
+    path = report_dir / STATE_FILE
+    if state.watermark is not None and state.watermark > now + CLOCK_SLACK:
+        raise ConfigError(
+            f"export state {path} has a watermark in the future "
+            f"({state.watermark.isoformat()}, now {now.isoformat(timespec='seconds')}); "
+            f"{WAY_OUT}"
+        )
+    if state.shape is not None and state.shape != report.shape:
+        raise ConfigError(
+            f"export state {path} was written for {state.shape} frames, but report "
+            f"{report.name!r} gives {report.shape} frames; {WAY_OUT}"
+        )
+    if state.definition is not None:
+        now_definition = json.loads(json.dumps(report.definition()))
+        if now_definition != state.definition:
+            raise ConfigError(
+                f"{job.source or job.name}: report {report.name!r} asks for other data than "
+                f"the data already exported under {report_dir} (its request changed: metrics, "
+                "dimensions, filters or granularity); run once with --full-refresh to rebuild "
+                "it, or give the changed report a new name"
+            )
+    return state
+
+
+def damaged_days(report_dir: Path) -> list[date]:
+    """The days whose ``part.parquet`` does not read as Parquet (truncated, overwritten).
+
+    Only the footer of each file is read (a few KiB), so this is cheap for years of days.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    damaged: list[date] = []
+    for day, path in partitions(report_dir).items():
+        try:
+            pq.read_metadata(path)
+        except (OSError, pa.ArrowException):
+            damaged.append(day)
+    return damaged

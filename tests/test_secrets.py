@@ -1,0 +1,320 @@
+"""No secret anywhere (issue 14): every error path, with DEBUG logging on, scanned for the key.
+
+Each :class:`Case` pairs a credential with a way to drive one failure. The test runs it with
+every logger (urllib3 included) at DEBUG and scans everything the failure produced:
+
+- the exception: ``str``, ``repr``, its attributes and notes, every exception chained to it
+  (``__cause__`` and ``__context__``, recursively, and the failures a PartialFailure holds), and
+  ``traceback.format_exception(..., chain=True)``;
+- every log record, formatted with its traceback;
+- what was printed (the CLI's stdout and stderr), the value returned and its ``repr``;
+- every file written under the test's directory.
+
+To cover a new credential (issue 15: the v2 ``Authorization`` query parameter, a Bearer
+token), add cases to :data:`CASES`: a credential, and a function that provokes a failure
+while sending it (``drive(secret, tmp_path)``). The figures print with
+``pytest -s tests/test_secrets.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import traceback
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from edgereports import Report
+from edgereports.cli.main import main as cli
+from edgereports.errors import EdgeReportsError
+from edgereports.export import run_export
+from edgereports.reporting import ReportingClient
+from edgereports.services import CampaignClient, ContentClient
+from tests.conftest import (
+    Step,
+    chained,
+    closed_port_url,
+    every_logger_at_debug,
+    raw_server,
+    scripted,
+)
+
+#: A credential of each kind the toolkit sends (long and distinctive, so a leak is certain).
+API_KEY = "sk-live-7f3a9c1e5b2d4e6f"
+APP_KEY = "ak-app-91c2e7d44b0a"
+FIGURES: Counter[str] = Counter()
+
+
+@dataclass(frozen=True)
+class Case:
+    """One credential and one way to make a call that carries it fail."""
+
+    name: str
+    secret: str
+    drive: Callable[[str, Path], Any]
+
+
+# ---------------------------------------------------------------------- servers that misbehave
+
+
+def echo_body(key: str) -> bytes:
+    """A body that echoes the key, as a careless gateway does."""
+    return f'{{"message": "invalid key {key}", "url": "/r?apikey={key}&api_key={key}"}}'.encode()
+
+
+REPORT = (
+    Report(account_id="A")
+    .between("2022-06-01T00:00:00Z", "2022-06-04T00:00:00Z")
+    .granularity("DAY")
+    .metric("uplink_bytes", "COUNT")
+)
+GOOD = (
+    b'{"result": [[{"time_stamp": "2022-06-01T00:00:00Z", "name": "uplink_bytes", "value": 1,'
+    b' "aggregation_type": "COUNT"}]], "account_id": "A"}'
+)
+FAST = {"progress": False, "backoff": 0.01, "retry_after_cap": 0.05, "max_workers": 1}
+
+
+def reporting(key: str, url: str, **options: Any) -> ReportingClient:
+    return ReportingClient(key, url, **{**FAST, **options})
+
+
+def fetch_from(steps: list[Step], **options: Any) -> Callable[[str, Path], Any]:
+    def drive(key: str, _: Path) -> Any:
+        with scripted(steps) as server:
+            return reporting(key, server.url, **options).fetch(REPORT, window=timedelta(days=1))
+
+    return drive
+
+
+def status_line(line: str) -> Callable[[str, Path], Any]:
+    def drive(key: str, _: Path) -> Any:
+        with raw_server(line.format(key=key), echo_body(key)) as url:
+            return reporting(key, url, retries=1).fetch(REPORT)
+
+    return drive
+
+
+def refused(key: str, _: Path) -> Any:
+    return reporting(key, closed_port_url(), retries=2).fetch(REPORT)
+
+
+def service(
+    kind: type[ContentClient | CampaignClient], call: Callable[[Any], Any], steps: list[Step]
+) -> Callable[[str, Path], Any]:
+    """Drive ``call(client)`` of a content or campaign client against a scripted server."""
+
+    def drive(key: str, _: Path) -> Any:
+        with scripted(steps) as server:
+            return call(kind(key, "partner", server.url, timeout=(1, 1), retries=1))
+
+    return drive
+
+
+def signed_url_refused(app_key: str, _: Path) -> Any:
+    """The app key travels as a query parameter of signed-url; the answer echoes it."""
+    with raw_server(f"HTTP/1.1 403 bad app_key {app_key}", echo_body(app_key)) as url:
+        client = ContentClient(API_KEY, "partner", url, retries=0)
+        return client.signed_url("https://edge.example/v/1.m3u8", app_key=app_key)
+
+
+def playback_refused(key: str, _: Path) -> Any:
+    """A playback URL holds ``&api_key=``; fetching it fails with the URL in the messages."""
+    with raw_server(f"HTTP/1.1 401 key {key} refused", echo_body(key)) as url:
+        client = ContentClient(key, "partner", url, retries=0)
+        playback = client.playback_url(f"{url}/edge/v1/partner/abc/index.m3u8?partner_name=p")
+        print(repr(playback), playback.redacted)  # what a notebook shows
+        return client.fetch_playback(playback)
+
+
+def cli_report(key: str, tmp_path: Path) -> Any:
+    """``edgereports report`` against a server that refuses the key (and echoes it)."""
+    with raw_server(f"HTTP/1.1 401 Invalid key {key}", echo_body(key)) as url, env(key, url):
+        return cli(
+            [
+                "report", "--account-id", "A", "--start", "2022-06-01", "--end", "2022-06-03",
+                "--metric", "uplink_bytes:COUNT", "--granularity", "DAY",
+                "--json", str(tmp_path / "out.json"), "--retries", "0",
+            ]
+        )  # fmt: skip
+
+
+def cli_export(key: str, tmp_path: Path) -> Any:
+    """``edgereports export`` whose windows fail (5xx, then refused): files are written."""
+    job = tmp_path / "job.toml"
+    job.write_text(
+        f'output = "{tmp_path / "out"}"\nmax_workers = 1\n[defaults]\naccount_id = "A"\n'
+        'start = 2024-03-01\n[[reports]]\nname = "usage"\npreset = "time_usage_enterprise"\n'
+        "window_days = 1\n",
+        encoding="utf-8",
+    )
+    steps = [Step(200, GOOD.replace(b"2022-06-01", b"2024-03-01")), Step(503, echo_body(key))]
+    with scripted(steps) as server, env(key, server.url):
+        return cli(["export", str(job), "--until", "2024-03-04", "--no-progress"])
+
+
+def export_run(key: str, tmp_path: Path) -> Any:
+    """``run_export`` with a client whose key is refused: the summary and the files."""
+    job = tmp_path / "job.toml"
+    job.write_text(
+        f'output = "{tmp_path / "out"}"\n[[reports]]\nname = "usage"\n'
+        'preset = "time_usage_enterprise"\nparams = { account_id = "A" }\nstart = 2024-03-01\n',
+        encoding="utf-8",
+    )
+    with raw_server(f"HTTP/1.1 403 apikey={key}", echo_body(key)) as url:
+        summary = run_export(job, client=reporting(key, url), until="2024-03-03")
+        print(summary)
+        return summary
+
+
+@contextlib.contextmanager
+def env(key: str, url: str) -> Iterator[None]:
+    names = {
+        "EDGEREPORTS_API_KEY": key,
+        "EDGEREPORTS_REPORTING_URL": url,
+        "EDGEREPORTS_BASE_URL": url,
+        "EDGEREPORTS_PARTNER_NAME": "partner",
+    }
+    old = {n: os.environ.get(n) for n in names}
+    os.environ.update(names)
+    try:
+        yield
+    finally:
+        for n, v in old.items():
+            if v is None:
+                os.environ.pop(n, None)
+            else:
+                os.environ[n] = v
+
+
+K = API_KEY
+LIST: Callable[[Any], Any] = lambda client: client.list()  # noqa: E731
+STATUS: Callable[[Any], Any] = lambda client: client.status("spring-sale")  # noqa: E731
+#: Every (credential, failure) pair the suite drives. Add new credentials here.
+CASES = [
+    # the reporting API: the key is the apikey query parameter
+    Case("401 status line with the key", K, status_line("HTTP/1.1 401 Invalid key {key}")),
+    Case("403 status line apikey=", K, status_line("HTTP/1.1 403 apikey={key}")),
+    Case("4xx body echoing the key and URL", K, fetch_from([Step(400, echo_body(K))])),
+    Case("retries exhausted (503)", K, fetch_from([Step(503, echo_body(K))], retries=2)),
+    Case("429 retries exhausted", K, fetch_from([Step(429, b"", (("Retry-After", "0"),))])),
+    Case("connection refused", K, refused),
+    Case("read timeout", K, fetch_from([Step(sleep=0.5)], timeout=(1, 0.1), retries=1)),
+    Case("dropped body", K, fetch_from([Step(200, GOOD, drop=True)], retries=1)),
+    Case("bad body (not JSON)", K, fetch_from([Step(200, b"<html>" + K.encode())])),
+    Case("bad body (deep nesting)", K, fetch_from([Step(200, b"[" * 1000 + b"]" * 1000)])),
+    Case("bad body (wrong shape)", K, fetch_from([Step(200, b'{"key": "%s"}' % K.encode())])),
+    Case("partial failure", K, fetch_from([Step(200, GOOD), Step(500, echo_body(K))], retries=0)),
+    # content and campaign APIs: the key is the api_key header; the app key a query parameter
+    Case(
+        "content list 401", K, service(ContentClient, lambda c: c.list(), [Step(401, echo_body(K))])
+    ),
+    Case(
+        "content list not JSON",
+        K,
+        service(ContentClient, lambda c: c.list(), [Step(200, K.encode())]),
+    ),
+    Case(
+        "campaign status 500",
+        K,
+        service(CampaignClient, lambda c: c.status("x"), [Step(500, echo_body(K))]),
+    ),
+    Case(
+        "campaign list timeout", K, service(CampaignClient, lambda c: c.list(), [Step(sleep=1.5)])
+    ),
+    Case("signed-url app key refused", APP_KEY, signed_url_refused),
+    Case("playback URL &api_key= refused", K, playback_refused),
+    # the command line and the export
+    Case("CLI report, key refused", K, cli_report),
+    Case("CLI export, windows fail", K, cli_export),
+    Case("run_export, key refused", K, export_run),
+]
+
+
+# ----------------------------------------------------------------------------- the scanning
+
+
+class Records(logging.Handler):
+    """Keeps every record, formatted with its traceback, as the root logger's handler."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.setFormatter(logging.Formatter("%(name)s %(levelname)s %(message)s"))
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(self.format(record))
+
+
+def texts_of(exc: BaseException | None) -> list[str]:
+    out: list[str] = []
+    for item in chained(exc):
+        out += [str(item), repr(item), *map(repr, item.args), *getattr(item, "__notes__", ())]
+        out += [repr(v) for v in vars(item).values()] if hasattr(item, "__dict__") else []
+    if exc is not None:
+        out.append("".join(traceback.format_exception(exc, chain=True)))
+    return out
+
+
+def files_under(root: Path) -> list[tuple[str, str]]:
+    return [
+        (str(p), p.read_bytes().decode("utf-8", "replace"))
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    ]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def figures() -> Iterator[None]:
+    FIGURES.clear()
+    yield
+    print(
+        f"\nsecrets: {FIGURES['paths']} error paths driven, {FIGURES['texts']} messages and "
+        f"reprs, {FIGURES['logs']} log lines, {FIGURES['files']} files scanned; "
+        f"leaks found: {FIGURES['leaks']}"
+    )
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_no_secret_in_any_message_log_line_chain_or_file(
+    case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = Records()
+    root = logging.getLogger()
+    root.addHandler(records)
+    error: BaseException | None = None
+    result: Any = None
+    try:
+        with every_logger_at_debug():
+            root.setLevel(logging.DEBUG)
+            try:
+                result = case.drive(case.secret, tmp_path)
+            except EdgeReportsError as exc:
+                error = exc
+    finally:
+        root.removeHandler(records)
+    printed = capsys.readouterr()
+    assert error is not None or result not in (None, 0), f"{case.name}: nothing failed"
+    if isinstance(result, int):
+        assert result != 0, f"{case.name}: the command succeeded"
+    scanned: list[tuple[str, str]] = [("error", t) for t in texts_of(error)]
+    scanned += [("result", repr(result)), ("result", str(result))]
+    scanned += [("stdout", printed.out), ("stderr", printed.err)]
+    scanned += [("log", line) for line in records.lines]
+    written = files_under(tmp_path)
+    scanned += written
+    FIGURES["paths"] += 1
+    FIGURES["texts"] += len(scanned) - len(records.lines) - len(written)
+    FIGURES["logs"] += len(records.lines)
+    FIGURES["files"] += len(written)
+    leaks = [(where, text) for where, text in scanned if case.secret in text]
+    FIGURES["leaks"] += len(leaks)
+    assert not leaks, f"{case.name}: the secret shows in {leaks[0][0]}: {leaks[0][1][:400]}"
+    assert records.lines, "DEBUG logging was on: some records are expected"
