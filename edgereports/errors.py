@@ -117,11 +117,22 @@ class EdgeReportsError(Exception):
 
 
 class InputError(EdgeReportsError, ValueError):
-    """Bad arguments, caught before any network call."""
+    """Bad arguments, caught before any network call.
+
+    Example:
+        >>> issubclass(QueryError, InputError) and issubclass(InputError, ValueError)
+        True
+    """
 
 
 class QueryError(InputError):
-    """An invalid report request; the message names the field and what is allowed."""
+    """An invalid report request; the message names the field and what is allowed.
+
+    Example:
+        >>> error = QueryError("granularity must be DAY or HOUR", field="granularity")
+        >>> (error.field, isinstance(error, ValueError))
+        ('granularity', True)
+    """
 
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(message)
@@ -129,7 +140,14 @@ class QueryError(InputError):
 
 
 class ConfigError(InputError):
-    """Missing or malformed settings or job files."""
+    """Missing or malformed settings or job files.
+
+    Example:
+        >>> from edgereports import Settings
+        >>> Settings(reporting_url="ftp://x")  # doctest: +SKIP
+        Traceback (most recent call last):
+        ConfigError: reporting_url must be an http(s) URL ...
+    """
 
 
 class TransportError(EdgeReportsError):
@@ -138,6 +156,11 @@ class TransportError(EdgeReportsError):
     Attributes:
         unreachable: nothing listens at the address (the connection was refused): the address
             is wrong or the service is not running. Such a request is not retried.
+
+    Example:
+        >>> client.fetch(report)  # nothing answers at the address  # doctest: +SKIP
+        Traceback (most recent call last):
+        TransportError: ... Connection refused ... hint: ... start a local sandbox ...
     """
 
     def __init__(self, message: str, *, unreachable: bool = False) -> None:
@@ -152,6 +175,12 @@ class ApiError(EdgeReportsError):
         status_code: the HTTP status.
         body_excerpt: at most 200 characters of the body, redacted.
         url: the request URL, redacted.
+
+    Example:
+        >>> try:
+        ...     client.fetch(report)  # doctest: +SKIP
+        ... except ApiError as e:
+        ...     print(e.status_code, e.body_excerpt)
     """
 
     def __init__(
@@ -164,11 +193,21 @@ class ApiError(EdgeReportsError):
 
 
 class AuthError(ApiError):
-    """401 or 403: the key is missing, wrong or not allowed."""
+    """401 or 403: the key is missing, wrong or not allowed.
+
+    Example:
+        >>> issubclass(AuthError, ApiError)
+        True
+    """
 
 
 class NotFoundError(ApiError):
-    """404: no such resource."""
+    """404: no such resource.
+
+    Example:
+        >>> NotFoundError("no such content", status_code=404).status_code
+        404
+    """
 
 
 class RateLimitError(ApiError):
@@ -176,6 +215,10 @@ class RateLimitError(ApiError):
 
     Attributes:
         retry_after: seconds the service asked to wait, when it said.
+
+    Example:
+        >>> RateLimitError("slow down", retry_after=2.0).retry_after
+        2.0
     """
 
     def __init__(
@@ -196,6 +239,12 @@ class SchemaError(EdgeReportsError):
 
     Attributes:
         where: the path inside the payload, e.g. ``result[1][7].time_stamp``.
+
+    Example:
+        >>> import edgereports as er
+        >>> er.to_frame({"unexpected": 1})  # doctest: +SKIP
+        Traceback (most recent call last):
+        SchemaError: ... matches no known answer shape ...
     """
 
     def __init__(self, message: str, *, where: str = "") -> None:
@@ -209,6 +258,13 @@ class PartialFailure(EdgeReportsError):
     Attributes:
         failures: one entry per failed part (which report, which window, which error).
         frame: the frame of the parts that succeeded.
+
+    Example:
+        >>> try:
+        ...     df = client.fetch(report)  # doctest: +SKIP
+        ... except PartialFailure as e:
+        ...     df = e.frame  # the rows of the parts that succeeded
+        ...     print([str(f) for f in e.failures])
     """
 
     def __init__(self, message: str, *, failures: Sequence[Any], frame: Any = None) -> None:
@@ -222,6 +278,10 @@ class SyncTimeout(EdgeReportsError, TimeoutError):
 
     Attributes:
         pending: the content ids still in progress.
+
+    Example:
+        >>> SyncTimeout("still syncing", pending=["c1"]).pending
+        ['c1']
     """
 
     def __init__(self, message: str, *, pending: Sequence[str]) -> None:
@@ -234,6 +294,10 @@ class ExportLocked(EdgeReportsError):
 
     Attributes:
         holder: what the lock file says of its holder (pid, host, start time).
+
+    Example:
+        >>> ExportLocked("another run holds the lock", holder="pid 42").holder
+        'pid 42'
     """
 
     def __init__(self, message: str, *, holder: str = "") -> None:
@@ -242,11 +306,22 @@ class ExportLocked(EdgeReportsError):
 
 
 class EdgeReportsWarning(UserWarning):
-    """Base of every warning edgereports emits."""
+    """Base of every warning edgereports emits.
+
+    Example:
+        >>> import warnings
+        >>> warnings.simplefilter("error", EdgeReportsWarning)  # doctest: +SKIP
+    """
 
 
 class VocabularyWarning(EdgeReportsWarning):
-    """A name outside the known vocabulary was used; it is sent as given."""
+    """A name outside the known vocabulary was used; it is sent as given.
+
+    Example:
+        >>> from edgereports import Report
+        >>> Report(account_id="A").now().metric("new_metric", "MAX")  # doctest: +SKIP
+        VocabularyWarning: metrics[0].name 'new_metric' is not a known metric ...
+    """
 
 
 class TopTalkerWarning(EdgeReportsWarning):
@@ -255,8 +330,19 @@ class TopTalkerWarning(EdgeReportsWarning):
     The service then answers one row labelled with one member (the top talker): COUNT totals
     the whole scope, MAX/MIN/AVG are that member's values. Pass the dimension's values to get
     one row each.
+
+    Example:
+        >>> import edgereports as er
+        >>> er.fetch("concurrent_online_ues", sandbox=True)  # doctest: +SKIP
+        TopTalkerWarning: grouped by customer_site_id, which no filter pins: ...
     """
 
 
 class EmptyResultWarning(EdgeReportsWarning):
-    """A report, or one fan-out value of it, returned no rows over its whole range."""
+    """A report, or one fan-out value of it, returned no rows over its whole range.
+
+    Example:
+        >>> df = client.fetch(report)  # a subscriber not on the account  # doctest: +SKIP
+        EmptyResultWarning: no rows for account_id=..., msisdn=... from ... to ...
+        >>> df.attrs["empty"]  # doctest: +SKIP
+    """
