@@ -422,6 +422,8 @@ class ReportingClient(UsesConnection):
     ) -> pd.DataFrame:
         """One window's owned rows; a window over the budget is fetched in pieces."""
         bucket = bucket_of(sent) if window is not None else None
+        # a window of more than one bucket can be cut in pieces: over the budget, it is
+        points = 0
         if window is not None and bucket is not None:
             points = window_points(sent, window, bucket)
             if points > self._budget.points and points > len(sent.metrics):
@@ -430,11 +432,9 @@ class ReportingClient(UsesConnection):
         try:
             body = self._post(request, accept, what).content  # the response goes with its body
         except EdgeReportsError as exc:
-            if window is None or bucket is None or not says_too_large(exc):
-                raise
-            points = window_points(sent, window, bucket)
-            if points <= len(sent.metrics):  # one bucket is already too large
-                raise
+            if points <= len(sent.metrics) or not says_too_large(exc):
+                raise  # not about size, or one bucket is already too large
+            assert window is not None and bucket is not None
             self._budget.shrink(points)
             return self._pieces(sent, window, bucket, accept, what)
         frame = answer_frame(body, request, accept == CSV, what, self._http.redact)
