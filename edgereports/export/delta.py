@@ -145,8 +145,8 @@ def table_watermark(
     """The end of the contiguous data the table holds from the report's start (or ``None``).
 
     Read from the table's application transactions: day after day from the start, a day
-    written complete moves it to the day's end, a day written in part to the end of its data;
-    a day never written, or removed by a full refresh (recorded up to its own start), stops it.
+    written complete moves it to the day's end, a day written in part to the end of its data
+    (a day a full refresh removed is recorded as written up to its own start: it stops there).
     """
     deltalake = require_deltalake()
     options = _options(storage_options)
@@ -157,7 +157,7 @@ def table_watermark(
     day = report.start
     while True:
         version = table.transaction_version(_app_id(report, day.date()))
-        if version is None or int(version) <= _seconds(day):  # never written, or removed
+        if version is None:
             return mark
         mark = _EPOCH + timedelta(seconds=int(version))
         if mark < day + _DAY:
