@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 
 from .._version import __version__
 from ..errors import EdgeReportsError, InputError
-from ..sandbox.extras import SandboxExtrasMissing
 from . import campaigns, content, demo, export, jupyter, query, report, service
 
 __all__ = ["main"]
@@ -87,7 +86,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.simplefilter("always")
         try:
             status = handler(args)
-        except (InputError, SandboxExtrasMissing) as exc:
+        except InputError as exc:
+            print(f"edgereports: error: {exc}", file=sys.stderr)
+            status = 2
+        except ImportError as exc:  # the sandbox's extras: imported here, not at start-up
+            from ..sandbox.extras import SandboxExtrasMissing
+
+            if not isinstance(exc, SandboxExtrasMissing):
+                raise
             print(f"edgereports: error: {exc}", file=sys.stderr)
             status = 2
         except EdgeReportsError as exc:

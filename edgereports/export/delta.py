@@ -43,6 +43,7 @@ __all__ = [
     "create_table",
     "is_delta",
     "read_delta",
+    "remove_outside",
     "require_deltalake",
     "table_watermark",
     "write_days",
@@ -129,10 +130,7 @@ def check_definition(
     """
     deltalake = require_deltalake()
     table = deltalake.DeltaTable(location, storage_options=_options(storage_options))
-    try:
-        recorded = json.loads(table.metadata().description or "{}").get("definition")
-    except (ValueError, AttributeError):
-        recorded = None
+    recorded = _recorded(table).get("definition")
     if recorded is not None and recorded != _description(report)["definition"]:
         raise ConfigError(
             f"report {report.name!r} asks for other data than the Delta table at "
@@ -147,7 +145,8 @@ def table_watermark(
     """The end of the contiguous data the table holds from the report's start (or ``None``).
 
     Read from the table's application transactions: day after day from the start, a day
-    written complete moves it to the day's end, a day written in part to the end of its data.
+    written complete moves it to the day's end, a day written in part to the end of its data
+    (a day a full refresh removed is recorded as written up to its own start: it stops there).
     """
     deltalake = require_deltalake()
     options = _options(storage_options)
@@ -200,16 +199,87 @@ def write_days(
     Example:
         >>> write_days("out/usage", df, report, start, end, metadata={})  # doctest: +SKIP
     """
-    deltalake = require_deltalake()
-    from deltalake import CommitProperties, Transaction
-    from deltalake.exceptions import CommitFailedError
+    require_deltalake()
+    from deltalake import Transaction
 
     table = _arrow_table(frame, report, start, end)
     days = _days(start, end)
     txns = [Transaction(_app_id(report, d), _seconds(min(end, _midnight(d) + _DAY))) for d in days]
-    info = {"edgereports": json.dumps({**metadata, "toolkit_version": __version__})}
     predicate = f"day >= '{days[0].isoformat()}' AND day <= '{days[-1].isoformat()}'"
-    options = _options(storage_options)
+    _commit(location, table, predicate, txns, metadata, storage_options)
+    filled = len(set(table.column("day").to_pylist()))
+    return DeltaWrite(rows=table.num_rows, written=filled, empty=len(days) - filled)
+
+
+def remove_outside(
+    location: str,
+    report: ReportJob,
+    begin: datetime,
+    end: datetime,
+    *,
+    metadata: Mapping[str, Any],
+    storage_options: Mapping[str, str] | None = None,
+) -> int:
+    """Remove every day outside ``[begin, end)`` (a full refresh: the table holds that range).
+
+    One commit: an overwrite of the days outside the range with no rows, recording each of
+    them as written up to its own start (removed), so the watermark stops before them.
+
+    Returns:
+        The days removed (with rows, or recorded as written by an earlier commit).
+
+    Raises:
+        OSError, ValueError: the store refused the commit (nothing was committed).
+    """
+    deltalake = require_deltalake()
+    from deltalake import Transaction
+
+    table = deltalake.DeltaTable(location, storage_options=_options(storage_options))
+    first, last = begin.astimezone(UTC).date(), (end - timedelta(microseconds=1)).date()
+    outside = {d for d in _written_days(table) if d < first or d > last}
+    outside |= {
+        d
+        for d in (date.fromisoformat(str(p["day"])) for p in table.partitions())
+        if d < first or d > last
+    }
+    removed = sorted(d for d in outside if (table.transaction_version(_app_id(report, d)) or 0) > 0)
+    if not outside:
+        return 0
+    empty = _arrow_schema(report, _dimensions(report)).empty_table()
+    txns = [Transaction(_app_id(report, d), _seconds(_midnight(d))) for d in removed]
+    predicate = f"day < '{first.isoformat()}' OR day > '{last.isoformat()}'"
+    _commit(location, empty, predicate, txns, metadata, storage_options)
+    return len(outside)
+
+
+def _written_days(table: Any) -> set[date]:
+    """The days the table's commits recorded a window over (from its history)."""
+    days: set[date] = set()
+    for commit in table.history():
+        try:
+            window = json.loads(commit.get("edgereports", "{}")).get("window")
+            lo, hi = (datetime.fromisoformat(w) for w in window)
+        except (TypeError, ValueError, AttributeError):
+            continue
+        days.update(_days(lo, hi))
+    return days
+
+
+def _commit(
+    location: str,
+    table: Any,
+    predicate: str,
+    txns: list[Any],
+    metadata: Mapping[str, Any],
+    storage_options: Mapping[str, str] | None,
+) -> None:
+    """Overwrite the rows matching ``predicate`` with ``table``, recording ``txns`` (one
+    commit); a commit that lost a race with another writer is retried with backoff."""
+    deltalake = require_deltalake()
+    from deltalake import CommitProperties
+    from deltalake.exceptions import CommitFailedError
+
+    info = {"edgereports": json.dumps({**metadata, "toolkit_version": __version__})}
     for attempt in range(COMMIT_ATTEMPTS):
         try:
             deltalake.write_deltalake(
@@ -218,16 +288,14 @@ def write_days(
                 mode="overwrite",
                 predicate=predicate,
                 schema_mode="merge",
-                storage_options=options,
+                storage_options=_options(storage_options),
                 commit_properties=CommitProperties(custom_metadata=info, app_transactions=txns),
             )
-            break
+            return
         except CommitFailedError:
             if attempt == COMMIT_ATTEMPTS - 1:
                 raise
             time.sleep(random.uniform(0.05, 0.2) * 2**attempt)  # jitter
-    filled = len(set(table.column("day").to_pylist()))
-    return DeltaWrite(rows=table.num_rows, written=filled, empty=len(days) - filled)
 
 
 def read_delta(
@@ -238,26 +306,37 @@ def read_delta(
 ) -> tuple[Any, str]:
     """Read the rows of ``[start, end)`` of a table as an Arrow table, and its shape.
 
-    The ``day`` partitions outside the range are skipped; the ``day`` column is dropped.
+    The range rule of every read: the bucket holding ``start`` is kept (its HOUR or DAY from
+    the definition the table records). The ``day`` partitions outside the range are skipped;
+    the ``day`` column is dropped.
     """
     deltalake = require_deltalake()
     import pyarrow.dataset as ds
 
-    from .read import bounds_filter
+    from .read import bounds_filter, bucket_start
 
-    dataset = deltalake.DeltaTable(
-        location, storage_options=_options(storage_options)
-    ).to_pyarrow_dataset()
+    table = deltalake.DeltaTable(location, storage_options=_options(storage_options))
+    dataset = table.to_pyarrow_dataset()
     names = dataset.schema.names
     shape = "timeseries" if "time_stamp" in names else "sim_count"
     key = "time_stamp" if shape == "timeseries" else "date"
+    start = bucket_start(start, shape, _recorded(table).get("definition") or {})
     expr = bounds_filter(start, end, shape, dataset.schema.field(key).type)
     if start is not None:
-        expr = _and(expr, ds.field("day") >= _midnight(start.date()).date())
+        expr = _and(expr, ds.field("day") >= start.astimezone(UTC).date())
     if end is not None:
         expr = _and(expr, ds.field("day") <= (end - timedelta(microseconds=1)).date())
-    table = dataset.to_table(filter=expr)
-    return table.drop_columns(["day"]), shape
+    found = dataset.to_table(filter=expr)
+    return found.drop_columns(["day"]), shape
+
+
+def _recorded(table: Any) -> dict[str, Any]:
+    """What the table's description records (report, shape, definition), or nothing."""
+    try:
+        recorded = json.loads(table.metadata().description or "{}")
+    except (ValueError, AttributeError):
+        return {}
+    return recorded if isinstance(recorded, dict) else {}
 
 
 def _and(a: Any, b: Any) -> Any:

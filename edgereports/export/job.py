@@ -15,6 +15,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from .reports import DEFAULT_KEYS, ReportJob, check_keys, hint, parse_report, positive_int
+from .storage import Storage, parse_storage
 
 __all__ = [
     "DEFAULT_API_KEY_ENV",
@@ -36,7 +37,16 @@ FORMATS = ("parquet", "delta")
 #: Object-store schemes a Delta ``output`` may use (``deltalake`` reads their settings).
 URI_SCHEMES = ("s3", "s3a", "gs", "az", "abfs", "abfss")
 
-_TOP_KEYS = ("name", "output", "format", "max_workers", "connection", "defaults", "reports")
+_TOP_KEYS = (
+    "name",
+    "output",
+    "format",
+    "max_workers",
+    "connection",
+    "storage",
+    "defaults",
+    "reports",
+)
 _URI = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://([^/]*)(.*)")
 _CONNECTION_KEYS = ("reporting_url", "api_key_env", "api_key", "api_key_in_file", "timeout")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -79,6 +89,7 @@ class Job:
         source: the job file, when read from one (for messages).
         format: ``"parquet"`` (Hive-partitioned files) or ``"delta"`` (a Delta table each).
         uri: the object-store URI of ``output`` (``s3://bucket/prefix``), else ``None``.
+        storage: the object-store settings of a Delta job (``[storage]``; no credential).
     """
 
     name: str
@@ -89,6 +100,15 @@ class Job:
     source: Path | None = None
     format: str = FORMATS[0]
     uri: str | None = None
+    storage: Storage = field(default_factory=Storage)
+
+    def storage_options(self) -> dict[str, str]:
+        """The ``storage_options`` of the job's Delta tables (variables read now).
+
+        Raises:
+            ConfigError: a variable that ``[storage] options_from_env`` names is not set.
+        """
+        return self.storage.resolve(self._where())
 
     def location(self, report: str) -> str:
         """Where the report's data goes: a local directory or an object-store URI.
@@ -181,6 +201,7 @@ def parse_job(data: Mapping[str, Any], *, source: str | Path | None = None) -> J
         root = src.resolve().parent / root
     max_workers = positive_int(data.get("max_workers", DEFAULT_MAX_WORKERS), where, "max_workers")
     connection = _connection(_table(data, "connection", where), where)
+    storage = parse_storage(_table(data, "storage", where), fmt, where)
     defaults = _table(data, "defaults", where)
     check_keys(defaults, DEFAULT_KEYS, f"{where} [defaults]")
     items = data.get("reports")
@@ -207,6 +228,7 @@ def parse_job(data: Mapping[str, Any], *, source: str | Path | None = None) -> J
         source=src,
         format=fmt,
         uri=uri,
+        storage=storage,
     )
 
 

@@ -87,7 +87,7 @@ def read_export(
     if table_at is not None:
         from .delta import read_delta
 
-        found, shape = read_delta(table_at[0], lo, hi)
+        found, shape = read_delta(table_at[0], lo, hi, table_at[2])
         return to_frame(found, shape, table_at[1], "delta")
     report_dir = _report_dir(Path(path), report)
     files = [
@@ -121,14 +121,20 @@ def read_export(
 def _bucket_start(
     lo: datetime | None, shape: str, metadata: Mapping[bytes, bytes]
 ) -> datetime | None:
-    """The start of the bucket holding ``lo`` (the range rule: the bucket holding a range's
-    start belongs to it, though it may begin before it); HOUR or DAY from the files' request."""
-    if lo is None:
-        return None
+    """:func:`bucket_start` with the request recorded in the files' metadata."""
     try:
         request = json.loads(metadata.get(METADATA_KEY, b"{}")).get("request") or {}
     except (ValueError, AttributeError):
         request = {}
+    return bucket_start(lo, shape, request)
+
+
+def bucket_start(lo: datetime | None, shape: str, request: Mapping[str, Any]) -> datetime | None:
+    """The start of the bucket holding ``lo`` (the range rule: the bucket holding a range's
+    start belongs to it, though it may begin before it); HOUR or DAY from the request (or the
+    definition) the data was fetched with."""
+    if lo is None:
+        return None
     grain = "DAY" if shape == "sim_count" else str(request.get("granularity", "")).upper()
     bucket = {"HOUR": 3600, "DAY": 86400}.get(grain)
     if bucket is None:  # a granularity of unknown alignment: the bound is kept as given
@@ -163,13 +169,16 @@ def to_frame(table: Any, shape: str, report: str, source: str) -> pd.DataFrame:
     return _with_attrs(frame.reset_index(drop=True), shape, report, source)
 
 
-def _delta_table(path: str | Path, report: str | None) -> tuple[str, str] | None:
-    """The Delta table ``path`` (and ``report``) names, with the report's name; else None."""
+def _delta_table(
+    path: str | Path, report: str | None
+) -> tuple[str, str, dict[str, str] | None] | None:
+    """The Delta table ``path`` (and ``report``) names, with the report's name and the
+    ``storage_options`` of a job file's ``[storage]`` (None: the environment's); else None."""
     text = str(path)
     if "://" in text:  # an object-store URI: the root of a job, or one table
         if report is not None:
-            return f"{text.rstrip('/')}/{report}", report
-        return text, text.rstrip("/").rsplit("/", 1)[-1]
+            return f"{text.rstrip('/')}/{report}", report, None
+        return text, text.rstrip("/").rsplit("/", 1)[-1], None
     local = Path(path)
     if local.is_file() and local.suffix == ".toml":
         from .job import load_job
@@ -181,15 +190,15 @@ def _delta_table(path: str | Path, report: str | None) -> tuple[str, str] | None
         name = report if report is not None else (names[0] if len(names) == 1 else None)
         if name is None:
             raise InputError(f"{local} has several reports ({', '.join(names)}); pass report=NAME")
-        return job.location(job.report(name).name), name
+        return job.location(job.report(name).name), name, job.storage_options()
     if report is None and (local / DELTA_LOG).is_dir():
-        return str(local), local.name
+        return str(local), local.name, None
     base = local / report if report is not None else None
     if base is None and local.is_dir():
         names = list_reports(local)
         base = local / names[0] if len(names) == 1 else None
     if base is not None and (base / DELTA_LOG).is_dir():
-        return str(base), base.name
+        return str(base), base.name, None
     return None
 
 

@@ -113,8 +113,9 @@ def run_export(
     Raises:
         ConfigError: the job file is invalid, ``until`` is not after the start, a saved state
             is damaged or its watermark lies in the future, a report changed its definition
-            since the data was written (run with ``full_refresh=True``), or no key/URL is
-            configured; all before the lock is taken.
+            since the data was written (run with ``full_refresh=True``), no key/URL is
+            configured, or a variable ``[storage]`` names is not set; all before the lock is
+            taken and before any request.
         OSError: the output cannot be written (read-only, not a directory, disk full) while
             the lock is taken or temporaries are swept; a window whose partitions or state
             cannot be written is listed as failed instead.
@@ -130,6 +131,8 @@ def run_export(
     stop = to_utc(until) if until is not None else None
     check_until(spec, chosen, stop)
     begin = unit_start(start, stop, full_refresh)
+    if spec.format == "delta":
+        spec.storage_options()  # the variables [storage] names are set, before any request
     with contextlib.ExitStack() as stack:
         if client is None and not dry_run:
             client = stack.enter_context(make_client(spec))

@@ -30,7 +30,14 @@ from typing import TYPE_CHECKING
 from .._version import __version__
 from ..errors import ConfigError, EdgeReportsError, redact
 from ..progress import open_progress
-from .delta import check_definition, create_table, is_delta, table_watermark, write_days
+from .delta import (
+    check_definition,
+    create_table,
+    is_delta,
+    remove_outside,
+    table_watermark,
+    write_days,
+)
 from .job import Job, load_job
 from .plan import ExportWindow, ReportPlan, floor_day, plan_export, to_utc
 from .reports import ReportJob
@@ -202,6 +209,8 @@ class _Task:
     location: str
     result: ReportResult
     window: ExportWindow
+    options: dict[str, str]
+    secrets: list[str]
 
 
 def run_delta(
@@ -221,28 +230,31 @@ def run_delta(
 
     Each report's table is created first; the watermark comes from the table; each window is
     fetched (``max_workers`` at once) and committed as it arrives, one commit at a time in this
-    process (other processes commit beside it).
+    process (other processes commit beside it). A full refresh that wrote every window then
+    removes the days outside its range (the table holds exactly the refreshed range).
     """
     from .run import make_client
 
     started = time.monotonic()
+    options = job.storage_options()  # the variables it names are read before any request
+    secrets = job.storage.secrets()
     summary = ExportSummary(job=job.name, output=job.uri or job.output, dry_run=dry_run)
     tasks: list[_Task] = []
     for r in reports:
         location = job.location(r.name)
         if dry_run:
-            if is_delta(location):
-                check_definition(location, r)
+            if is_delta(location, options):
+                check_definition(location, r, options)
         else:
-            create_table(location, r)  # before any unit of it writes
-        mark = table_watermark(location, r)
+            create_table(location, r, options)  # before any unit of it writes
+        mark = table_watermark(location, r, options)
         if start is not None:
             plan = plan_unit(r, mark, start=start, now=now, until=until)
         else:
             plan = plan_export(r, mark, now=now, until=until, full_refresh=full_refresh)
         result = ReportResult(name=r.name, plan=plan, watermark_after=mark)
         summary.reports.append(result)
-        tasks += [_Task(r, location, result, w) for w in plan.windows]
+        tasks += [_Task(r, location, result, w, options, secrets) for w in plan.windows]
     if tasks and not dry_run:
         if client is not None:
             _run_tasks(tasks, client, job.max_workers, progress, checkpoint)
@@ -250,9 +262,34 @@ def run_delta(
             with make_client(job) as own:
                 _run_tasks(tasks, own, job.max_workers, progress, checkpoint)
         for result, r in zip(summary.reports, reports, strict=True):
-            result.watermark_after = table_watermark(job.location(r.name), r)
+            location = job.location(r.name)
+            if full_refresh and result.ok and result.plan.windows:
+                _remove_outside(location, r, result, options, secrets)
+            result.watermark_after = table_watermark(location, r, options)
     summary.seconds = time.monotonic() - started
     return summary
+
+
+def _remove_outside(
+    location: str, r: ReportJob, result: ReportResult, options: dict[str, str], secrets: list[str]
+) -> None:
+    """After a full refresh: remove the days outside its range (a failure is listed)."""
+    import deltalake
+
+    plan = result.plan
+    metadata = {
+        "report": r.name,
+        "removed_outside": [plan.begin.isoformat(), plan.end.isoformat()],
+        "written_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    try:
+        result.removed += remove_outside(
+            location, r, plan.begin, plan.end, metadata=metadata, storage_options=options
+        )
+    except (OSError, ValueError, deltalake.exceptions.DeltaError) as exc:
+        window = ExportWindow(plan.begin, plan.end)
+        text = redact(str(exc), secrets)
+        result.failures.append(WindowFailure(r.name, window, type(exc).__name__, text, None))
 
 
 def _run_tasks(
@@ -317,7 +354,15 @@ def _unit(
         try:
             if checkpoint is not None:
                 checkpoint("before-commit")
-            wrote = write_days(task.location, frame, r, window.start, window.end, metadata=metadata)
+            wrote = write_days(
+                task.location,
+                frame,
+                r,
+                window.start,
+                window.end,
+                metadata=metadata,
+                storage_options=task.options,
+            )
         except (OSError, ValueError, deltalake.exceptions.DeltaError) as exc:
             _failed(task, exc)
             return
@@ -332,6 +377,6 @@ def _unit(
 
 
 def _failed(task: _Task, error: BaseException) -> None:
-    text = redact(str(error))
+    text = redact(str(error), task.secrets)
     failure = WindowFailure(task.report.name, task.window, type(error).__name__, text, error)
     task.result.failures.append(failure)

@@ -106,3 +106,22 @@ def test_help_version_and_presets() -> None:
         assert name in out.stdout
     listed = json.loads(run("presets", "--json").stdout)
     assert [p["name"] for p in listed] == er.presets.names()
+
+
+def test_the_command_starts_without_the_sandbox_and_still_names_its_extras() -> None:
+    code = (
+        "import sys\n"
+        "from edgereports.cli.main import main\n"
+        "m = sys.modules['edgereports.cli.main']\n"
+        "assert 'edgereports.sandbox' not in sys.modules, 'the sandbox is imported at start-up'\n"
+        "from edgereports.sandbox.extras import SandboxExtrasMissing\n"
+        "def handler(args):\n"
+        "    raise SandboxExtrasMissing('the sandbox needs flask')\n"
+        "m._cmd_sandbox = handler\n"
+        "sys.exit(main(['sandbox']))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.strip() == "edgereports: error: the sandbox needs flask"

@@ -23,7 +23,15 @@ from deltalake import DeltaTable
 
 from edgereports.export import Job, load_job, read_export, run_export, run_unit
 from edgereports.sandbox import serve
-from tests.export.conftest import NOW, canonical, client_for, job_text, run_cli, whole_fetch
+from tests.export.conftest import (
+    BUCKET,
+    NOW,
+    canonical,
+    client_for,
+    job_text,
+    run_cli,
+    whole_fetch,
+)
 
 DAY = timedelta(days=1)
 MIDNIGHT = NOW.replace(hour=0, minute=0)
@@ -195,3 +203,37 @@ def test_a_rerun_after_the_service_completed_a_provisional_day_replaces_its_rows
     assert second.ok, str(second)
     assert_equal_to_fetch(job, sb, "bytes", today, today + DAY)
     assert len(table_frame(job, "bytes")) > len(partial)
+
+
+def test_a_job_naming_its_store_and_credential_variables_writes_there(
+    tmp_path: Path, sb: Any, s3_server: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in s3_server:  # nothing from the usual variables: the job file says it all
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TEAM_S3_KEY_ID", s3_server["AWS_ACCESS_KEY_ID"])
+    monkeypatch.setenv("TEAM_S3_SECRET", s3_server["AWS_SECRET_ACCESS_KEY"])
+    storage = f"""
+[storage]
+timeout = 20
+
+[storage.options]
+aws_endpoint_url = "{s3_server["AWS_ENDPOINT_URL"]}"
+aws_region = "us-east-1"
+aws_allow_http = true
+
+[storage.options_from_env]
+aws_access_key_id = "TEAM_S3_KEY_ID"
+aws_secret_access_key = "TEAM_S3_SECRET"
+"""
+    uri = f"s3://{BUCKET}/{tmp_path.name}"
+    job = delta_job(tmp_path, sb, uri)
+    assert job.source is not None
+    text = job.source.read_text(encoding="utf-8").replace("[defaults]", f"{storage}\n[defaults]")
+    job.source.write_text(text, encoding="utf-8")
+    done = run_cli(job.source, "--only", "sims", sb=sb)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "testing-secret" not in done.stdout + done.stderr + text
+    got = canonical(read_export(job.source, "sims"), "date")  # the job's settings again
+    report = job.report("sims")
+    expected = whole_fetch(client_for(sb), report, report.start, MIDNIGHT)
+    pd.testing.assert_frame_equal(got, expected)

@@ -152,3 +152,39 @@ def test_the_shell_example_runs_units_four_at_a_time_into_a_local_delta_table(
     assert sorted(part["date"].dt.day.tolist()) == [3, 4]
     summary = run_export(job, only="sims", client=client_for(sb), now=NOW, until=hi)
     assert summary.ok and summary.reports[0].plan.begin == datetime(2024, 3, 7, tzinfo=UTC)
+
+
+def test_a_delta_full_refresh_leaves_exactly_the_refreshed_range(tmp_path: Path, sb: Any) -> None:
+    job = write_job(tmp_path, sb, start="2024-03-01", format='"delta"')
+    assert job.source is not None
+    client = client_for(sb)
+    first = run_export(job, only="usage", client=client, now=NOW)
+    assert first.ok and first.reports[0].watermark_after == datetime(2024, 3, 10, tzinfo=UTC)
+    # the same report from a later start, refreshed up to an earlier end
+    later = job.source.read_text(encoding="utf-8").replace("2024-03-01", "2024-03-03")
+    job.source.write_text(later, encoding="utf-8")
+    lo, hi = datetime(2024, 3, 3, tzinfo=UTC), datetime(2024, 3, 6, tzinfo=UTC)
+    refresh = run_export(
+        job.source, only="usage", client=client, now=NOW, full_refresh=True, until=hi
+    )
+    assert refresh.ok, str(refresh)
+    assert refresh.reports[0].removed == 6  # 03-01, 03-02, 03-06 ... 03-09
+    assert refresh.reports[0].watermark_after == hi  # the later days' records are reset
+    got = canonical(read_export(job.source, "usage"), "time_stamp")
+    report = job.report("usage")
+    pd.testing.assert_frame_equal(got, whole_fetch(client, report, lo, hi))
+    after = run_export(job.source, only="usage", client=client, now=NOW)
+    assert after.ok and after.reports[0].plan.begin == datetime(2024, 3, 4, tzinfo=UTC)
+
+
+def test_reading_a_delta_table_from_mid_bucket_keeps_the_bucket_holding_the_start(
+    tmp_path: Path, sb: Any
+) -> None:
+    job = write_job(tmp_path, sb, start="2024-03-04", format='"delta"')
+    hi = datetime(2024, 3, 6, tzinfo=UTC)
+    assert run_export(job, only=["usage", "bytes"], client=client_for(sb), now=NOW, until=hi).ok
+    start = "2024-03-04T10:30:00Z"
+    hours = read_export(job.output, "bytes", start=start)
+    days = read_export(job.output, "usage", start=start, end="2024-03-05T00:00:00Z")
+    assert hours["time_stamp"].min() == pd.Timestamp("2024-03-04T10:00:00Z")
+    assert days["time_stamp"].unique().tolist() == [pd.Timestamp("2024-03-04T00:00:00Z")]
