@@ -108,7 +108,6 @@ def overhead(rounds: int) -> None:
 def part_cpu(rounds: int) -> None:
     """The client's CPU per small part of a pull against a bare post + ``orjson.loads``."""
     import orjson
-
     from bench_peers import NOW, _report, sandbox
 
     weeks = 20
@@ -138,7 +137,7 @@ def part_cpu(rounds: int) -> None:
         for _ in range(3):  # warm up: connections, imports, the sandbox's caches
             bare()
             ours()
-        cpu = {"bare": [], "ours": []}
+        cpu: dict[str, list[float]] = {"bare": [], "ours": []}
         for _ in range(rounds):  # interleaved, so drift hits both alike
             started = time.process_time()
             for _ in range(weeks):
@@ -149,8 +148,8 @@ def part_cpu(rounds: int) -> None:
             cpu["ours"].append((time.process_time() - started) / weeks)
         base = statistics.median(cpu["bare"])
         mine = statistics.median(cpu["ours"])
-        print(f"CPU per small part: {weeks} weekly parts of HOUR x 2 metrics ({points} points per "
-              f"metric), {rounds} rounds, medians, sandbox in a child process, {NOW[:10]}")  # fmt: skip
+        print(f"CPU per small part: {weeks} weekly parts of HOUR x 2 metrics ({points} points "
+              f"per metric) up to {NOW[:10]}, {rounds} rounds, medians")  # fmt: skip
         print(f"  bare requests.post + orjson.loads: {base * 1000:.2f} ms   "
               f"client.fetch per part: {mine * 1000:.2f} ms")  # fmt: skip
         print(f"  ratio: {mine / base:.2f}x (target <= 2x)")
