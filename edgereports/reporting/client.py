@@ -52,7 +52,9 @@ class ReportingClient(UsesConnection):
         timeout: seconds, or ``(connect, read)`` seconds, per attempt.
         retries: retries per request after the first attempt (5xx, 429, connection errors,
             dropped bodies), one budget shared by both retry layers.
-        max_workers: requests in flight at once.
+        max_workers: requests in flight at once; 8 hides most round trips while staying a
+            modest load on the service's budget (answers are parsed under the GIL, so more
+            threads do not parse faster).
         progress: show a progress bar (True), never (False), or when there is more than one
             request and stderr is a terminal or the code runs in a notebook (None).
         session: a ``requests.Session`` to use as is (proxies, certificates).
