@@ -9,6 +9,12 @@
    difference is the client's own time per request: planning, the retry layers, error
    mapping and normalization to a frame (target: under 5 ms).
 
+3. CPU per small part: a pull of one subscriber's HOUR uplink and downlink bytes over 20 weeks
+   with ``window=timedelta(days=7)`` (20 parts of a week, 336 points each), from a sandbox in
+   a child process without latency (so its CPU is not counted), against a bare
+   ``requests.post`` + ``orjson.loads`` of one such week's answer, measured in the same run
+   as process CPU time, interleaved (target: the client's CPU per part at most 2x the bare).
+
 Figures are printed; nothing here is a test.
 
 Usage::
@@ -99,13 +105,66 @@ def overhead(rounds: int) -> None:
         )
 
 
+def part_cpu(rounds: int) -> None:
+    """The client's CPU per small part of a pull against a bare post + ``orjson.loads``."""
+    import orjson
+    from bench_peers import NOW, _report, sandbox
+
+    weeks = 20
+    with sandbox(0.0, 64) as sb:
+        with requests.get(f"{sb.base_url}/sandbox/network", timeout=10) as answer:
+            sims = answer.json()["sims"]
+        msisdn = next(s["msisdn"] for s in sims if s["account_id"] == sb.account)
+        week = _report(sb, [msisdn], 7)
+        pull = _report(sb, [msisdn], 7 * weeks)
+        body = week.to_request()  # type: ignore[attr-defined]
+        session = requests.Session()
+        url = f"{sb.reporting_url}/connectivity/v1/report"
+        client = ReportingClient(sb.key, sb.reporting_url, progress=False)
+
+        def bare() -> None:
+            answer = session.post(url, params={"apikey": sb.key}, json=body, timeout=30)
+            orjson.loads(answer.content)
+
+        def ours() -> None:
+            client.fetch(pull, window=timedelta(days=7))
+
+        points = len(
+            orjson.loads(session.post(url, params={"apikey": sb.key}, json=body).content)["result"][
+                0
+            ]
+        )
+        for _ in range(3):  # warm up: connections, imports, the sandbox's caches
+            bare()
+            ours()
+        cpu: dict[str, list[float]] = {"bare": [], "ours": []}
+        for _ in range(rounds):  # interleaved, so drift hits both alike
+            started = time.process_time()
+            for _ in range(weeks):
+                bare()
+            cpu["bare"].append((time.process_time() - started) / weeks)
+            started = time.process_time()
+            ours()
+            cpu["ours"].append((time.process_time() - started) / weeks)
+        base = statistics.median(cpu["bare"])
+        mine = statistics.median(cpu["ours"])
+        print(f"CPU per small part: {weeks} weekly parts of HOUR x 2 metrics ({points} points "
+              f"per metric) up to {NOW[:10]}, {rounds} rounds, medians")  # fmt: skip
+        print(f"  bare requests.post + orjson.loads: {base * 1000:.2f} ms   "
+              f"client.fetch per part: {mine * 1000:.2f} ms")  # fmt: skip
+        print(f"  ratio: {mine / base:.2f}x (target <= 2x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer overhead rounds")
     parser.add_argument("--latency", type=float, default=0.1, help="seconds per request")
+    parser.add_argument("--only-parts", action="store_true", help="only the CPU per part")
     args = parser.parse_args()
-    concurrency(args.latency)
-    overhead(30 if args.quick else 100)
+    if not args.only_parts:
+        concurrency(args.latency)
+        overhead(30 if args.quick else 100)
+    part_cpu(5 if args.quick else 15)
 
 
 if __name__ == "__main__":

@@ -11,15 +11,18 @@ import threading
 import time
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
+import requests.auth
+import requests.utils
 from requests.adapters import HTTPAdapter
 from urllib3.exceptions import MaxRetryError
 from urllib3.util.retry import Retry
 
 from ..config import check_count, check_seconds
 
-__all__ = ["RETRY_STATUSES", "BudgetAdapter", "make_session", "refused"]
+__all__ = ["RETRY_STATUSES", "BudgetAdapter", "EnvOnceSession", "make_session", "refused"]
 
 #: The statuses retried by urllib3 (and, when retries run out, mapped to errors).
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -108,6 +111,86 @@ class _Retry(Retry):
         except MaxRetryError as exc:
             exc.attempts = len(self.history) + 1  # type: ignore[attr-defined]
             raise
+
+
+class _NoNetrc(requests.auth.AuthBase):
+    """No credentials: the host has no ``.netrc`` entry (so requests does not look again)."""
+
+    def __call__(self, r: requests.PreparedRequest) -> requests.PreparedRequest:
+        return r
+
+
+_NO_NETRC = _NoNetrc()
+
+
+class EnvOnceSession(requests.Session):
+    """A session that reads the environment once per host, not on every request.
+
+    With ``trust_env`` (the default) requests reads the proxy variables, the CA bundle
+    variables and looks for a ``.netrc`` file (filesystem lookups) on every request. This
+    session keeps what the environment says per scheme, host and port (and per request and
+    session settings), so proxies, certificates and ``.netrc`` from the environment still
+    apply, read when a host is first used. It keeps no credential: for a host with a
+    ``.netrc`` entry requests reads the file as before; only "no entry" is remembered.
+
+    Example:
+        >>> EnvOnceSession().trust_env
+        True
+    """
+
+    def _seen(self) -> dict[Any, Any]:
+        seen: dict[Any, Any] | None = self.__dict__.get("_env_seen")
+        if seen is None:  # also after unpickling (requests pickles only its own attributes)
+            seen = self.__dict__.setdefault("_env_seen", {})
+        return seen
+
+    def prepare_request(self, request: requests.Request) -> requests.PreparedRequest:
+        if self.trust_env and not request.auth and not self.auth:
+            key = ("netrc", _origin(request.url))
+            seen = self._seen()
+            if key not in seen:
+                seen[key] = requests.utils.get_netrc_auth(request.url) is None
+            if seen[key]:
+                request.auth = _NO_NETRC
+        return super().prepare_request(request)
+
+    def merge_environment_settings(
+        self, url: Any, proxies: Any, stream: Any, verify: Any, cert: Any
+    ) -> Any:
+        if not self.trust_env:
+            return super().merge_environment_settings(url, proxies, stream, verify, cert)
+        try:
+            key = (
+                "env",
+                _origin(url),
+                tuple(sorted((proxies or {}).items())),
+                tuple(sorted(self.proxies.items())),
+                stream,
+                self.stream,
+                verify,
+                self.verify,
+                cert,
+                self.cert,
+            )
+            hash(key)
+        except TypeError:  # a setting that cannot be a key: read the environment as usual
+            return super().merge_environment_settings(url, proxies, stream, verify, cert)
+        seen = self._seen()
+        settings = seen.get(key)
+        if settings is None:
+            settings = super().merge_environment_settings(url, proxies, stream, verify, cert)
+            seen[key] = settings
+        return {**settings, "proxies": dict(settings["proxies"])}
+
+
+def _origin(url: Any) -> tuple[str, str | None, int | None]:
+    """Scheme, host and port of ``url`` (never its user, password or query)."""
+    parts = urlsplit(str(url))
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return parts.scheme.lower(), parts.hostname, port
 
 
 class BudgetAdapter(HTTPAdapter):
@@ -217,7 +300,7 @@ def make_session(
         raise_on_status=False,
         raise_on_redirect=False,
     )
-    session = requests.Session()
+    session = EnvOnceSession()
     adapter = BudgetAdapter(retry, pool_maxsize)
     session.mount("http://", adapter)
     session.mount("https://", adapter)

@@ -85,6 +85,16 @@ def read_json(payload: Mapping[str, Any], req: RequestInfo | None, *, owned: boo
     Raises:
         SchemaError: for anything that is not the time-series shape.
     """
+    blocks, echo_names = read_blocks(payload, owned=owned)
+    return build(blocks, echo_names, req)
+
+
+def read_blocks(payload: Mapping[str, Any], *, owned: bool) -> tuple[list[Block], list[str]]:
+    """The blocks of a time-series answer and the names of its echoed keys (no frame yet).
+
+    Raises:
+        SchemaError: for anything that is not the time-series shape.
+    """
     result = payload["result"]
     if not isinstance(result, list):
         fail("result is not a list of lists", "result", result)
@@ -104,7 +114,7 @@ def read_json(payload: Mapping[str, Any], req: RequestInfo | None, *, owned: boo
             blocks.extend(Block(echo, *parts) for parts in _read_array(arr, i))
         if owned:
             result[i] = None
-    return build(blocks, echo_names, req)
+    return blocks, echo_names
 
 
 def _read_array(arr: list[Any], i: int) -> list[tuple[str, str | None, np.ndarray, np.ndarray]]:
@@ -189,7 +199,7 @@ def build(
     Raises:
         SchemaError: when an echoed key clashes with a fixed column.
     """
-    dims = _dimensions(echo_names, req)
+    dims = dimensions(echo_names, req)
     merged = _merge(blocks, req)
     if not merged:
         return TIMESERIES.empty(dims)
@@ -238,7 +248,12 @@ def _strings(
     return pd.Series(array, dtype=STRING, copy=False)
 
 
-def _dimensions(echo_names: Sequence[str], req: RequestInfo | None) -> list[str]:
+def dimensions(echo_names: Sequence[str], req: RequestInfo | None) -> list[str]:
+    """The frame's dimension columns: the request's, then the other echoed keys.
+
+    Raises:
+        SchemaError: an echoed key clashes with a fixed column.
+    """
     dims = list(req.dimensions) if req is not None else []
     fixed = set(TIMESERIES.fixed)
     for name in echo_names:

@@ -7,6 +7,11 @@ thread, so a part holds only its own rows; then, once over the whole pull, conca
 (branch by branch, windows in order) and the canonical order of one answer
 (:func:`edgereports.normalize.canonical_order`): by series (first appearance), then by the
 metric's place in the request, then by time.
+
+A part is a frame, or (a small JSON time series, the common part of a windowed pull) a
+:class:`~edgereports.normalize.parts.SeriesPart`: its points as arrays, owned rows kept on
+them, and one frame built from every such part at the end (:func:`combine`), with no frame,
+copy or sort per part.
 """
 
 from __future__ import annotations
@@ -26,7 +31,18 @@ from .rules import in_range, mark
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["answer_frame", "assemble", "combine", "owned", "parse_json"]
+    from ..normalize.parts import SeriesPart
+
+__all__ = [
+    "answer_frame",
+    "answer_part",
+    "as_frame",
+    "assemble",
+    "combine",
+    "join_parts",
+    "owned",
+    "parse_json",
+]
 
 
 def parse_json(body: bytes, what: str, redact: Callable[[object], str]) -> Any:
@@ -69,9 +85,50 @@ def answer_frame(
     raise error  # outside the handler: the unredacted error is not chained
 
 
+def answer_part(
+    body: bytes, request: Report, what: str, redact: Callable[[object], str]
+) -> SeriesPart | None:
+    """A small JSON time-series answer as points (no frame); None for any other answer.
+
+    Raises:
+        SchemaError: the body is not valid JSON, or a time series with a wrong member; names
+            ``what``.
+    """
+    from ..normalize.parts import read_part
+
+    try:
+        return read_part(body, request)
+    except SchemaError as exc:
+        error = SchemaError(redact(f"{what}: {exc}"), where=redact(exc.where))
+    raise error  # outside the handler: the unredacted error is not chained
+
+
+def as_frame(rows: pd.DataFrame | SeriesPart) -> pd.DataFrame:
+    """The frame of a part's owned rows."""
+    from ..normalize.parts import SeriesPart
+
+    return rows.frame() if isinstance(rows, SeriesPart) else rows
+
+
+def join_parts(
+    pieces: list[pd.DataFrame | SeriesPart], request: dict[str, Any]
+) -> pd.DataFrame | SeriesPart:
+    """The owned rows of one window fetched in pieces (in order), as one part."""
+    from ..normalize.parts import SeriesPart
+    from ..normalize.stitch import canonical_order, concat_frames
+
+    if all(isinstance(p, SeriesPart) for p in pieces):
+        parts = [p for p in pieces if isinstance(p, SeriesPart)]
+        if len({p.echo_names for p in parts}) == 1:
+            return SeriesPart(
+                parts[0].echo_names, [b for p in parts for b in p.blocks], parts[0].req
+            )
+    return canonical_order(concat_frames([as_frame(p) for p in pieces]), request)
+
+
 def owned(
-    frame: pd.DataFrame, window: Window | None, *, stamps_at_end: bool = False
-) -> pd.DataFrame:
+    frame: pd.DataFrame | SeriesPart, window: Window | None, *, stamps_at_end: bool = False
+) -> pd.DataFrame | SeriesPart:
     """The rows of ``frame`` (one window's answer) that the window owns.
 
     Args:
@@ -84,11 +141,15 @@ def owned(
         ``frame`` itself when it owns every row, else the owned rows
         (:func:`edgereports.normalize.owned_rows`).
     """
+    from ..normalize.parts import SeriesPart
     from ..normalize.stitch import owned_rows
 
     if window is None:
         return frame
     last = window.index == window.count - 1
+    if isinstance(frame, SeriesPart):
+        first = window.index == 0
+        return frame.owned(window.start, window.end, first=first, last=last, right=stamps_at_end)
     return owned_rows(
         frame,
         window.start,
@@ -99,7 +160,9 @@ def owned(
     )
 
 
-def combine(frames: list[pd.DataFrame], request: dict[str, Any], ordered: bool) -> pd.DataFrame:
+def combine(
+    frames: list[pd.DataFrame | SeriesPart], request: dict[str, Any], ordered: bool
+) -> pd.DataFrame:
     """Concatenate the owned parts of one report and sort them as one answer would be.
 
     ``frames`` is emptied as soon as the parts are concatenated, so that their memory goes
@@ -113,9 +176,15 @@ def combine(frames: list[pd.DataFrame], request: dict[str, Any], ordered: bool) 
     Returns:
         The frame; its ``attrs`` are those of the first part.
     """
+    from ..normalize.parts import SeriesPart, build_parts
     from ..normalize.stitch import canonical_order, concat_frames
 
-    frame = concat_frames(frames)
+    if all(isinstance(f, SeriesPart) for f in frames):
+        built = build_parts([f for f in frames if isinstance(f, SeriesPart)], request)
+        if built is not None:
+            frames.clear()
+            return built
+    frame = concat_frames([as_frame(f) for f in frames])
     frames.clear()
     return frame if ordered else canonical_order(frame, request)
 

@@ -14,7 +14,7 @@ from ..config import API_VERSIONS, Settings, Timeout, check_api_key
 from ..errors import AuthError, ConfigError, EdgeReportsError, InputError, PartialFailure
 from ..progress import open_progress
 from ..query import Report
-from .assemble import answer_frame, assemble, owned, parse_json
+from .assemble import answer_frame, answer_part, assemble, join_parts, owned, parse_json
 from .budget import Budget, says_too_large
 from .connection import UsesConnection, open_connection
 from .plan import DEFAULT_POINTS, Part, Window, bucket_of, plan_parts, split_window, window_points
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     import requests
 
     from ..normalize.output import Output
+    from ..normalize.parts import SeriesPart
 
 __all__ = ["CSV", "JSON", "REPORT_PATH", "REPORT_PATHS", "ReportingClient"]
 
@@ -51,7 +52,9 @@ class ReportingClient(UsesConnection):
         timeout: seconds, or ``(connect, read)`` seconds, per attempt.
         retries: retries per request after the first attempt (5xx, 429, connection errors,
             dropped bodies), one budget shared by both retry layers.
-        max_workers: requests in flight at once.
+        max_workers: requests in flight at once; 8 hides most round trips while staying a
+            modest load on the service's budget (answers are parsed under the GIL, so more
+            threads do not parse faster).
         progress: show a progress bar (True), never (False), or when there is more than one
             request and stderr is a terminal or the code runs in a notebook (None).
         session: a ``requests.Session`` to use as is (proxies, certificates).
@@ -403,7 +406,7 @@ class ReportingClient(UsesConnection):
             bar.close()
 
     @staticmethod
-    def _outcome(call: Callable[[], pd.DataFrame]) -> Any:
+    def _outcome(call: Callable[[], pd.DataFrame | SeriesPart]) -> Any:
         try:
             return call()
         except AuthError:
@@ -411,16 +414,25 @@ class ReportingClient(UsesConnection):
         except EdgeReportsError as exc:
             return exc
 
-    def _part(self, part: Part, accept: str) -> pd.DataFrame:
-        frame = self._window_frame(part.sent, part.window, accept, str(part))
+    def _part(self, part: Part, accept: str) -> pd.DataFrame | SeriesPart:
+        from ..normalize.parts import SeriesPart
+
+        rows = self._window_frame(part.sent, part.window, accept, str(part))
+        if isinstance(rows, SeriesPart):
+            # one frame of every part at the end needs every metric in each part
+            return rows if part.fan.metrics is None else rows.frame()
         # the pull's frame takes the report's request: a copy per part would only take room
-        frame.attrs = {k: v for k, v in frame.attrs.items() if k != "request"}
-        return frame
+        rows.attrs = {k: v for k, v in rows.attrs.items() if k != "request"}
+        return rows
 
     def _window_frame(
         self, sent: Report, window: Window | None, accept: str, what: str
-    ) -> pd.DataFrame:
-        """One window's owned rows; a window over the budget is fetched in pieces."""
+    ) -> pd.DataFrame | SeriesPart:
+        """One window's owned rows; a window over the budget is fetched in pieces.
+
+        A small JSON time series comes back as a :class:`SeriesPart` (its points, no frame;
+        ``.frame()`` gives the frame), anything else as a frame.
+        """
         bucket = bucket_of(sent) if window is not None else None
         # a window of more than one bucket can be cut in pieces: over the budget, it is
         points = 0
@@ -437,17 +449,20 @@ class ReportingClient(UsesConnection):
             assert window is not None and bucket is not None
             self._budget.shrink(points)
             return self._pieces(sent, window, bucket, accept, what)
+        v2 = self.api_version == "v2"
+        if window is not None and accept == JSON:
+            series = answer_part(body, sent, what, self._http.redact)
+            if series is not None:
+                return owned(series, window, stamps_at_end=v2)
         frame = answer_frame(body, request, accept == CSV, what, self._http.redact)
         del body
-        return owned(frame, window, stamps_at_end=self.api_version == "v2")
+        return owned(frame, window, stamps_at_end=v2)
 
     def _pieces(
         self, sent: Report, window: Window, bucket: timedelta, accept: str, what: str
-    ) -> pd.DataFrame:
+    ) -> pd.DataFrame | SeriesPart:
         """``window`` fetched as pieces within the budget: their owned rows, sorted as one
         answer would be."""
-        from ..normalize.stitch import canonical_order, concat_frames
-
         buckets = max(1, self._budget.points // max(1, len(sent.metrics)))
         pieces = split_window(window, bucket, bucket * buckets)
         frames = []
@@ -456,7 +471,7 @@ class ReportingClient(UsesConnection):
             end = sent.end if i == len(pieces) - 1 else piece.end
             assert start is not None and end is not None
             frames.append(self._window_frame(sent.between(start, end), piece, accept, what))
-        return canonical_order(concat_frames(frames), sent.to_request())
+        return join_parts(frames, sent.to_request())
 
     def _post(self, request: dict[str, Any], accept: str, what: str) -> requests.Response:
         path, key_param = REPORT_PATHS[self.api_version]

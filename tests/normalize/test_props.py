@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from edgereports.errors import SchemaError
 from edgereports.normalize import read_csv, to_frame
 from edgereports.normalize._arrowjson import read_timeseries
+from edgereports.normalize.parts import build_parts, read_part
 from edgereports.schema import schema_for
 
 OFFSETS = {
@@ -175,6 +176,29 @@ def test_valid_time_series_never_raise_and_keep_every_point(case: Any) -> None:
     slow = to_frame(payload)
     if fast is not None:
         pd.testing.assert_frame_equal(fast, attrs_free(slow))
+    part = read_part(orjson.dumps(payload), request)  # the client's path for small answers
+    assert part is not None
+    built = build_parts([part], request)
+    assert built is not None
+    pd.testing.assert_frame_equal(attrs_free(built), attrs_free(df))
+
+
+@SETTINGS
+@given(timeseries(), moments)
+def test_small_answers_split_in_two_windows_build_the_whole_frame(case: Any, cut: Any) -> None:
+    """Two windows answered with the same body, each keeping what it owns, build one frame
+    equal to the body's own: the client's one assembly at the end of a pull."""
+    payload, request, _ = case
+    body = orjson.dumps(payload)
+    low, high = datetime(2000, 1, 1, tzinfo=UTC), datetime(2099, 1, 1, tzinfo=UTC)
+    parts = [read_part(body, request), read_part(body, request)]
+    assert parts[0] is not None and parts[1] is not None
+    first = parts[0].owned(low, cut, first=True, last=False)
+    second = parts[1].owned(cut, high, first=False, last=True)
+    built = build_parts([first, second], request)
+    assert built is not None
+    assert len(first) + len(second) == len(built)
+    pd.testing.assert_frame_equal(attrs_free(built), attrs_free(to_frame(payload, request)))
 
 
 json_values = st.recursive(
@@ -301,6 +325,16 @@ def test_mutated_payloads_give_a_frame_or_schema_error(payload: Any) -> None:
     if fast is not None:
         assert from_dict is not None, "the fast path accepted what the careful path rejects"
         pd.testing.assert_frame_equal(fast, attrs_free(from_dict))
+    try:
+        part = read_part(body, None)
+    except SchemaError:
+        assert from_bytes is None, "the small-answer path rejects what to_frame accepts"
+        return
+    if part is not None:
+        assert from_bytes is not None, "the small-answer path accepted what to_frame rejects"
+        built = build_parts([part], None)
+        assert built is not None
+        pd.testing.assert_frame_equal(attrs_free(built), attrs_free(from_bytes))
 
 
 @settings(max_examples=150, deadline=None)

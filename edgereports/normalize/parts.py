@@ -1,0 +1,148 @@
+"""Small time-series answers kept as blocks, and one frame built from the blocks of a pull.
+
+A pull of many small answers (a window of one fan-out value each) pays little for parsing but
+much for a pandas frame per answer, for taking each frame's owned rows and for concatenating
+and sorting the frames again. Here an answer under :data:`~.api.ARROW_MIN_BYTES` is read into
+the reader's blocks (numpy stamps and values per series and metric entry, no frame), a window
+keeps its rows on those arrays (:meth:`SeriesPart.owned`), and :func:`build_parts` builds one
+frame from every part at the end, through the same builder as :func:`~.api.to_frame`, so the
+frame is that of the answers normalized one by one, owned rows kept, concatenated and put in
+canonical order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._request import RequestInfo, request_info
+from .api import ARROW_MIN_BYTES
+from .detect import detect_shape, first_byte, parse_json
+from .service import is_service_answer, service_request
+from .timeseries import Block, build, dimensions, read_blocks
+
+__all__ = ["SeriesPart", "build_parts", "read_part"]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@dataclass
+class SeriesPart:
+    """The points of one small time-series answer, as blocks (no frame).
+
+    Attributes:
+        echo_names: the echoed keys, ``account_id`` always among them (from the answer, else
+            from the request it answers).
+        blocks: the points per series and metric entry, in the reader's order.
+        req: the request the answer was sent with.
+    """
+
+    echo_names: tuple[str, ...]
+    blocks: list[Block]
+    req: RequestInfo | None
+
+    def __len__(self) -> int:
+        return sum(len(b.stamps) for b in self.blocks)
+
+    def owned(
+        self, start: datetime, end: datetime, *, first: bool, last: bool, right: bool = False
+    ) -> SeriesPart:
+        """The points whose stamp lies in ``[start, end)`` (``(start, end]`` with ``right``);
+        the first window also keeps what lies before, the last what lies after (the rule of
+        :func:`~.stitch.owned_rows`)."""
+        if first and last:
+            return self
+        low, high = _micros(start), _micros(end)
+        blocks = []
+        for b in self.blocks:
+            keep = np.ones(len(b.stamps), dtype=bool)
+            if not first:
+                keep &= (b.stamps > low) if right else (b.stamps >= low)
+            if not last:
+                keep &= (b.stamps <= high) if right else (b.stamps < high)
+            if keep.all():
+                blocks.append(b)
+            elif keep.any():
+                blocks.append(dataclasses.replace(b, stamps=b.stamps[keep], values=b.values[keep]))
+        return SeriesPart(self.echo_names, blocks, self.req)
+
+    def frame(self) -> pd.DataFrame:
+        """The frame :func:`~.api.to_frame` gives for these points (``attrs`` without the
+        request)."""
+        out = build(self.blocks, self.echo_names, self.req)
+        out.attrs = {"shape": "timeseries", "source": "json"}
+        return out
+
+
+def read_part(body: bytes, request: Any) -> SeriesPart | None:
+    """Read a small JSON time-series answer into blocks; None for anything else.
+
+    Args:
+        body: the answer's bytes.
+        request: the request it answers (a ``Report`` or its dict).
+
+    Returns:
+        The part, or None when the body is large, not a JSON object, not a time series or an
+        answer of the v2 reporting service: :func:`~.api.to_frame` reads those.
+
+    Raises:
+        SchemaError: the body is not valid JSON, or a time series with a wrong member (the
+            error :func:`~.api.to_frame` raises for the same body).
+    """
+    if len(body) >= ARROW_MIN_BYTES or service_request(request) is not None:
+        return None
+    if body.startswith(b"\xef\xbb\xbf"):
+        body = body[3:]
+    if first_byte(body) != b"{":
+        return None
+    obj = parse_json(body)
+    if not isinstance(obj, dict) or not obj or is_service_answer(obj):
+        return None
+    req = request_info(request)
+    if detect_shape(obj, req) != "timeseries":
+        return None
+    blocks, names = read_blocks(obj, owned=True)
+    dimensions(names, req)  # the checks of the echoed keys, as to_frame makes them
+    # the account is kept with the points: the report's own filter may name several
+    account = req.account_id if req is not None else None
+    if "account_id" not in names:
+        names.append("account_id")
+        blocks = [dataclasses.replace(b, echo=(*b.echo, account)) for b in blocks]
+    elif account is not None:
+        k = names.index("account_id")
+        for b in blocks:
+            if b.echo[k] is None:
+                b.echo = (*b.echo[:k], account, *b.echo[k + 1 :])
+    return SeriesPart(tuple(names), blocks, req)
+
+
+def build_parts(parts: Sequence[SeriesPart], request: Any) -> pd.DataFrame | None:
+    """One frame of the parts of one report (fan-out values and windows in order), sorted as
+    one answer would be; None when the parts echo different keys (then build their frames).
+
+    Args:
+        parts: the parts, branch by branch, windows in order; every part answers the report
+            with all of its metrics (no split by metric).
+        request: the report's request: its metrics rank the series' entries.
+
+    Returns:
+        The frame (``attrs``: shape and source), or None.
+    """
+    names = {p.echo_names for p in parts}
+    if len(names) != 1:
+        return None
+    out = build([b for p in parts for b in p.blocks], next(iter(names)), request_info(request))
+    out.attrs = {"shape": "timeseries", "source": "json"}
+    return out
+
+
+def _micros(moment: datetime) -> int:
+    """Microseconds since the epoch, UTC."""
+    delta = moment.astimezone(UTC) - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
