@@ -21,7 +21,8 @@ from ..query import Report
 __all__ = [
     "DEFAULT_KEYS",
     "DEFAULT_LOOKBACK",
-    "DEFAULT_WINDOW_DAYS",
+    "MAX_WINDOW_DAYS",
+    "WINDOW_ROWS",
     "ReportJob",
     "parse_lookback",
     "parse_report",
@@ -30,8 +31,12 @@ __all__ = [
 
 #: How far back each run re-fetches unless a report says otherwise.
 DEFAULT_LOOKBACK = timedelta(days=2)
-#: Days per export window by granularity (SIM counts, ``None``, are daily).
-DEFAULT_WINDOW_DAYS = {"DAY": 31, "HOUR": 7, None: 31}
+#: The rows one export window holds at most by default (fan-out values x buckets x
+#: metrics): a window is fetched, held in memory and written whole, so this bounds memory
+#: (about 100 MB of frame) while letting one request per subscriber cover months.
+WINDOW_ROWS = 1_000_000
+#: The longest default window in days: a year, the longest window one request asks for.
+MAX_WINDOW_DAYS = 366
 #: The keys ``[defaults]`` may set for every report.
 DEFAULT_KEYS = ("account_id", "start", "lookback", "window_days")
 
@@ -181,15 +186,41 @@ def parse_report(
     lookback = parse_lookback(
         merged.get("lookback", DEFAULT_LOOKBACK.days), f"{label}: key lookback"
     )
-    window_days = merged.get("window_days", DEFAULT_WINDOW_DAYS[report.grain])
+    if "window_days" in merged:
+        window_days = positive_int(merged["window_days"], label, "window_days")
+    else:
+        window_days = default_window_days(report)
     return ReportJob(
         name=raw_name,
         report=report,
         granularity=report.grain,
         start=start,
         lookback=lookback,
-        window_days=positive_int(window_days, label, "window_days"),
+        window_days=window_days,
     )
+
+
+def default_window_days(report: Report) -> int:
+    """The days of one export window when the job does not say: as many as keep a window's
+    frame within :data:`WINDOW_ROWS` rows, from 1 to :data:`MAX_WINDOW_DAYS`.
+
+    Each window costs one request per fan-out value (a subscriber, say), so long windows are
+    what make an export cheap; the cap on rows is what keeps its memory flat.
+
+    Example:
+        >>> from edgereports import presets
+        >>> r = presets.byte_usage_subscriber(account_id="A", msisdn=["91", "92"],
+        ...     start="2024-01-01", end="2024-01-02").granularity("HOUR")
+        >>> default_window_days(r)  # 2 subscribers x 24 hours x 2 metrics: 96 rows a day
+        366
+        >>> default_window_days(r.where(msisdn=[str(n) for n in range(1000)]))
+        20
+    """
+    from ..reporting.plan import branches
+
+    buckets = 24 if report.grain == "HOUR" else 1
+    per_day = len(branches(report)) * buckets * max(1, len(report.metrics))
+    return max(1, min(MAX_WINDOW_DAYS, WINDOW_ROWS // per_day))
 
 
 def _build(item: Mapping[str, Any], merged: Mapping[str, Any], label: str) -> Report:

@@ -60,7 +60,7 @@ def test_a_complete_job_parses_with_its_defaults(tmp_path: Path) -> None:
     assert job.connection.api_key_env == DEFAULT_API_KEY_ENV
     assert job.connection.api_key is None
     usage, hourly, sims, raw = job.reports
-    assert usage.granularity == "DAY" and usage.window_days == 31
+    assert usage.granularity == "DAY" and usage.window_days == 366  # 2 days of rows: a year
     assert usage.start == datetime(2024, 1, 1, tzinfo=UTC)
     assert usage.lookback == timedelta(days=3)
     assert usage.report.filter_values("msisdn") == ("919876543210", "919876543211")
@@ -255,3 +255,22 @@ def test_job_report_lookup_suggests_a_name(tmp_path: Path) -> None:
         ConfigError, match="no report named 'usage_dialy' \\(did you mean 'usage_daily'\\?\\)"
     ):
         job.report("usage_dialy")
+
+
+@pytest.mark.parametrize(
+    ("subscribers", "granularity", "days"),
+    [(2, "DAY", 366), (2, "HOUR", 366), (50, "HOUR", 366), (1000, "HOUR", 20), (10**5, "HOUR", 1)],
+)
+def test_the_default_window_keeps_a_million_rows_at_most(
+    tmp_path: Path, subscribers: int, granularity: str, days: int
+) -> None:
+    msisdns = ", ".join(f'"{919800000000 + n}"' for n in range(subscribers))
+    text = (
+        f'output = "out"\n[[reports]]\nname = "r"\npreset = "byte_usage_subscriber"\n'
+        f'granularity = "{granularity}"\nstart = 2024-01-01\n'
+        f'params = {{ account_id = "A", msisdn = [{msisdns}] }}\n'
+    )
+    (report,) = load_job(write(tmp_path, text)).reports
+    assert report.window_days == days
+    rows_a_day = subscribers * (24 if granularity == "HOUR" else 1) * len(report.report.metrics)
+    assert days == 1 or days * rows_a_day <= 1_000_000
