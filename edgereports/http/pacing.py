@@ -1,9 +1,9 @@
 """``Pacer``: one request budget (requests per second) shared by every thread of a client.
 
 Starts are spaced evenly, ``1 / per_second`` apart, with no burst: whatever the number of
-threads, no one-second window holds more than ``per_second`` (rounded up) starts. A 429 pauses
-the whole budget: :meth:`Pacer.pause` moves the next start past the ``Retry-After``, and a thread
-already waiting for a slot when the pause begins takes a new one after it.
+threads, a one-second window holds about ``per_second`` starts, never a clump of them. A 429
+pauses the whole budget: :meth:`Pacer.pause` moves the next start past the ``Retry-After``,
+for the thread waiting for its turn as for those behind it.
 
 The hook in the transport: :class:`~edgereports.http.HttpClient` calls :meth:`Pacer.acquire`
 before its first attempt and before each of its own retries, the session's urllib3 retry policy
@@ -23,6 +23,11 @@ __all__ = ["Pacer"]
 
 class Pacer:
     """Evenly spaced request starts at ``per_second``, shared by threads; 429s pause them all.
+
+    Threads pass one at a time, each at least ``1 / per_second`` after the one before (less at
+    most a tenth of that, so the small lateness of a sleep does not slow the pace). A thread
+    held up (the interpreter busy, the machine loaded) does not leave at once with the others
+    that were held up with it: the spacing counts from the time they really leave.
 
     Args:
         per_second: requests per second (a number, or ``"10/s"``, ``"600/min"``).
@@ -49,38 +54,34 @@ class Pacer:
         assert rate is not None
         self.per_second = rate
         self._interval = 1.0 / rate
+        self._slack = self._interval / 10
         self._clock = clock
         self._sleep = sleep
-        self._lock = threading.Lock()
-        self._next = float("-inf")  # the earliest start of the next request
-        self._pauses = 0  # pauses that moved the next start so far
+        self._turn = threading.Lock()  # one thread waits for the next start at a time
+        self._lock = threading.Lock()  # guards _next (pause() does not wait for the turn)
+        self._next = float("-inf")  # the earliest next start
 
     def __repr__(self) -> str:
         return f"Pacer(per_second={self.per_second:g})"
 
     def acquire(self) -> float:
-        """Wait for this thread's slot; returns the seconds waited."""
-        waited = 0.0
-        while True:
+        """Wait for this thread's start; returns the seconds waited (0.0 when none)."""
+        started = self._clock()
+        with self._turn:
+            while True:
+                with self._lock:
+                    now = self._clock()
+                    wait = self._next - now
+                if wait <= 0:
+                    break
+                self._sleep(wait)  # a pause that begins meanwhile moves _next: loop again
             with self._lock:
-                now = self._clock()
-                slot = max(now, self._next)
-                self._next = slot + self._interval
-                pauses = self._pauses
-            if slot > now:
-                self._sleep(slot - now)
-                waited += slot - now
-            with self._lock:
-                if self._pauses == pauses:
-                    return waited
-            # a pause began while this thread waited: its slot is void, take one after it
+                self._next = max(self._next, now - self._slack) + self._interval
+        return max(0.0, now - started)
 
     def pause(self, seconds: float) -> None:
         """Hold every start for ``seconds`` from now (a 429's ``Retry-After``)."""
         if seconds <= 0:
             return
         with self._lock:
-            until = self._clock() + seconds
-            if until > self._next:
-                self._next = until
-                self._pauses += 1
+            self._next = max(self._next, self._clock() + seconds)
