@@ -24,8 +24,9 @@ __all__ = ["Pacer"]
 class Pacer:
     """Evenly spaced request starts at ``per_second``, shared by threads; 429s pause them all.
 
-    Threads pass one at a time, each at least ``1 / per_second`` after the one before (less at
-    most a tenth of that, so the small lateness of a sleep does not slow the pace). A thread
+    Threads pass one at a time, each ``1 / per_second`` after the one before (a start up to a
+    tenth of that late keeps the schedule, so the small lateness of a sleep does not slow the
+    pace). A thread
     held up (the interpreter busy, the machine loaded) does not leave at once with the others
     that were held up with it: the spacing counts from the time they really leave.
 
@@ -76,7 +77,10 @@ class Pacer:
                     break
                 self._sleep(wait)  # a pause that begins meanwhile moves _next: loop again
             with self._lock:
-                self._next = max(self._next, now - self._slack) + self._interval
+                # the schedule through a sleep's small lateness; after a longer hold-up (or
+                # idle time) the spacing counts from now, so no clump of starts follows it
+                late = now - self._next
+                self._next = (self._next if late <= self._slack else now) + self._interval
         return max(0.0, now - started)
 
     def pause(self, seconds: float) -> None:
