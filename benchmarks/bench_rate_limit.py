@@ -104,9 +104,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=50, help="the sandbox's limit per second")
     parser.add_argument("--workers", type=int, default=8, help="the client's max_workers")
-    parser.add_argument(
-        "--in-process", action="store_true", help="run the sandbox in this process"
-    )
+    parser.add_argument("--in-process", action="store_true", help="run the sandbox in this process")
     args = parser.parse_args()
     run(args.n, args.workers, args.in_process)
 

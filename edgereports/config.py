@@ -46,8 +46,12 @@ API_VERSIONS = ("v1", "v2")
 _SECRETS = ("api_key", "service_token")
 #: The units of a rate written as text, in seconds per unit.
 _RATE_UNITS = {"s": 1.0, "sec": 1.0, "second": 1.0, "min": 60.0, "minute": 60.0}
-_RATE = re.compile(r"^\s*(?P<n>[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(?:/\s*(?P<unit>[a-z]+))?\s*$")
-_RATE_FORMS = 'a positive number of requests per second (e.g. 10 or 0.5) or a text "10/s", "600/min"'
+_RATE = re.compile(
+    r"^\s*(?P<n>[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(?:/\s*(?P<unit>[a-z]+))?\s*$"
+)
+_RATE_FORMS = (
+    'a positive number of requests per second (e.g. 10 or 0.5) or a text "10/s", "600/min"'
+)
 
 
 def check_url(name: str, value: str) -> str:

@@ -87,9 +87,12 @@ def test_over_the_limit_the_sandbox_answers_429_with_retry_after(
     assert post(sb, key="another-key").status_code == 401  # its own window, then its auth
     info = requests.get(f"{sb.base_url}/sandbox/rate-limit", timeout=30).json()
     assert info == {"requests_per_second": 3, "rate_limited": 1}
-    assert requests.get(f"{sb.base_url}/sandbox/info", timeout=30).json()["limits"][
-        "requests_per_second"
-    ] == 3
+    assert (
+        requests.get(f"{sb.base_url}/sandbox/info", timeout=30).json()["limits"][
+            "requests_per_second"
+        ]
+        == 3
+    )
     sb.reset_counters()
     assert sb.rate_limited() == 0
 
