@@ -9,6 +9,7 @@ the client's budget at 18: every thread and part shares the budget, so the sandb
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -72,3 +73,23 @@ def test_a_rate_that_is_not_positive_fails_when_the_client_is_built(bad: object)
 def test_a_bad_rate_in_the_environment_names_the_variable() -> None:
     with pytest.raises(er.ConfigError, match=r"rate_limit \(EDGEREPORTS_RATE_LIMIT\) must be"):
         er.Settings.from_env({"EDGEREPORTS_RATE_LIMIT": "-5"})
+
+
+def test_the_export_takes_the_budget_from_the_environment(
+    sandbox: SandboxHandle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from edgereports.export import load_job
+    from edgereports.export.run import make_client
+
+    path = tmp_path / "job.toml"
+    path.write_text(
+        f'output = "{tmp_path / "out"}"\n\n[connection]\n'
+        f'reporting_url = "{sandbox.reporting_url}"\n\n'
+        '[[reports]]\nname = "sims"\npreset = "active_sim_count"\n'
+        f'params = {{ account_id = "{sandbox.account_id}" }}\nstart = 2022-07-01\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("EDGEREPORTS_API_KEY", sandbox.api_key)
+    monkeypatch.setenv("EDGEREPORTS_RATE_LIMIT", "120/min")
+    with make_client(load_job(path)) as client:
+        assert client.rate_limit == 2.0
