@@ -9,8 +9,8 @@ the client's budget at 18: every thread and part shares the budget, so the sandb
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
