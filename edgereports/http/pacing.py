@@ -24,9 +24,10 @@ __all__ = ["Pacer"]
 class Pacer:
     """Evenly spaced request starts at ``per_second``, shared by threads; 429s pause them all.
 
-    Threads pass one at a time, each ``1 / per_second`` after the one before (a start up to a
-    tenth of that late keeps the schedule, so the small lateness of a sleep does not slow the
-    pace). A thread
+    Threads pass one at a time on a schedule ``1 / per_second`` apart. A start up to half an
+    interval late (a sleep wakes late, the machine is busy) keeps the schedule, so the pace
+    holds; a later one (or the first after idle time) starts a new schedule from now. So any
+    second holds at most ``per_second + 1.5`` starts, whatever the number of threads. A thread
     held up (the interpreter busy, the machine loaded) does not leave at once with the others
     that were held up with it: the spacing counts from the time they really leave.
 
@@ -55,7 +56,7 @@ class Pacer:
         assert rate is not None
         self.per_second = rate
         self._interval = 1.0 / rate
-        self._slack = self._interval / 10
+        self._slack = self._interval / 2
         self._clock = clock
         self._sleep = sleep
         self._turn = threading.Lock()  # one thread waits for the next start at a time
