@@ -53,6 +53,18 @@ def test_idle_time_is_not_saved_up_for_a_burst() -> None:
     assert starts(pacer, t, 3) == [5.0, 5.1, 5.2]
 
 
+def test_a_little_late_keeps_the_schedule_a_hold_up_starts_a_new_one() -> None:
+    t = FakeTime()
+    pacer = Pacer(10, clock=t.clock, sleep=t.sleep)
+    pacer.acquire()  # 0.0
+    t.now = 0.13  # its slot was 0.1: 0.03 late, within half an interval
+    pacer.acquire()
+    assert starts(pacer, t, 1) == [0.2]  # on schedule, not 0.23
+    t.now = 0.6  # the slot was 0.3: held up 0.3 s
+    pacer.acquire()
+    assert starts(pacer, t, 2) == [0.7, 0.8]  # no clump of the starts it missed
+
+
 def test_a_pause_holds_the_next_start() -> None:
     t = FakeTime()
     pacer = Pacer(10, clock=t.clock, sleep=t.sleep)
