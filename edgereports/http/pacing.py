@@ -67,8 +67,8 @@ class Pacer:
         return f"Pacer(per_second={self.per_second:g})"
 
     def acquire(self) -> float:
-        """Wait for this thread's start; returns the seconds waited (0.0 when none)."""
-        started = self._clock()
+        """Wait for this thread's start; returns the seconds slept for it (0.0 when none)."""
+        slept = 0.0
         with self._turn:
             while True:
                 with self._lock:
@@ -77,12 +77,13 @@ class Pacer:
                 if wait <= 0:
                     break
                 self._sleep(wait)  # a pause that begins meanwhile moves _next: loop again
+                slept += wait
             with self._lock:
                 # the schedule through a sleep's small lateness; after a longer hold-up (or
                 # idle time) the spacing counts from now, so no clump of starts follows it
                 late = now - self._next
                 self._next = (self._next if late <= self._slack else now) + self._interval
-        return max(0.0, now - started)
+        return slept
 
     def pause(self, seconds: float) -> None:
         """Hold every start for ``seconds`` from now (a 429's ``Retry-After``)."""
