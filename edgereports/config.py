@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -18,6 +19,7 @@ __all__ = [
     "Timeout",
     "check_api_key",
     "check_count",
+    "check_rate_limit",
     "check_seconds",
     "check_timeout",
     "check_url",
@@ -37,10 +39,19 @@ ENV_VARS: dict[str, str] = {
     "service_token": "EDGEREPORTS_SERVICE_TOKEN",
     "core_id": "EDGEREPORTS_CORE_ID",
     "account_id": "EDGEREPORTS_ACCOUNT_ID",
+    "rate_limit": "EDGEREPORTS_RATE_LIMIT",
 }
 #: The reporting API versions (``ReportingClient(api_version=...)``).
 API_VERSIONS = ("v1", "v2")
 _SECRETS = ("api_key", "service_token")
+#: The units of a rate written as text, in seconds per unit.
+_RATE_UNITS = {"s": 1.0, "sec": 1.0, "second": 1.0, "min": 60.0, "minute": 60.0}
+_RATE = re.compile(
+    r"^\s*(?P<n>[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(?:/\s*(?P<unit>[a-z]+))?\s*$"
+)
+_RATE_FORMS = (
+    'a positive number of requests per second (e.g. 10 or 0.5) or a text "10/s", "600/min"'
+)
 
 
 def check_url(name: str, value: str) -> str:
@@ -95,6 +106,35 @@ def check_count(name: str, value: object, least: int) -> int:
     return value
 
 
+def check_rate_limit(value: object, name: str = "rate_limit") -> float | None:
+    """Return a request rate in requests per second, or None for no limit.
+
+    Args:
+        value: None (no limit), a positive number of requests per second, or a text
+            ``"<number>/s"`` or ``"<number>/min"`` (a bare number is per second).
+        name: the argument's name, for the message.
+
+    Raises:
+        ConfigError: not positive, not finite, or not one of those forms.
+
+    Example:
+        >>> check_rate_limit(10), check_rate_limit("600/min"), check_rate_limit("2.5/s")
+        (10.0, 10.0, 2.5)
+    """
+    if value is None:
+        return None
+    number: float | None = None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        number = float(value)
+    elif isinstance(value, str) and (m := _RATE.match(value.lower())):
+        unit = m["unit"] or "s"
+        if unit in _RATE_UNITS:
+            number = float(m["n"]) / _RATE_UNITS[unit]
+    if number is None or not math.isfinite(number) or number <= 0:
+        raise ConfigError(f"{name} must be {_RATE_FORMS}, got {value!r}")
+    return number
+
+
 def check_timeout(value: object, name: str = "timeout") -> Timeout:
     """Return a timeout: positive, finite seconds, or a ``(connect, read)`` pair of them.
 
@@ -131,6 +171,9 @@ class Settings:
         service_token: the bearer token of the v2 reporting service (never shown).
         core_id: the mobile core id of the v2 reporting service.
         account_id: the default account of :func:`edgereports.fetch` (optional).
+        rate_limit: the request budget of a reporting client, in requests per second (a
+            number, or a text such as ``"10/s"`` or ``"600/min"``, kept as per second); None
+            for no limit.
 
     Example:
         >>> Settings(api_key="k" * 8, reporting_url="https://r.example")  # doctest: +ELLIPSIS
@@ -146,6 +189,7 @@ class Settings:
     service_token: str | None = field(default=None, repr=False)
     core_id: str | None = None
     account_id: str | None = None
+    rate_limit: float | str | None = None
 
     def __post_init__(self) -> None:
         if self.api_version not in API_VERSIONS:
@@ -160,6 +204,8 @@ class Settings:
         if self.api_key is not None:
             check_api_key(self.api_key)
         check_seconds("timeout", self.timeout)
+        rate = check_rate_limit(self.rate_limit, f"rate_limit ({ENV_VARS['rate_limit']})")
+        object.__setattr__(self, "rate_limit", rate)
 
     def __repr__(self) -> str:
         def shown(name: str) -> str:

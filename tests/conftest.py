@@ -82,6 +82,7 @@ class Seen:
     query: dict[str, list[str]]
     headers: dict[str, str]
     body: bytes
+    at: float = field(default_factory=time.monotonic)  # when it arrived (monotonic seconds)
 
 
 @dataclass

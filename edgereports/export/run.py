@@ -233,6 +233,7 @@ def make_client(job: Job) -> ReportingClient:
         max_workers=job.max_workers,
         progress=False,
         timeout=(min(5.0, timeout), timeout),
+        rate_limit=settings.rate_limit,
     )
 
 

@@ -9,13 +9,17 @@ every failure to the error tree of :mod:`edgereports.errors` with redacted URLs 
 Creating a client installs a logging filter that redacts keys from the records of the
 ``urllib3``, ``requests`` and ``edgereports`` loggers (urllib3 logs request URLs at DEBUG).
 
+A :class:`Pacer` is a request budget (requests per second, evenly spaced, shared by threads):
+every attempt waits for its slot and a 429 pauses it for every thread.
+
 Modules: ``session`` (retry policy, adapter, :func:`make_session`), ``client``
-(:class:`HttpClient`), ``redaction`` (the logging filter).
+(:class:`HttpClient`), ``pacing`` (:class:`Pacer`), ``redaction`` (the logging filter).
 """
 
 from __future__ import annotations
 
 from .client import HttpClient
+from .pacing import Pacer
 from .redaction import REDACTED_LOGGERS, install_log_redaction
 from .session import RETRY_STATUSES, make_session
 
@@ -23,6 +27,7 @@ __all__ = [
     "REDACTED_LOGGERS",
     "RETRY_STATUSES",
     "HttpClient",
+    "Pacer",
     "install_log_redaction",
     "make_session",
 ]

@@ -24,6 +24,7 @@ from ..errors import (
     TransportError,
     redact,
 )
+from .pacing import Pacer
 from .redaction import install_log_redaction
 from .session import BudgetAdapter, make_session, refused
 
@@ -50,6 +51,8 @@ class HttpClient:
         retries: retries after the first attempt, shared by urllib3 and the body-read layer.
         session: a session to use as is (proxies, certificates); ours retries when omitted.
         retry_after_cap: the longest ``Retry-After`` honoured, in seconds.
+        pacer: a request budget shared with other clients and threads: every attempt
+            (retries included) waits for its slot, and a 429 pauses it (see :class:`Pacer`).
 
     Raises:
         ConfigError: a timeout that is not positive seconds (or a pair of them), negative
@@ -69,8 +72,11 @@ class HttpClient:
         retries: int = 4,
         session: requests.Session | None = None,
         retry_after_cap: float = 60.0,
+        pacer: Pacer | None = None,
     ) -> None:
         self.timeout = check_timeout(timeout)
+        self.pacer = pacer
+        self._retry_after_cap = retry_after_cap
         self.retries = check_count("retries", retries, 0)
         check_seconds("retry_after_cap", retry_after_cap, zero=True)
         self.base_url = base_url.rstrip("/")
@@ -140,7 +146,13 @@ class HttpClient:
         backoff = budgeted.backoff if budgeted is not None else 0.5
 
         def attempt() -> requests.Response:
-            with budgeted.budget(allowed - used[0]) if budgeted else contextlib.nullcontext():
+            if self.pacer is not None:
+                self.pacer.acquire()
+            with (
+                budgeted.budget(allowed - used[0], self.pacer)
+                if budgeted
+                else contextlib.nullcontext()
+            ):
                 try:
                     response = self.session.request(
                         method,
@@ -190,6 +202,10 @@ class HttpClient:
             raise failure
         elapsed = time.perf_counter() - started
         self._note_clock(response)
+        if response.status_code == 429 and self.pacer is not None and budgeted is None:
+            # a session of the caller's: its retries are not ours, the pause is
+            wait = _retry_after(response.headers.get("Retry-After"))
+            self.pacer.pause(min(wait if wait is not None else backoff, self._retry_after_cap))
         self._debug(
             "%s %s -> %s in %.3fs, %d attempt(s)",
             method,

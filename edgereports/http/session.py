@@ -21,6 +21,7 @@ from urllib3.exceptions import MaxRetryError
 from urllib3.util.retry import Retry
 
 from ..config import check_count, check_seconds
+from .pacing import Pacer
 
 __all__ = ["RETRY_STATUSES", "BudgetAdapter", "EnvOnceSession", "make_session", "refused"]
 
@@ -46,15 +47,28 @@ def refused(error: BaseException | None) -> bool:
 
 
 class _Retry(Retry):
-    """urllib3 ``Retry`` with a Retry-After floor and cap, and backoff from the first retry."""
+    """urllib3 ``Retry`` with a Retry-After floor and cap, and backoff from the first retry.
 
-    def __init__(self, *args: Any, retry_after_min: float = 0.0, **kwargs: Any) -> None:
+    With a ``pacer`` (a client's request budget), a 429 pauses the budget for its
+    ``Retry-After`` and each retry waits for its slot after its own sleep.
+    """
+
+    def __init__(
+        self, *args: Any, retry_after_min: float = 0.0, pacer: Pacer | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.retry_after_min = retry_after_min
+        self.pacer = pacer
 
     def new(self, **kw: Any) -> _Retry:
         kw.setdefault("retry_after_min", self.retry_after_min)
+        kw.setdefault("pacer", self.pacer)
         return super().new(**kw)
+
+    def sleep(self, response: Any = None) -> None:
+        super().sleep(response)
+        if self.pacer is not None:
+            self.pacer.acquire()
 
     def parse_retry_after(self, retry_after: str) -> float:
         """Seconds to wait: a number (fractions allowed) or an HTTP date, clamped."""
@@ -106,6 +120,10 @@ class _Retry(Retry):
             exc = MaxRetryError(kwargs.get("_pool"), url, error)  # type: ignore[arg-type]
             exc.attempts = len(self.history) + 1  # type: ignore[attr-defined]
             raise exc from error
+        response = kwargs.get("response", args[2] if len(args) > 2 else None)
+        if self.pacer is not None and getattr(response, "status", None) == 429:
+            wait = self.get_retry_after(response)
+            self.pacer.pause(self.backoff_factor if wait is None else wait)
         try:
             return super().increment(*args, **kwargs)
         except MaxRetryError as exc:
@@ -222,11 +240,13 @@ class BudgetAdapter(HTTPAdapter):
         return float(self._default_retry.backoff_factor)
 
     @contextlib.contextmanager
-    def budget(self, attempts: int) -> Iterator[None]:
-        """Allow at most ``attempts`` attempts (first try included) in this thread."""
+    def budget(self, attempts: int, pacer: Pacer | None = None) -> Iterator[None]:
+        """Allow at most ``attempts`` attempts (first try included) in this thread; each
+        retry waits for its slot in ``pacer`` (the client's request budget), if any."""
         base = self._default_retry
         total = attempts - 1 if base.total is None else min(int(base.total), attempts - 1)
-        self._local.retry = base.new(total=max(total, 0))
+        extra = {"pacer": pacer} if isinstance(base, _Retry) else {}
+        self._local.retry = base.new(total=max(total, 0), **extra)
         self._local.attempts = 1
         try:
             yield

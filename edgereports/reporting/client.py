@@ -68,11 +68,17 @@ class ReportingClient(UsesConnection):
         points_per_request: the budget of one request in points (buckets x metrics) that
             sizes the windows of a pull; an answer saying a request is too large splits it and
             lowers the budget for the rest of the client's life.
+        rate_limit: a request budget: at most this many requests per second, evenly spaced
+            (no burst), shared by every thread, fan-out part, window and retry of the client;
+            a number of requests per second (``10``, ``0.5``) or a text ``"10/s"``,
+            ``"600/min"``. A 429 pauses the whole budget for its ``Retry-After`` (at most
+            ``retry_after_cap``). None (default): no budget.
 
     Raises:
         ConfigError: an empty key, a reporting URL that is not http(s), an unknown API
             version, or a bad number (a timeout that is not positive, negative
-            ``retries``/``backoff``, ...), all when the client is built.
+            ``retries``/``backoff``, a ``rate_limit`` that is not a positive rate, ...), all
+            when the client is built.
 
     Example:
         >>> client = ReportingClient("my-key", "https://reports.example")
@@ -94,6 +100,7 @@ class ReportingClient(UsesConnection):
         retry_after_cap: float = 60.0,
         api_version: str = "v1",
         points_per_request: int = DEFAULT_POINTS,
+        rate_limit: float | str | None = None,
     ) -> None:
         key = check_api_key(api_key)
         self._budget = Budget(points_per_request)
@@ -118,6 +125,7 @@ class ReportingClient(UsesConnection):
             session=session,
             backoff=backoff,
             retry_after_cap=retry_after_cap,
+            rate_limit=rate_limit,
         )
         self._http = self._connection.http
         self.reporting_url = self._http.base_url
@@ -137,12 +145,14 @@ class ReportingClient(UsesConnection):
         assert settings.api_key is not None and settings.reporting_url is not None
         options.setdefault("timeout", (min(5.0, settings.timeout), settings.timeout))
         options.setdefault("api_version", settings.api_version)
+        options.setdefault("rate_limit", settings.rate_limit)
         return cls(settings.api_key, settings.reporting_url, **options)
 
     def for_version(self, api_version: str) -> ReportingClient:
         """A client of the same key, address and options for another API version.
 
-        The new client shares this client's HTTP session (closing it leaves the session open).
+        The new client shares this client's HTTP session (closing it leaves the session open)
+        and its request budget (``rate_limit``).
 
         Raises:
             ConfigError: an unknown API version.
@@ -153,7 +163,7 @@ class ReportingClient(UsesConnection):
         """
         if api_version == self.api_version:
             return self
-        return ReportingClient(
+        other = ReportingClient(
             self._api_key,
             self.reporting_url,
             max_workers=self.max_workers,
@@ -163,6 +173,19 @@ class ReportingClient(UsesConnection):
             points_per_request=self._budget.points,
             **self._options,
         )
+        other._http.pacer = self._http.pacer  # one budget for both
+        return other
+
+    @property
+    def rate_limit(self) -> float | None:
+        """The request budget in requests per second, or None.
+
+        Example:
+            >>> ReportingClient("my-key", "https://r.example", rate_limit="600/min").rate_limit
+            10.0
+        """
+        pacer = self._http.pacer
+        return pacer.per_second if pacer is not None else None
 
     def service_now(self, *, probe: bool = True) -> datetime:
         """Now, as the service's clock says (DESIGN "One clock").

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Self
 
 from ..config import check_count, check_seconds, check_timeout, check_url
-from ..http import HttpClient, make_session
+from ..http import HttpClient, Pacer, make_session
 
 if TYPE_CHECKING:
     import requests
@@ -63,6 +63,7 @@ def open_connection(
     session: requests.Session | None,
     backoff: float,
     retry_after_cap: float,
+    rate_limit: float | str | None = None,
 ) -> Connection:
     """Check the options and build the HTTP client of a reporting client.
 
@@ -76,13 +77,15 @@ def open_connection(
         session: a session to use as is, or None for ours.
         backoff: first retry wait in seconds; ignored with ``session``.
         retry_after_cap: the longest ``Retry-After`` honoured; ignored with ``session``.
+        rate_limit: the request budget (requests per second, or ``"10/s"``, ``"600/min"``)
+            shared by every thread and retry of the client; None for none.
 
     Returns:
         The connection.
 
     Raises:
         ConfigError: a URL that is not http(s), or a bad number (a timeout that is not
-            positive, negative ``retries``/``backoff``, ...).
+            positive, negative ``retries``/``backoff``, a rate that is not positive, ...).
 
     Example:
         >>> c = open_connection("base_url", "https://h.example", "s3cret-token", timeout=5.0,
@@ -96,6 +99,7 @@ def open_connection(
     check_timeout(timeout)
     check_seconds("backoff", backoff, zero=True)
     check_seconds("retry_after_cap", retry_after_cap, zero=True)
+    pacer = Pacer(rate_limit) if rate_limit is not None else None
     owns = session is None
     if session is None:
         session = make_session(
@@ -111,5 +115,6 @@ def open_connection(
         retries=retries,
         session=session,
         retry_after_cap=retry_after_cap,
+        pacer=pacer,
     )
     return Connection(http, owns)

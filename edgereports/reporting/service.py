@@ -57,6 +57,7 @@ class ReportingServiceClient(UsesConnection):
         session: a ``requests.Session`` to use as is.
         backoff: first retry wait in seconds; ignored with ``session``.
         retry_after_cap: the longest ``Retry-After`` honoured; ignored with ``session``.
+        rate_limit: a request budget, as in :class:`~edgereports.reporting.ReportingClient`.
 
     Raises:
         ConfigError: an empty token or core id, a URL that is not http(s), bad numbers
@@ -79,6 +80,7 @@ class ReportingServiceClient(UsesConnection):
         session: requests.Session | None = None,
         backoff: float = 0.5,
         retry_after_cap: float = 60.0,
+        rate_limit: float | str | None = None,
     ) -> None:
         self._token = _required(token, "token", "EDGEREPORTS_SERVICE_TOKEN")
         self.core_id = _required(core_id, "core_id", "EDGEREPORTS_CORE_ID")
@@ -93,6 +95,7 @@ class ReportingServiceClient(UsesConnection):
             session=session,
             backoff=backoff,
             retry_after_cap=retry_after_cap,
+            rate_limit=rate_limit,
         )
         self._http = self._connection.http
         self.base_url = self._http.base_url
@@ -108,6 +111,7 @@ class ReportingServiceClient(UsesConnection):
         settings.require("service_token", "base_url", "core_id")
         assert settings.service_token and settings.base_url and settings.core_id
         options.setdefault("timeout", (min(5.0, settings.timeout), settings.timeout))
+        options.setdefault("rate_limit", settings.rate_limit)
         return cls(settings.service_token, settings.base_url, settings.core_id, **options)
 
     def __repr__(self) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 from .extras import SandboxExtrasMissing, require_extras
 from .web.faults import FaultConfig
 from .web.server import DEFAULT_API_KEY, DEFAULT_PARTNER, serve
+from .web.state import Limits
 
 __all__ = ["build_parser", "main"]
 
@@ -25,10 +26,11 @@ examples:
   python -m edgereports.sandbox --port 0 --seed 7 --devices 500
   python -m edgereports.sandbox --now 2022-07-08T10:00:00+05:30 --sync-delay 0
   python -m edgereports.sandbox --fault-rate 0.1 --rate-limit-rate 0.05 --retry-after 0
+  python -m edgereports.sandbox --requests-per-second 50   # 429 above 50 requests/s per key
 
 Per-request faults: send the header X-Sandbox-Fault (e.g. "503", "429;retry-after=1",
 "drop", "latency=0.2"). Helper routes: /sandbox/info, /sandbox/network, /sandbox/faults,
-/sandbox/requests, /sandbox/clock; the OpenAPI document is at /openapi.json.
+/sandbox/requests, /sandbox/clock, /sandbox/rate-limit; the OpenAPI document is at /openapi.json.
 """
 
 
@@ -85,6 +87,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="share of API requests whose connection drops mid-body",
     )
     f.add_argument("--fault-seed", type=int, default=0, help="seed of the fault draws")
+    p.add_argument(
+        "--requests-per-second",
+        type=int,
+        default=None,
+        metavar="N",
+        help="rate-limit mode: answer 429 with Retry-After above N API requests per key in "
+        "any sliding second (default: no limit)",
+    )
     p.add_argument("--verbose", action="store_true", help="log requests (keys are redacted)")
     p.add_argument(
         "--duration",
@@ -140,6 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             sync_delay=args.sync_delay,
             api_key=args.api_key,
             partner_name=args.partner_name,
+            limits=Limits(requests_per_second=args.requests_per_second),
             quiet=not args.verbose,
         )
         with _quiet_bind(ctx) as sb:

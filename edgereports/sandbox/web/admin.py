@@ -8,7 +8,11 @@
 - ``GET /sandbox/requests``: requests served per area and the report request bodies received.
 - ``GET /sandbox/clock``; ``POST /sandbox/clock`` with ``{"set": "<ISO 8601>"}``,
   ``{"advance": <seconds>}`` or ``{"real_time": true}``.
-- ``POST /sandbox/reset``: forget request counts, the report log and fault counts.
+- ``GET /sandbox/rate-limit``: the rate-limit mode's limit (``requests_per_second``, null when
+  off) and the requests it answered 429 (``rate_limited``); ``POST /sandbox/rate-limit`` with
+  ``{"requests_per_second": 50}`` (or ``null``) changes it.
+- ``POST /sandbox/reset``: forget request counts, the report log, fault counts and the
+  rate-limited count.
 
 The API key is never shown by these routes.
 """
@@ -120,6 +124,29 @@ def register_admin(app: Flask, state: SandboxState) -> None:
         except ValueError as exc:
             raise ApiProblem(400, str(exc), field="set") from None
         return jsonify(clock_info())
+
+    def rate_limit_info() -> dict[str, Any]:
+        return {
+            "requests_per_second": state.throttle.per_second,
+            "rate_limited": state.throttle.refused,
+        }
+
+    @app.get("/sandbox/rate-limit")
+    def sandbox_rate_limit() -> Any:
+        return jsonify(rate_limit_info())
+
+    @app.post("/sandbox/rate-limit")
+    def sandbox_rate_limit_set() -> Any:
+        data = body()
+        if "requests_per_second" not in data:
+            raise ApiProblem(
+                400, 'send {"requests_per_second": N} or null', field="requests_per_second"
+            )
+        try:
+            state.throttle.set(data["requests_per_second"])
+        except ValueError as exc:
+            raise ApiProblem(400, str(exc), field="requests_per_second") from None
+        return jsonify(rate_limit_info())
 
     @app.post("/sandbox/reset")
     def sandbox_reset() -> Any:

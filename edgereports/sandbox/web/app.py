@@ -1,11 +1,12 @@
 """The sandbox's Flask application: routes of all three areas, auth, faults and JSON errors.
 
 Request flow for the API areas (reporting ``/connectivity/v1``, content
-``/api/v1/stream-tech``, campaigns ``/rmn-api/api/v1/rmn``): count the request, apply faults
-(``faults.py``), check credentials (header ``api_key`` then query ``partner_name`` for content
-and campaigns: 401 without the right key, 400 without ``partner_name``, 403 for another
-partner; query ``apikey`` for reporting, query ``Authorization`` for the v2 report, header
-``Authorization: Bearer`` for the reporting service), then the route. Every error is a JSON body
+``/api/v1/stream-tech``, campaigns ``/rmn-api/api/v1/rmn``): count the request, apply the
+rate-limit mode (``throttle.py``) and faults (``faults.py``), check credentials (header
+``api_key`` then query ``partner_name`` for content and campaigns: 401 without the right
+key, 400 without ``partner_name``, 403 for another partner; query ``apikey`` for reporting,
+query ``Authorization`` for the v2 report, header ``Authorization: Bearer`` for the
+reporting service), then the route. Every error is a JSON body
 (``problems.py``); an unexpected exception is a 500 JSON body with no traceback.
 """
 
@@ -25,6 +26,7 @@ from .faults import AREAS
 from .openapi import build_openapi
 from .reporting import register_reporting
 from .reporting_v2 import register_reporting_v2
+from .throttle import retry_after_header
 
 if TYPE_CHECKING:
     from flask import Flask, Response
@@ -64,6 +66,22 @@ def _header(name: str) -> str | None:
     return None
 
 
+def _rate_key() -> str:
+    """The credential a request presents (the rate-limit mode counts per key), else its
+    client's address."""
+    from flask import request
+
+    for value in (
+        request.args.get("apikey"),
+        request.args.get("Authorization"),
+        request.headers.get("Authorization"),
+        _header("api_key"),
+    ):
+        if value:
+            return value
+    return str(request.remote_addr or "")
+
+
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
     from flask import jsonify
 
@@ -100,6 +118,14 @@ def create_app(state: SandboxState) -> Flask:
         if area in ("reporting", "content"):
             request.max_content_length = state.limits.json_body
         if area in AREAS:
+            wait = state.throttle.admit(_rate_key())
+            if wait is not None:
+                return _error(
+                    429,
+                    f"rate limit: more than {state.throttle.per_second} requests per second "
+                    "for this key",
+                    {"Retry-After": retry_after_header(wait), "X-Sandbox-Rate-Limited": "1"},
+                )
             try:
                 spec = state.faults.decide(area, request.headers.get("X-Sandbox-Fault"))
             except ValueError as exc:

@@ -13,6 +13,7 @@ from ..extras import require_extras
 from ..model.network import Network, build_network
 from .faults import FaultConfig, FaultInjector
 from .state import Limits, SandboxState
+from .throttle import Throttle
 from .wsgi_server import redact_path, start_server
 
 __all__ = [
@@ -113,8 +114,20 @@ class SandboxHandle:
         """Return the JSON bodies of the report requests received (oldest first)."""
         return self.state.reports()
 
+    def rate_limited(self) -> int:
+        """Return how many API requests the rate-limit mode answered 429 so far."""
+        return self.state.throttle.refused
+
+    def set_rate_limit(self, requests_per_second: int | None) -> None:
+        """Turn the rate-limit mode on at ``requests_per_second`` per key, or off (None).
+
+        Raises:
+            ValueError: not a whole number >= 1.
+        """
+        self.state.throttle.set(requests_per_second)
+
     def reset_counters(self) -> None:
-        """Forget request counts, report bodies and fault counts."""
+        """Forget request counts, report bodies, fault counts and rate-limited requests."""
         self.state.reset_counters()
 
 
@@ -163,7 +176,8 @@ def serve(
         sync_delay: seconds until onboarded content is synced (by the sandbox clock).
         api_key: the accepted API key.
         partner_name: the accepted ``partner_name``.
-        limits: size limits.
+        limits: size limits, and the rate-limit mode (``Limits(requests_per_second=N)``: 429
+            with ``Retry-After`` above N API requests per key in any sliding second).
         quiet: do not log requests (logged lines never show keys).
         service_token: the accepted bearer token of the v2 reporting service.
         core_id: the mobile core id of the v2 reporting service.
@@ -236,6 +250,7 @@ def _serving(
         limits=limits or Limits(),
         service_token=service_token,
         core_id=core_id,
+        throttle=Throttle((limits or Limits()).requests_per_second),
     )
     holder: dict[str, Any] = {}
 

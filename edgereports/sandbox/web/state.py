@@ -10,13 +10,14 @@ from typing import Any
 from ..clock import Clock
 from ..model.network import Network
 from .faults import FaultInjector
+from .throttle import Throttle
 
 __all__ = ["Limits", "SandboxState"]
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Size limits (beyond them: 413 for bodies, 400 for the rest).
+    """Size and rate limits (beyond them: 413 for bodies, 400 for the rest, 429 for rates).
 
     Attributes:
         json_body: bytes of a JSON request body (report, content, whitelist).
@@ -25,6 +26,9 @@ class Limits:
         report_log: report request bodies remembered for tests.
         report_points: points (buckets x metrics) one report answer may hold (else 400
             saying so: "the answer would hold N points"), to test clients that split.
+        requests_per_second: the rate-limit mode: at most this many API requests per key in
+            any sliding one-second window (no burst), else 429 with ``Retry-After``; None
+            (default) for no limit. See ``throttle.py``.
     """
 
     json_body: int = 1 << 20
@@ -32,6 +36,7 @@ class Limits:
     url_list: int = 50
     report_log: int = 10_000
     report_points: int = 500_000
+    requests_per_second: int | None = None
 
 
 @dataclass(eq=False)
@@ -50,6 +55,7 @@ class SandboxState:
         base_url: the server's own address, once bound.
         service_token: the accepted bearer token of the v2 reporting service.
         core_id: the mobile core id of the v2 reporting service.
+        throttle: the rate-limit mode (its limit starts at ``limits.requests_per_second``).
     """
 
     network: Network
@@ -67,6 +73,7 @@ class SandboxState:
     stores: dict[str, Any] = field(default_factory=dict)
     service_token: str = field(default="", repr=False)
     core_id: str = ""
+    throttle: Throttle = field(default_factory=Throttle)
 
     def count(self, area: str) -> None:
         """Count one request to ``area``."""
@@ -93,8 +100,10 @@ class SandboxState:
             return list(self.report_log)
 
     def reset_counters(self) -> None:
-        """Forget request counts, the report log and fault counts (not content or campaigns)."""
+        """Forget request counts, the report log, fault counts and rate-limited requests (not
+        content or campaigns)."""
         with self.lock:
             self.counts.clear()
             self.report_log.clear()
         self.faults.reset()
+        self.throttle.reset()
