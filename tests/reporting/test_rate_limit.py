@@ -1,8 +1,9 @@
 """The shared request budget (``rate_limit``) against the sandbox's rate-limit mode.
 
 One pull of 60 one-day windows with eight workers, the sandbox at 20 requests per second and
-the client's budget at 18: every thread and part shares the budget, so the sandbox answers no
-429 (about 3.5 s). The pause of the whole pool on a 429 is tested in
+the client's budget at 15 (three quarters, so a loaded machine's stalls cannot crowd 20 into a
+second): every thread and part shares the budget, so the sandbox answers no 429 (about 4 s);
+eight threads each with a budget of their own would be refused at once. The pause of the whole pool on a 429 is tested in
 ``tests/http/test_pacing.py`` (a scripted server records when each request arrives).
 """
 
@@ -24,14 +25,14 @@ N = 20
 PARTS = 60
 
 
-def test_a_pull_at_nine_tenths_of_the_limit_gets_no_429(make_sandbox: SandboxFactory) -> None:
+def test_a_pull_at_three_quarters_of_the_limit_gets_no_429(make_sandbox: SandboxFactory) -> None:
     sb = make_sandbox(limits=Limits(requests_per_second=N))
     end = datetime(2022, 7, 8, tzinfo=UTC)
     report = presets.time_usage_enterprise(
         account_id=sb.account_id, start=end - timedelta(days=PARTS), end=end
     )
     with ReportingClient(
-        sb.api_key, sb.reporting_url, max_workers=8, progress=False, rate_limit=0.9 * N
+        sb.api_key, sb.reporting_url, max_workers=8, progress=False, rate_limit=0.75 * N
     ) as client:
         frame = client.fetch(report, window=timedelta(days=1))
     assert sb.rate_limited() == 0
