@@ -124,10 +124,11 @@ def _frame(table: pa.Table, req: RequestInfo | None) -> pd.DataFrame | None:
     if not pc.all(pc.is_finite(values)).as_py():
         return None  # NaN/Infinity, or a number beyond float64 (1e400): orjson names it
     micros = np.asarray(stamps.cast(pa.int64()).to_numpy(zero_copy_only=False), dtype=np.int64)
+    name, aggregation = _flat.columns([names, fields["aggregation_type"]])
     blocks = _flat.blocks(
         echo,
-        _flat.column(names),
-        _flat.column(fields["aggregation_type"]),
+        name,
+        aggregation,
         None,
         micros,
         values.to_numpy(zero_copy_only=False),
