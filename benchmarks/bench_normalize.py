@@ -17,6 +17,7 @@ Usage::
     python benchmarks/bench_normalize.py              # 10k, 100k, 1M, 4M points, stitching
     python benchmarks/bench_normalize.py --quick      # 10k and 100k points, stitching
     python benchmarks/bench_normalize.py --stitching  # stitch and concat_frames only
+    python benchmarks/bench_normalize.py --readers --sizes 1000000  # against pyarrow's readers
 """
 
 from __future__ import annotations
@@ -60,6 +61,11 @@ JSON_METHODS = [
     "pyarrow.json.schema",
 ]
 CSV_METHODS = ["pandas.read_csv", "read_csv", "pyarrow.csv"]
+FAMILIES = ((JSON_METHODS, "json.loads"), (CSV_METHODS, "pandas.read_csv"))
+READER_FAMILIES = (
+    (["pyarrow.json.schema", "to_frame"], "pyarrow.json.schema"),
+    (["pyarrow.csv", "read_csv"], "pyarrow.csv"),
+)
 LABELS = {
     "json.loads": "json.loads alone",
     "orjson.loads": "orjson.loads alone",
@@ -250,6 +256,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="sizes up to 100k points only")
     parser.add_argument("--sizes", type=int, nargs="+", help="point counts to run instead")
     parser.add_argument("--stitching", action="store_true", help="the stitching figures only")
+    parser.add_argument(
+        "--readers",
+        action="store_true",
+        help="to_frame and read_csv against pyarrow's readers only (3 rounds at every size)",
+    )
     parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -279,9 +290,9 @@ def main() -> None:
             del body, csv
             print()
             print(header)
-            rounds = 3 if points <= 100_000 else 2 if points <= 1_000_000 else 1
-            for methods, base in ((JSON_METHODS, "json.loads"), (CSV_METHODS, "pandas.read_csv")):
-                path = jpath if methods is JSON_METHODS else cpath
+            rounds = 3 if points <= 100_000 or args.readers else 2 if points <= 1_000_000 else 1
+            for methods, base in READER_FAMILIES if args.readers else FAMILIES:
+                path = jpath if methods[0] in JSON_METHODS else cpath
                 measured = measure(methods, path, points, rounds)
                 for m in methods:
                     results[points, m] = r = measured[m]
@@ -292,8 +303,25 @@ def main() -> None:
                         f"{r['peak'] / 2**20:>9.0f}{r['peak'] / points:>7.0f}"
                     )
                 print(f"{'':>11}(ratio = time / {base}; input {r['input'] / 2**20:.0f} MB)")
+    if args.readers:
+        reader_targets(results, sizes)
+        return
     targets(results, sizes)
     stitching()
+
+
+def reader_targets(results: dict[tuple[int, str], dict[str, Any]], sizes: list[int]) -> None:
+    """Print issue 16's reader targets (time against pyarrow's readers) with this run's figures."""
+    print("\nTargets (issue 16, time ratios in this run; peaks for comparison):")
+    for points in sizes:
+        for ours, ref, limit in (("to_frame", "pyarrow.json.schema", 1.2),
+                                 ("read_csv", "pyarrow.csv", 1.15)):  # fmt: skip
+            ratio = results[points, ours]["seconds"] / results[points, ref]["seconds"]
+            ok = "met" if ratio <= limit else "NOT MET"
+            peak = results[points, ours]["peak"] / points
+            print(f"  {points:>9,} {ours} / {ref} <= {limit}: {ratio:5.2f}  {ok:8s}"
+                  f"(peak {peak:.0f} B/point)")  # fmt: skip
+    print(f"  load average at the end: {os.getloadavg()[0]:.1f}")
 
 
 def targets(results: dict[tuple[int, str], dict[str, Any]], sizes: list[int]) -> None:
