@@ -119,6 +119,21 @@ def make_payloads(points: int) -> tuple[bytes, bytes]:
     return body.encode(), ("\n".join(rows) + "\n").encode()
 
 
+def json_schema() -> Any:
+    """The explicit ``pyarrow.json`` schema of a time-series answer (as the normalizer's)."""
+    import pyarrow as pa
+
+    point = pa.struct(
+        [
+            ("time_stamp", pa.timestamp("us", tz="UTC")),
+            ("name", pa.large_string()),
+            ("value", pa.float64()),
+            ("aggregation_type", pa.large_string()),
+        ]
+    )
+    return pa.schema([("result", pa.list_(pa.list_(point)))])
+
+
 # ----------------------------------------------------------------------------- worker side
 def _status(field: str) -> int:
     with open("/proc/self/status") as fh:
@@ -166,17 +181,8 @@ def _method(name: str) -> Any:
         return pajson.read_json(io.BytesIO(b), read_options=opts)
 
     def arrow_json_schema(b: bytes) -> Any:
-        point = pa.struct(
-            [
-                ("time_stamp", pa.timestamp("us", tz="UTC")),
-                ("name", pa.large_string()),
-                ("value", pa.float64()),
-                ("aggregation_type", pa.large_string()),
-            ]
-        )
         opts = pajson.ReadOptions(block_size=len(b) + 1)
-        schema = pa.schema([("result", pa.list_(pa.list_(point)))])
-        parse = pajson.ParseOptions(explicit_schema=schema)
+        parse = pajson.ParseOptions(explicit_schema=json_schema())
         return pajson.read_json(io.BytesIO(b), read_options=opts, parse_options=parse)
 
     def arrow_csv(b: bytes) -> Any:
