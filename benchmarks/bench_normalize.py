@@ -5,7 +5,9 @@ values, echoed account_id, msisdn and customer_site_id) of 10k, 100k, 1M and 4M 
 bytes and as CSV bytes (the sandbox layout). Every method runs in its own subprocess, which
 reports its time and its peak RSS above the RSS it had right after its imports (so the bytes it
 reads count). Figures are printed as ratios against ``json.loads`` (JSON) and default
-``pandas.read_csv`` (CSV) measured in the same run. A last section times ``stitch``,
+``pandas.read_csv`` (CSV) measured in the same run; the targets also set ``to_frame`` against
+``pyarrow.json.read_json`` with an explicit schema and ``read_csv`` against ``pyarrow.csv`` typed
+columns (issue 16: at most 1.2x and 1.15x at 1M points). A last section times ``stitch``,
 ``concat_frames`` and the assembly of a 100-answer pull (``concat_frames`` then
 ``canonical_order``) in this process against ``pd.concat`` of the same frames. Nothing here is a
 test.
@@ -15,6 +17,7 @@ Usage::
     python benchmarks/bench_normalize.py              # 10k, 100k, 1M, 4M points, stitching
     python benchmarks/bench_normalize.py --quick      # 10k and 100k points, stitching
     python benchmarks/bench_normalize.py --stitching  # stitch and concat_frames only
+    python benchmarks/bench_normalize.py --readers --sizes 1000000  # against pyarrow's readers
 """
 
 from __future__ import annotations
@@ -49,14 +52,27 @@ REQUEST = {
         {"name": "downlink_bytes", "aggregation_type": "COUNT"},
     ],
 }
-JSON_METHODS = ["json.loads", "orjson.loads", "naive", "to_frame", "pyarrow.json"]
+JSON_METHODS = [
+    "json.loads",
+    "orjson.loads",
+    "naive",
+    "to_frame",
+    "pyarrow.json",
+    "pyarrow.json.schema",
+]
 CSV_METHODS = ["pandas.read_csv", "read_csv", "pyarrow.csv"]
+FAMILIES = ((JSON_METHODS, "json.loads"), (CSV_METHODS, "pandas.read_csv"))
+READER_FAMILIES = (
+    (["pyarrow.json.schema", "to_frame"], "pyarrow.json.schema"),
+    (["pyarrow.csv", "read_csv"], "pyarrow.csv"),
+)
 LABELS = {
     "json.loads": "json.loads alone",
     "orjson.loads": "orjson.loads alone",
     "naive": "naive: json.loads+json_normalize+to_datetime",
     "to_frame": "to_frame(bytes, request)",
     "pyarrow.json": "ref: pyarrow.json nested parse only",
+    "pyarrow.json.schema": "ref: pyarrow.json, explicit schema",
     "pandas.read_csv": "pandas.read_csv + to_datetime(utc)",
     "read_csv": "read_csv(bytes, request)",
     "pyarrow.csv": "ref: pyarrow.csv typed columns only",
@@ -101,6 +117,21 @@ def make_payloads(points: int) -> tuple[bytes, bytes]:
         '"msisdn":919876543210,"customer_site_id":1001}'
     )
     return body.encode(), ("\n".join(rows) + "\n").encode()
+
+
+def json_schema() -> Any:
+    """The explicit ``pyarrow.json`` schema of a time-series answer (as the normalizer's)."""
+    import pyarrow as pa
+
+    point = pa.struct(
+        [
+            ("time_stamp", pa.timestamp("us", tz="UTC")),
+            ("name", pa.large_string()),
+            ("value", pa.float64()),
+            ("aggregation_type", pa.large_string()),
+        ]
+    )
+    return pa.schema([("result", pa.list_(pa.list_(point)))])
 
 
 # ----------------------------------------------------------------------------- worker side
@@ -149,6 +180,11 @@ def _method(name: str) -> Any:
         opts = pajson.ReadOptions(block_size=len(b) + 1)
         return pajson.read_json(io.BytesIO(b), read_options=opts)
 
+    def arrow_json_schema(b: bytes) -> Any:
+        opts = pajson.ReadOptions(block_size=len(b) + 1)
+        parse = pajson.ParseOptions(explicit_schema=json_schema())
+        return pajson.read_json(io.BytesIO(b), read_options=opts, parse_options=parse)
+
     def arrow_csv(b: bytes) -> Any:
         types = {"time_stamp": pa.timestamp("us", tz="UTC"), "value": pa.float64()}
         types |= dict.fromkeys(("msisdn", "customer_site_id", "account_id"), pa.string())
@@ -161,6 +197,7 @@ def _method(name: str) -> Any:
         "naive": naive,
         "to_frame": lambda b: to_frame(b, REQUEST),
         "pyarrow.json": arrow_json,
+        "pyarrow.json.schema": arrow_json_schema,
         "pandas.read_csv": pandas_csv,
         "read_csv": lambda b: read_csv(b, REQUEST),
         "pyarrow.csv": arrow_csv,
@@ -225,6 +262,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="sizes up to 100k points only")
     parser.add_argument("--sizes", type=int, nargs="+", help="point counts to run instead")
     parser.add_argument("--stitching", action="store_true", help="the stitching figures only")
+    parser.add_argument(
+        "--readers",
+        action="store_true",
+        help="to_frame and read_csv against pyarrow's readers only (3 rounds at every size)",
+    )
     parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -254,9 +296,9 @@ def main() -> None:
             del body, csv
             print()
             print(header)
-            rounds = 3 if points <= 100_000 else 2 if points <= 1_000_000 else 1
-            for methods, base in ((JSON_METHODS, "json.loads"), (CSV_METHODS, "pandas.read_csv")):
-                path = jpath if methods is JSON_METHODS else cpath
+            rounds = 3 if points <= 100_000 or args.readers else 2 if points <= 1_000_000 else 1
+            for methods, base in READER_FAMILIES if args.readers else FAMILIES:
+                path = jpath if methods[0] in JSON_METHODS else cpath
                 measured = measure(methods, path, points, rounds)
                 for m in methods:
                     results[points, m] = r = measured[m]
@@ -267,8 +309,25 @@ def main() -> None:
                         f"{r['peak'] / 2**20:>9.0f}{r['peak'] / points:>7.0f}"
                     )
                 print(f"{'':>11}(ratio = time / {base}; input {r['input'] / 2**20:.0f} MB)")
+    if args.readers:
+        reader_targets(results, sizes)
+        return
     targets(results, sizes)
     stitching()
+
+
+def reader_targets(results: dict[tuple[int, str], dict[str, Any]], sizes: list[int]) -> None:
+    """Print issue 16's reader targets (time against pyarrow's readers) with this run's figures."""
+    print("\nTargets (issue 16, time ratios in this run; peaks for comparison):")
+    for points in sizes:
+        for ours, ref, limit in (("to_frame", "pyarrow.json.schema", 1.2),
+                                 ("read_csv", "pyarrow.csv", 1.15)):  # fmt: skip
+            ratio = results[points, ours]["seconds"] / results[points, ref]["seconds"]
+            ok = "met" if ratio <= limit else "NOT MET"
+            peak = results[points, ours]["peak"] / points
+            print(f"  {points:>9,} {ours} / {ref} <= {limit}: {ratio:5.2f}  {ok:8s}"
+                  f"(peak {peak:.0f} B/point)")  # fmt: skip
+    print(f"  load average at the end: {os.getloadavg()[0]:.1f}")
 
 
 def targets(results: dict[tuple[int, str], dict[str, Any]], sizes: list[int]) -> None:
@@ -289,6 +348,13 @@ def targets(results: dict[tuple[int, str], dict[str, Any]], sizes: list[int]) ->
             3,
             "ge",
         ),
+        (
+            "to_frame / pyarrow.json (explicit schema) <= 1.2",
+            t(big, "to_frame") / t(big, "pyarrow.json.schema"),
+            1.2,
+            "le",
+        ),
+        ("read_csv / pyarrow.csv <= 1.15", t(big, "read_csv") / t(big, "pyarrow.csv"), 1.15, "le"),
         ("to_frame peak B/point <= 1024", results[big, "to_frame"]["peak"] / big, 1024, "le"),
         ("read_csv peak B/point <= 1024", results[big, "read_csv"]["peak"] / big, 1024, "le"),
         (

@@ -7,7 +7,9 @@ by a ``requests`` adapter (no sockets: the figures are the client's, not the net
 reports its best time and its peak RSS above the RSS it had after its imports (the answer's
 bytes count for both). Rounds are interleaved (ABAB) so load from other processes hits both
 alike. Printed: time and peak bytes per point, and arrow as a ratio of pandas measured in the
-same run (target: time at most 0.8x, peak memory per point at most 1x). Nothing here is a test.
+same run (target: time at most 0.8x, peak memory per point at most 1x). A third subprocess
+times the parse both outputs share (``pyarrow.json.read_json`` with the normalizer's explicit
+schema, then its full validation) and prints its share of each. Nothing here is a test.
 
 Usage::
 
@@ -29,9 +31,18 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_normalize import REQUEST, ROOT, _reset_peak, _status, interleaved, make_payloads
+from bench_normalize import (
+    REQUEST,
+    ROOT,
+    _reset_peak,
+    _status,
+    interleaved,
+    json_schema,
+    make_payloads,
+)
 
 OUTPUTS = ("pandas", "arrow")
+PARSE = "shared parse"
 
 
 def _client(body: bytes) -> Any:
@@ -69,7 +80,10 @@ def worker(output: str, path: str, points: int, repeat: int) -> None:
     window = timedelta(hours=hours)  # one part: the whole answer
     _reset_peak()
     base = _status("VmRSS")
-    client = _client(Path(path).read_bytes())
+    body = Path(path).read_bytes()
+    client = _client(body)
+    if output == PARSE:
+        client = _parser(body)
     best, rows = float("inf"), 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the echoed, unfiltered dimensions: a top talker
@@ -77,10 +91,31 @@ def worker(output: str, path: str, points: int, repeat: int) -> None:
             began = time.perf_counter()
             out = client.fetch(report, window=window, output=output)
             best = min(best, time.perf_counter() - began)
-            rows = len(out) if output == "pandas" else out.num_rows
+            rows = len(out) if output == "pandas" else points if output == PARSE else out.num_rows
             del out
     peak = _status("VmHWM") - base
     print(json.dumps({"seconds": best, "peak": peak, "rows": rows}))
+
+
+def _parser(body: bytes) -> Any:
+    """An object whose ``fetch`` runs only the parse both outputs share."""
+    import io
+
+    import pyarrow.json as pajson
+
+    schema = json_schema()
+
+    class Parser:
+        def fetch(self, *_: Any, **__: Any) -> Any:
+            table = pajson.read_json(
+                io.BytesIO(body),
+                read_options=pajson.ReadOptions(block_size=len(body) + 1),
+                parse_options=pajson.ParseOptions(explicit_schema=schema),
+            )
+            table.validate(full=True)
+            return table
+
+    return Parser()
 
 
 def run(output: str, path: Path, points: int, repeat: int) -> dict[str, Any]:
@@ -106,18 +141,23 @@ def main() -> None:
         path = Path(tmp) / "answer.json"
         path.write_bytes(body)
         del body
-        best = interleaved(OUTPUTS, args.rounds, lambda o: run(o, path, args.points, args.repeat))
+        best = interleaved(
+            (*OUTPUTS, PARSE), args.rounds, lambda o: run(o, path, args.points, args.repeat)
+        )
     points = best["pandas"]["rows"]
     assert best["arrow"]["rows"] == points, best
     print(f"client.fetch of one {points:,}-point JSON answer (best of {args.rounds} rounds)")
-    print(f"{'output':<8} {'seconds':>8} {'peak B/point':>13}")
-    for output in OUTPUTS:
+    print(f"{'output':<12} {'seconds':>8} {'peak B/point':>13}")
+    for output in (*OUTPUTS, PARSE):
         r = best[output]
-        print(f"{output:<8} {r['seconds']:>8.3f} {r['peak'] / points:>13.1f}")
+        print(f"{output:<12} {r['seconds']:>8.3f} {r['peak'] / points:>13.1f}")
     time_ratio = best["arrow"]["seconds"] / best["pandas"]["seconds"]
     peak_ratio = best["arrow"]["peak"] / best["pandas"]["peak"]
     print(f"arrow/pandas: time {time_ratio:.2f}x (target <= 0.8x), "
           f"peak memory per point {peak_ratio:.2f}x (target <= 1x)")  # fmt: skip
+    parse = best[PARSE]["seconds"]
+    print(f"the shared parse is {parse / best['pandas']['seconds']:.0%} of pandas' time and "
+          f"{parse / best['arrow']['seconds']:.0%} of arrow's")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ columns without creating a Python object per point (about a quarter of the memor
 ``dict`` and half the time of ``json.loads``). Anything this path does not take as it is —
 nulls where members may be missing, an echoed key that is not a string, number or boolean, a
 value that is text or beyond float64, ``NaN``/``Infinity`` (not JSON, though pyarrow takes
-them), invalid UTF-8, a second JSON value — makes it return None,
+them: found as non-finite numbers after parsing, the body is scanned for them only when points
+carry members the frame ignores), invalid UTF-8, a second JSON value — makes it return None,
 and the caller reads the payload with orjson instead, which finds and reports any error
 precisely. Both paths give equal frames.
 """
@@ -61,8 +62,6 @@ def read_timeseries(body: bytes, req: RequestInfo | None) -> pd.DataFrame | None
     """
     if len(body) >= _LIMIT or first_byte(body) != b"{":
         return None  # pyarrow 26 crashes on a top-level JSON null (apache/arrow#47409)
-    if b"NaN" in body or b"Infinity" in body:
-        return None  # pyarrow's parser takes these non-JSON tokens; orjson refuses them
     try:
         table = pajson.read_json(
             io.BytesIO(body),
@@ -71,9 +70,27 @@ def read_timeseries(body: bytes, req: RequestInfo | None) -> pd.DataFrame | None
         )
         # pyarrow.json accepts invalid UTF-8 and can build invalid lists (apache/arrow#51305)
         table.validate(full=True)
+        if _extra_members(table) and _non_json_tokens(body):
+            return None
         return _frame(table, req)
     except (*_ARROW_ERRORS, SchemaError, ValueError):
         return None
+
+
+def _extra_members(table: pa.Table) -> bool:
+    """Whether the points have members beyond the schema's (pyarrow infers their types)."""
+    point = table.schema.field("result").type.value_type.value_type
+    return bool(point.num_fields != _POINT.num_fields)
+
+
+def _non_json_tokens(body: bytes) -> bool:
+    """Whether ``body`` may hold ``NaN``/``Inf``/``Infinity``, which pyarrow's parser takes.
+
+    Only asked when a point has members the frame ignores: every number the frame reads (values,
+    echoed keys) is checked to be finite after parsing, which finds these tokens without a
+    scan of the whole body.
+    """
+    return b"NaN" in body or b"Inf" in body
 
 
 def _frame(table: pa.Table, req: RequestInfo | None) -> pd.DataFrame | None:
@@ -87,8 +104,8 @@ def _frame(table: pa.Table, req: RequestInfo | None) -> pd.DataFrame | None:
         if not pa.types.is_null(field.type) and not any(t(field.type) for t in _ECHO_TYPES):
             return None
         value = table.column(field.name)[0].as_py()
-        if isinstance(value, float) and abs(value) >= 2**53:
-            return None  # orjson keeps such integers exact (up to 2**64)
+        if isinstance(value, float) and not abs(value) < 2**53:
+            return None  # NaN/Infinity (orjson refuses them), or beyond what float64 keeps exact
         echo_names.append(field.name)
         echo.append(_flat.constant(identifier(value)))
     result = table.column("result").combine_chunks()
@@ -105,12 +122,13 @@ def _frame(table: pa.Table, req: RequestInfo | None) -> pd.DataFrame | None:
     if stamps.null_count or names.null_count or values.null_count:
         return None
     if not pc.all(pc.is_finite(values)).as_py():
-        return None  # a number beyond float64 (1e400, 400 digits): orjson names it
+        return None  # NaN/Infinity, or a number beyond float64 (1e400): orjson names it
     micros = np.asarray(stamps.cast(pa.int64()).to_numpy(zero_copy_only=False), dtype=np.int64)
+    name, aggregation = _flat.columns([names, fields["aggregation_type"]])
     blocks = _flat.blocks(
         echo,
-        _flat.column(names),
-        _flat.column(fields["aggregation_type"]),
+        name,
+        aggregation,
         None,
         micros,
         values.to_numpy(zero_copy_only=False),

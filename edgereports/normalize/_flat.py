@@ -2,7 +2,9 @@
 
 A key column (echoed key, metric name, aggregation, percentile) is a constant, or a pyarrow
 array. Rows are split where any key changes from one row to the next (found by comparing each
-text column with itself shifted by one row); each run of equal keys becomes a
+text column with itself shifted by one row, once: a column with no change is a constant; the
+columns of a large answer are compared in parallel, as pyarrow's kernels leave the GIL); each
+run of equal keys becomes a
 :class:`~.timeseries.Block` holding slices of the stamp and value arrays. Columns with nulls or
 numbers are dictionary-encoded instead. When there are very many runs (rows of several series
 interleaved), rows are grouped by dictionary codes with a stable sort.
@@ -11,7 +13,9 @@ interleaved), rows are grouped by dictionary codes with a stable sort.
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +26,8 @@ import pyarrow.compute as pc
 from .timeseries import Block
 
 _MAX_RUNS = 10_000
+#: Columns of at least this many rows are compared in parallel (below, threads cost more).
+PARALLEL_ROWS = 100_000
 
 
 @dataclass(frozen=True)
@@ -32,11 +38,13 @@ class KeyColumn:
         values: ``[constant]``, or the dictionary of ``codes``.
         codes: one index into ``values`` per row (-1 for null), when dictionary-encoded.
         array: the column itself (no nulls), when compared row to row.
+        changed: with ``array``, whether each row 1..n-1 differs from the row before.
     """
 
     values: list[Any] = field(default_factory=list)
     codes: np.ndarray | None = None
-    array: pa.Array | None = None
+    array: pa.Array | pa.ChunkedArray | None = None
+    changed: np.ndarray | None = None
 
     @property
     def is_constant(self) -> bool:
@@ -54,10 +62,8 @@ class KeyColumn:
 
     def changes(self) -> np.ndarray:
         """Return, for rows 1..n-1, whether the key differs from the row before."""
-        if self.array is not None:
-            n = len(self.array)
-            differ = pc.not_equal(self.array.slice(1), self.array.slice(0, n - 1))
-            return np.asarray(differ.to_numpy(zero_copy_only=False), dtype=bool)
+        if self.changed is not None:
+            return self.changed
         if self.codes is None:
             raise ValueError("a constant key column never changes")
         return np.asarray(self.codes[1:] != self.codes[:-1])
@@ -81,12 +87,22 @@ def column(arr: pa.Array | pa.ChunkedArray) -> KeyColumn:
     """Return the key column of a pyarrow text column: a constant when it is one."""
     if len(arr) == 0 or arr.null_count or not _is_text(arr.type):
         return encoded(arr)
-    first = arr[0].as_py() if isinstance(arr, pa.Array) else arr.chunk(0)[0].as_py()
-    if pc.all(pc.equal(arr, pa.scalar(first, arr.type))).as_py():
-        return constant(first)
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    return KeyColumn(array=arr)
+    n = len(arr)
+    differ = pc.not_equal(arr.slice(1), arr.slice(0, n - 1))
+    if not pc.any(differ).as_py():
+        return constant(arr[0].as_py())
+    changed = np.asarray(differ.to_numpy(zero_copy_only=False), dtype=bool)
+    return KeyColumn(array=arr, changed=changed)
+
+
+def columns(arrays: Sequence[pa.Array | pa.ChunkedArray]) -> list[KeyColumn]:
+    """Return the key columns of several pyarrow columns (see :func:`column`), in parallel for
+    large ones."""
+    workers = min(len(arrays), os.cpu_count() or 1)
+    if workers < 2 or len(arrays[0]) < PARALLEL_ROWS:
+        return [column(a) for a in arrays]
+    with ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(column, arrays))
 
 
 def encoded(arr: pa.Array | pa.ChunkedArray) -> KeyColumn:

@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 
 from ..errors import SchemaError, redact
 from ..query.vocabulary import FILTER_DIMENSIONS, METRICS
-from ..schema import STRING, identifier
+from ..schema import STRING, TIMESTAMP, identifier
 
 #: The metric names the service is known to answer with (SPEC 2.8 and DESIGN's live facts).
 KNOWN_METRICS = frozenset(METRICS)
@@ -26,6 +26,9 @@ EXCERPT_LIMIT = 200
 #: Arrays of fewer values than this are allocated by the system allocator (see pool_for).
 SMALL_ARRAY = 1 << 16
 _UTC_US = pa.timestamp("us", tz="UTC")
+#: A constant text column (an echoed key) of more rows than this is one chunk of this many rows
+#: repeated: a million rows of a 24-character id cost 1.5 MB, not 24 MB, and no time to copy.
+CONSTANT_CHUNK = 1 << 16
 # An ISO 8601 stamp that carries its offset: a time part, then Z or +hh[:mm] / -hh[:mm].
 _WITH_OFFSET = r"[Tt ]\d{2}.*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)\s*$"
 _MISSING: Any = object()
@@ -248,11 +251,21 @@ def constant_strings(value: str | None, n: int) -> pa.Array:
     return pa.repeat(scalar, n, memory_pool=pool)
 
 
+def constant_chunks(value: str | None, n: int) -> list[pa.Array]:
+    """Return the chunks of a ``large_string`` column of ``n`` times ``value``: one chunk of
+    at most ``CONSTANT_CHUNK`` rows, repeated (its memory is shared, not copied)."""
+    if n <= CONSTANT_CHUNK:
+        return [constant_strings(value, n)]
+    chunk = constant_strings(value, CONSTANT_CHUNK)
+    full, rest = divmod(n, CONSTANT_CHUNK)
+    return [chunk] * full + ([chunk.slice(0, rest)] if rest else [])
+
+
 def block_strings(per_block: Sequence[str | None], lengths: Sequence[int]) -> pd.Series:
     """Return a ``string`` column holding ``per_block[k]`` on each of the ``lengths[k]`` rows."""
     try:
         if all(v == per_block[0] for v in per_block):
-            chunks = [constant_strings(per_block[0], int(sum(lengths)))]
+            chunks = constant_chunks(per_block[0], int(sum(lengths)))
         else:
             chunks = [constant_strings(v, int(n)) for v, n in zip(per_block, lengths, strict=True)]
             if len(chunks) > 64:
@@ -276,9 +289,7 @@ def strings(values: Sequence[str | None]) -> pd.Series:
 
 def timestamp_column(micros: np.ndarray) -> pd.Series:
     """Return a ``datetime64[us, UTC]`` column from int64 microseconds."""
-    arr = pa.array(micros.astype(np.int64, copy=False), type=pa.int64()).view(_UTC_US)
-    series = arr.to_pandas(memory_pool=pool_for(len(arr)))
-    return series if isinstance(series, pd.Series) else pd.Series(series)
+    return pd.Series(micros.astype(np.int64, copy=False).view("M8[us]"), dtype=TIMESTAMP)
 
 
 def _is_utf8(text: str) -> bool:

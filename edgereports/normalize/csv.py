@@ -190,16 +190,22 @@ def _timeseries(
     if name.null_count:
         first = int(np.flatnonzero(name.is_null().to_numpy())[0])
         fail("name is missing", f"row {first + 1}.name")
+    has_aggregation = "aggregation_type" in kept
+    keys = _flat.columns(
+        [table.column(e) for e in echo_names]
+        + [name]
+        + ([table.column("aggregation_type")] if has_aggregation else [])
+    )
     blocks = _flat.blocks(
-        [_flat.column(table.column(e)) for e in echo_names],
-        _flat.column(name),
-        _flat.column(table.column("aggregation_type")) if "aggregation_type" in kept else None,
+        keys[: len(echo_names)],
+        keys[len(echo_names)],
+        keys[-1] if has_aggregation else None,
         _flat.encoded(percentile) if percentile is not None else None,
         micros,
         values,
     )
     source = {e: table.column(e) for e in echo_names} | {"metric": name}
-    if "aggregation_type" in kept:
+    if has_aggregation:
         source["aggregation"] = table.column("aggregation_type")
     return build(blocks, echo_names, req, source)
 

@@ -3,7 +3,8 @@
 
 The frames are Arrow-backed (strings are ``ArrowStringArray`` chunks, numbers and stamps
 numpy arrays), so :func:`to_arrow` wraps their buffers: string and number columns are not
-copied again. The provenance that pandas keeps in ``df.attrs`` (request, shape, source,
+copied again (text gets 32-bit offsets, computed once for a chunk that repeats, as a constant
+column's one does). The provenance that pandas keeps in ``df.attrs`` (request, shape, source,
 top_talker, dropped, cache, failures) travels in the Arrow schema's metadata under the key
 ``edgereports``, as JSON.
 """
@@ -64,9 +65,25 @@ def to_arrow(df: pd.DataFrame) -> pa.Table:
     shape = df.attrs.get("shape") or shape_of(df)
     frame = schema_for(shape)
     schema = frame.arrow_schema(frame.dimensions_of(df))
-    table = pa.Table.from_pandas(df, schema=schema, preserve_index=False)
+    columns = [_column(df[f.name], f.type) for f in schema]
     meta = {METADATA_KEY: orjson.dumps(dict(df.attrs), default=str)}
-    return table.replace_schema_metadata(meta)
+    return pa.table(columns, schema=schema.with_metadata(meta))
+
+
+def _column(series: pd.Series, kind: pa.DataType) -> pa.ChunkedArray | pa.Array:
+    """One column in its pinned Arrow type; a text column's buffers are reused (a chunk that
+    repeats, as a constant column's does, is converted once)."""
+    if not (pa.types.is_string(kind) and isinstance(series.dtype, pd.StringDtype)):
+        return pa.array(series, type=kind, from_pandas=True)
+    text = pa.chunked_array(pa.array(series))  # the frame's own large_string chunks
+    done: dict[tuple[int, int, int], pa.Array] = {}
+    chunks = []
+    for chunk in text.chunks:
+        key = (chunk.buffers()[1].address, chunk.offset, len(chunk))
+        if key not in done:
+            done[key] = chunk.cast(kind)
+        chunks.append(done[key])
+    return pa.chunked_array(chunks, type=kind)
 
 
 def to_polars(df: pd.DataFrame) -> pl.DataFrame:

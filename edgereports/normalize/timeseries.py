@@ -295,7 +295,7 @@ def _merge(blocks: Sequence[Block], req: RequestInfo | None) -> list[Block]:
         stamps = _concat([b.stamps for b in parts])
         values = _concat([b.values for b in parts])
         rows = _joined_rows(parts)
-        if len(stamps) > 1 and bool((np.diff(stamps) < 0).any()):
+        if len(stamps) > 1 and bool((stamps[1:] < stamps[:-1]).any()):
             order = np.argsort(stamps, kind="stable")
             stamps, values, rows = stamps[order], values[order], None
         head = parts[0]

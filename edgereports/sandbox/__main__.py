@@ -57,6 +57,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--now", help="fix the clock at this ISO 8601 instant (with offset)")
     p.add_argument("--api-key", default=DEFAULT_API_KEY, help="the accepted API key")
     p.add_argument("--partner-name", default=DEFAULT_PARTNER, help="the accepted partner_name")
+    p.add_argument(
+        "--report-points",
+        type=_positive,
+        default=Limits.report_points,
+        help=f"points one report answer may hold, else 400 (default {Limits.report_points:,})",
+    )
     f = p.add_argument_group("faults (random, seeded)")
     f.add_argument("--latency", type=float, default=0.0, help="seconds added to API requests")
     f.add_argument("--latency-rate", type=float, default=1.0, help="share of requests delayed")
@@ -103,6 +109,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop after this many seconds (default: run until Ctrl-C)",
     )
     return p
+
+
+def _positive(text: str) -> int:
+    """An integer of at least 1 (argparse names the option when it is not)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, got {text!r}")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -152,6 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             partner_name=args.partner_name,
             limits=Limits(requests_per_second=args.requests_per_second),
             quiet=not args.verbose,
+            limits=Limits(report_points=args.report_points),
         )
         with _quiet_bind(ctx) as sb:
             shown_key = sb.api_key if sb.api_key == DEFAULT_API_KEY else "(as given by --api-key)"

@@ -622,17 +622,19 @@ def test_member_name_that_is_not_utf8_is_a_schema_error(payload: Any) -> None:
         to_frame(payload)
 
 
-@pytest.mark.parametrize("token", [b"NaN", b"Infinity", b"-Infinity"])
-@pytest.mark.parametrize("where", ["point", "top"])
+@pytest.mark.parametrize("token", [b"NaN", b"Infinity", b"-Infinity", b"Inf", b"-NaN"])
+@pytest.mark.parametrize("where", ["point", "top", "value", "nested"])
 def test_nan_and_infinity_tokens_fail_on_both_paths(token: bytes, where: str) -> None:
-    """Found by the fuzz: pyarrow's parser took NaN/Infinity, orjson (rightly) refuses them."""
-    point = b'{"time_stamp":"2024-01-01T00:00:00Z","name":"x","aggregation_type":"COUNT","value":1'
-    extra = b', "x": ' + token
-    body = (
-        b'{"result":[[' + point + extra + b"}]]}"
-        if where == "point"
-        else b'{"result":[[' + point + b"}]]" + extra + b"}"
-    )
+    """Found by the fuzz: pyarrow's parser took NaN/Infinity, orjson (rightly) refuses them
+    (in an ignored member, an echoed key, a value, or deep in an ignored member)."""
+    point = b'{"time_stamp":"2024-01-01T00:00:00Z","name":"x","aggregation_type":"COUNT","value":'
+    extra = {"point": b', "x": ' + token, "nested": b', "x": {"y": [1, ' + token + b"]}"}
+    body = {
+        "point": b'{"result":[[' + point + b"1" + extra["point"] + b"}]]}",
+        "nested": b'{"result":[[' + point + b"1" + extra["nested"] + b"}]]}",
+        "top": b'{"result":[[' + point + b'1}]], "x": ' + token + b"}",
+        "value": b'{"result":[[' + point + token + b"}]]}",
+    }[where]
     for path in (None, 0):
         with pytest.raises(SchemaError, match="not valid JSON"):
             to_frame(body, arrow_min_bytes=path)

@@ -36,6 +36,23 @@ def test_arrow_equals_pandas_with_pinned_schema(sample: Path) -> None:
     assert er.provenance(table) == json.loads(json.dumps(df.attrs, default=str))
 
 
+def test_arrow_of_a_large_frame_shares_its_text() -> None:
+    """A constant column's repeated chunk is converted once; the table equals pyarrow's own
+    conversion of the frame."""
+    stamps = pd.date_range("2000-01-01", periods=2 * 65_536 + 10, freq="h", tz="UTC")
+    points = [{"time_stamp": t.isoformat(), "name": "uplink_bytes", "value": i,
+               "aggregation_type": "COUNT"} for i, t in enumerate(stamps)]  # fmt: skip
+    df = er.to_frame({"result": [points], "account_id": "acc-1", "msisdn": 919876543210})
+    table = output.to_arrow(df)
+    schema = table.schema
+    expected = pa.Table.from_pandas(df, schema=schema.remove_metadata(), preserve_index=False)
+    assert table.equals(expected.replace_schema_metadata(schema.metadata), check_metadata=True)
+    for name in ("account_id", "msisdn"):
+        chunks = table.column(name).chunks
+        assert len(chunks) == 3  # 65,536 rows twice, then the rest: slices of one chunk
+        assert chunks[0].buffers()[1].address == chunks[1].buffers()[1].address, name
+
+
 @pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.name)
 def test_polars_equals_pandas(sample: Path) -> None:
     pl = pytest.importorskip("polars")

@@ -7,6 +7,8 @@ import socket
 import subprocess
 import sys
 
+import requests
+
 
 def _sandbox(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -42,3 +44,42 @@ def test_a_port_in_use_is_one_line() -> None:
         f"edgereports sandbox: port {port} on 127.0.0.1 is already in use; choose another "
         "with --port (--port 0 picks a free one)"
     ]
+
+
+def test_report_points_option_sets_the_limit() -> None:
+    """``--report-points N``: an answer of more than N points is a 400 that says so."""
+    cmd = [sys.executable, "-m", "edgereports.cli", "sandbox", "--port", "0",
+           "--report-points", "100", "--duration", "60"]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        info = {}
+        for line in proc.stdout:
+            name, _, value = line.strip().partition(":")
+            info[name] = value.strip()
+            if line.startswith("Press Ctrl-C") or line.startswith("Stopping"):
+                break
+        body = {
+            "start_date_time": "2022-01-01T00:00:00Z",
+            "end_date_time": "2022-01-06T00:00:00Z",  # 121 HOUR buckets
+            "granularity": "HOUR",
+            "dimension_filter_clauses": [{"filters": [{"dimension_name": "account_id",
+                "operator": "EXACT", "expressions": [info["account id"]]}]}],
+            "metrics": [{"name": "uplink_bytes", "aggregation_type": "COUNT"}],
+        }  # fmt: skip
+        url = info["reporting URL"].split()[-1].rstrip(")")  # the POST target
+        answer = requests.post(url, params={"apikey": "sandbox-demo-key"}, json=body, timeout=60)
+        assert answer.status_code == 400, answer.text
+        assert "the sandbox answers at most 100" in answer.text
+        body["end_date_time"] = "2022-01-05T00:00:00Z"  # 97 buckets: within the limit
+        answer = requests.post(url, params={"apikey": "sandbox-demo-key"}, json=body, timeout=60)
+        assert answer.status_code == 200, answer.text
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_report_points_must_be_positive() -> None:
+    done = _sandbox("--port", "0", "--report-points", "0")
+    assert done.returncode == 2
+    assert "--report-points: must be a whole number of at least 1, got '0'" in done.stderr
