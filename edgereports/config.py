@@ -37,10 +37,22 @@ ENV_VARS: dict[str, str] = {
     "service_token": "EDGEREPORTS_SERVICE_TOKEN",
     "core_id": "EDGEREPORTS_CORE_ID",
     "account_id": "EDGEREPORTS_ACCOUNT_ID",
+    "cache": "EDGEREPORTS_CACHE",
 }
 #: The reporting API versions (``ReportingClient(api_version=...)``).
 API_VERSIONS = ("v1", "v2")
 _SECRETS = ("api_key", "service_token")
+#: ``EDGEREPORTS_CACHE`` values that switch the per-user cache on or off (else a directory).
+_SWITCHES: dict[str, bool | None] = {
+    "1": True,
+    "true": True,
+    "yes": True,
+    "on": True,
+    "0": None,
+    "false": None,
+    "no": None,
+    "off": None,
+}
 
 
 def check_url(name: str, value: str) -> str:
@@ -131,6 +143,9 @@ class Settings:
         service_token: the bearer token of the v2 reporting service (never shown).
         core_id: the mobile core id of the v2 reporting service.
         account_id: the default account of :func:`edgereports.fetch` (optional).
+        cache: the reporting client's cache: a directory, True (the per-user cache
+            directory) or None (none). ``EDGEREPORTS_CACHE`` holds a directory, or ``1``/
+            ``true`` for the per-user one (``0``/``false``/``off``: none).
 
     Example:
         >>> Settings(api_key="k" * 8, reporting_url="https://r.example")  # doctest: +ELLIPSIS
@@ -146,6 +161,7 @@ class Settings:
     service_token: str | None = field(default=None, repr=False)
     core_id: str | None = None
     account_id: str | None = None
+    cache: str | bool | None = None
 
     def __post_init__(self) -> None:
         if self.api_version not in API_VERSIONS:
@@ -192,7 +208,10 @@ class Settings:
                 timeout = float(values.pop("timeout"))
             except ValueError:
                 raise ConfigError(f"{ENV_VARS['timeout']} must be a number of seconds") from None
-        return cls(timeout=timeout, **values)
+        cache: str | bool | None = values.pop("cache", None)
+        if isinstance(cache, str) and cache.lower() in _SWITCHES:
+            cache = _SWITCHES[cache.lower()]
+        return cls(timeout=timeout, cache=cache, **values)
 
     def require(self, *names: str) -> None:
         """Raise :class:`ConfigError` naming every setting in ``names`` that is unset."""
