@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 __all__ = ["CacheStats", "CachedPull"]
 
+_UNWRITABLE = "the cache directory could not be written"
+
 Fetch = Callable[[Part], "pd.DataFrame"]
 
 
@@ -90,7 +92,7 @@ class CachedPull:
         """The owned rows of ``part``, from the cache where it holds them."""
         reason = uncacheable(part, self.api_version)
         if reason is None and not self.cache.enabled:
-            reason = "the cache directory could not be written"
+            reason = _UNWRITABLE
         if reason is not None:
             with self._lock:
                 self.stats[part.report].not_cached.append(reason)
@@ -143,16 +145,24 @@ class CachedPull:
         horizon = horizon_for(bucket, self.horizon)
         final = [c for c in run if is_final(c, now, horizon)]
         self._count(part.report, misses=len(run), provisional=len(run) - len(final))
-        if final and self.cache.enabled:
+        if final and not self._store(part, series, frame, final):
+            with self._lock:
+                self.stats[part.report].not_cached.append(_UNWRITABLE)
+        return frame
+
+    def _store(self, part: Part, series: str, frame: pd.DataFrame, final: list[Chunk]) -> bool:
+        """Store the rows of the ``final`` chunks; False when the cache cannot be written."""
+        if self.cache.enabled:
             kept = _within(frame, final)
             times = _times(kept)
             rows = {c[0].isoformat(): int(((times >= c[0]) & (times < c[1])).sum()) for c in final}
             attrs = {str(k): v for k, v in frame.attrs.items() if k != "request"}
             try:
                 self.cache.store.write(series, rows, kept, attrs)
+                return True
             except (OSError, sqlite3.Error) as exc:
                 self.cache.disable(exc)
-        return frame
+        return False
 
 
 def _runs(missing: list[Chunk]) -> list[list[Chunk]]:
