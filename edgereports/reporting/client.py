@@ -388,6 +388,8 @@ class ReportingClient(UsesConnection):
         parts = [p for plan in plans for branch in plan for p in branch]
         pull = self._cached_pull(len(reports), accept, refresh)
         outcomes = self._execute(parts, accept, pull)
+        if pull is not None:
+            pull.finish()
         result = FetchResult(frames=[])
         counts = []
         offset = 0

@@ -11,7 +11,15 @@ from datetime import UTC, datetime, timedelta
 
 from ...errors import ConfigError
 
-__all__ = ["DEFAULT_HORIZONS", "aligned", "check_horizon", "chunks", "horizon_for", "is_final"]
+__all__ = [
+    "DEFAULT_HORIZONS",
+    "aligned",
+    "check_horizon",
+    "chunk_of",
+    "chunks",
+    "horizon_for",
+    "is_final",
+]
 
 _HOUR = timedelta(hours=1)
 _DAY = timedelta(days=1)
@@ -47,7 +55,8 @@ def aligned(moment: datetime, bucket: timedelta) -> bool:
     return (moment.astimezone(UTC) - _EPOCH) % bucket == timedelta(0)
 
 
-def _chunk_of(moment: datetime, bucket: timedelta) -> Chunk:
+def chunk_of(moment: datetime, bucket: timedelta) -> Chunk:
+    """The chunk of the grid that holds ``moment``."""
     utc = moment.astimezone(UTC)
     if bucket == _HOUR:
         start = datetime(utc.year, utc.month, utc.day, tzinfo=UTC)
@@ -70,7 +79,7 @@ def chunks(start: datetime, end: datetime, bucket: timedelta) -> list[Chunk]:
     out: list[Chunk] = []
     moment = start
     while moment < end:
-        chunk = _chunk_of(moment, bucket)
+        chunk = chunk_of(moment, bucket)
         out.append(chunk)
         moment = chunk[1]
     return out

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..plan import Part, Window, bucket_of
 from .cache import Cache
-from .grid import Chunk, chunks, horizon_for, is_final
+from .grid import Chunk, chunk_of, chunks, horizon_for, is_final
 from .keys import series_key, uncacheable
 
 if TYPE_CHECKING:
@@ -77,10 +77,50 @@ class CachedPull:
         self.refresh = refresh
         self.stats = [CacheStats(refresh=refresh) for _ in range(reports)]
         self._lock = threading.Lock()
+        self._written: dict[str, timedelta] = {}
 
     def attrs(self, report: int) -> dict[str, Any]:
         """``df.attrs["cache"]`` of report number ``report``."""
         return self.stats[report].to_dict(str(self.cache.path))
+
+    def finish(self) -> None:
+        """Merge the segments of every series this pull stored into, so that a hit on it
+        reads one file (a failure to do so leaves the cache as it was)."""
+        for series, bucket in self._written.items():
+            if not self.cache.enabled:
+                return
+            try:
+                self._compact(series, bucket)
+            except (OSError, sqlite3.Error) as exc:
+                self.cache.disable(exc)
+
+    def _compact(self, series: str, bucket: timedelta) -> None:
+        """One segment for the stored chunks of ``series``, in the order of one answer.
+
+        A series whose rows hold several echoed series is left as is: their order (by first
+        appearance) depends on the range.
+        """
+        from ...normalize.stitch import canonical_order, concat_frames
+        from ...schema import schema_for, shape_of
+
+        entries = self.cache.store.entries(series)
+        segments = list(dict.fromkeys(segment for _, segment, _ in entries))
+        if len(segments) < 2:
+            return
+        frames, attrs, request = [], {}, None
+        for segment in segments:
+            found = self.cache.store.read(segment)
+            if found is None:
+                return
+            starts = [datetime.fromisoformat(c) for c, seg, _ in entries if seg == segment]
+            frames.append(_within(found[0], [chunk_of(start, bucket) for start in starts]))
+            attrs, request = found[1], found[2]
+        frame = concat_frames(frames)
+        dims = schema_for(shape_of(frame)).dimensions_of(frame)
+        if any(frame[d].nunique(dropna=False) > 1 for d in ("account_id", *dims) if d in frame):
+            return
+        frame = canonical_order(frame, request)
+        self.cache.store.write(series, {c: n for c, _, n in entries}, frame, attrs, request)
 
     def _count(self, report: int, **counts: int) -> None:
         with self._lock:
@@ -102,20 +142,24 @@ class CachedPull:
         assert bucket is not None and span is not None
         grid = chunks(span[0], span[1], bucket)
         series = series_key(sent, self.accept, self.service, self.api_version)
+        names = {c: c[0].isoformat() for c in grid}
         stored = {} if self.refresh else self._lookup(series, grid)
+        by_segment: dict[str, list[Chunk]] = {}
+        for chunk in grid:
+            if names[chunk] in stored:
+                by_segment.setdefault(stored[names[chunk]], []).append(chunk)
         pieces: list[pd.DataFrame] = []
         attrs: dict[str, Any] | None = None
-        for segment in sorted(set(stored.values())):
-            mine = [c for c in grid if stored.get(c[0].isoformat()) == segment]
+        for segment, mine in by_segment.items():
             found = self.cache.store.read(segment)
             if found is None:  # damaged or gone: a miss, fetched again below
                 for chunk in mine:
-                    del stored[chunk[0].isoformat()]
+                    del stored[names[chunk]]
                 continue
-            frame, attrs = found
+            frame, attrs, _ = found
             pieces.append(_within(frame, mine))
         self._count(part.report, hits=len(stored))
-        missing = [c for c in grid if c[0].isoformat() not in stored]
+        missing = [c for c in grid if names[c] not in stored]
         for run in _runs(missing):
             frame = self._fetch_run(part, run, fetch, series)
             attrs = attrs if attrs is not None else {str(k): v for k, v in frame.attrs.items()}
@@ -158,7 +202,9 @@ class CachedPull:
             rows = {c[0].isoformat(): int(((times >= c[0]) & (times < c[1])).sum()) for c in final}
             attrs = {str(k): v for k, v in frame.attrs.items() if k != "request"}
             try:
-                self.cache.store.write(series, rows, kept, attrs)
+                self.cache.store.write(series, rows, kept, attrs, part.sent.to_request())
+                with self._lock:
+                    self._written[series] = bucket_of(part.sent) or timedelta(0)
                 return True
             except (OSError, sqlite3.Error) as exc:
                 self.cache.disable(exc)

@@ -26,12 +26,14 @@ from ...errors import ConfigError
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 __all__ = ["INDEX", "SEGMENTS", "Store"]
 
 INDEX = "index.sqlite"
 SEGMENTS = "segments"
 _ATTRS = b"edgereports.attrs"
+_REQUEST = b"edgereports.request"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS chunks (
     series TEXT NOT NULL, chunk TEXT NOT NULL, segment TEXT NOT NULL, rows INTEGER NOT NULL,
@@ -92,41 +94,74 @@ class Store:
             )
         return {c: found[c] for c in chunks if c in found}
 
-    def read(self, segment: str) -> tuple[pd.DataFrame, dict[str, Any]] | None:
-        """A segment's rows and the attrs of the answer they came from; None when it is
-        missing or damaged (its entries are then dropped: a miss)."""
+    def read(self, segment: str) -> tuple[pd.DataFrame, dict[str, Any], Any] | None:
+        """A segment's rows, the attrs of the answer they came from and the request they
+        answer; None when it is missing or damaged (its entries are then dropped: a miss)."""
+        import pyarrow as pa
+
+        found = self._read_table(segment)
+        if found is None:
+            return None
+        try:
+            frame = found[0].to_pandas()
+        except (ValueError, pa.ArrowException):
+            self.forget(segment)
+            return None
+        return frame, found[1], found[2]
+
+    def _read_table(self, segment: str) -> tuple[pa.Table, dict[str, Any], Any] | None:
+        """A segment as Arrow: table, attrs and the request it answers; None if damaged."""
         import pyarrow as pa
 
         path = self.root / SEGMENTS / f"{segment}.arrow"
         try:
             with pa.memory_map(str(path)) as source:
                 table = pa.ipc.open_file(source).read_all()
-            attrs = orjson.loads((table.schema.metadata or {})[_ATTRS])
-            frame = table.to_pandas()
+            meta = table.schema.metadata or {}
+            attrs = orjson.loads(meta[_ATTRS])
+            request = orjson.loads(meta[_REQUEST])
         except (OSError, KeyError, ValueError, pa.ArrowException, orjson.JSONDecodeError):
             self.forget(segment)
             return None
-        return frame, attrs
+        return table, attrs, request
 
     # -- writing --------------------------------------------------------------------------
 
     def write(
-        self, series: str, chunks: Mapping[str, int], frame: pd.DataFrame, attrs: dict[str, Any]
+        self,
+        series: str,
+        chunks: Mapping[str, int],
+        frame: pd.DataFrame,
+        attrs: dict[str, Any],
+        request: Any,
     ) -> None:
-        """Store ``frame`` (the rows of ``chunks``: chunk → rows) as one segment.
+        """Store ``frame`` (the rows of ``chunks``: chunk → rows, answering ``request``, which
+        holds no key) as one segment.
 
         Raises:
             OSError, sqlite3.Error: the directory cannot be written.
         """
         import pyarrow as pa
 
-        name = uuid.uuid4().hex
-        final = self.root / SEGMENTS / f"{name}.arrow"
-        temp = final.with_suffix(".tmp")
         table = pa.Table.from_pandas(frame, preserve_index=False)
         meta = dict(table.schema.metadata or {})
         meta[_ATTRS] = orjson.dumps(attrs, default=str)
-        table = table.replace_schema_metadata(meta)
+        meta[_REQUEST] = orjson.dumps(request)
+        self._write_table(series, chunks, table.replace_schema_metadata(meta))
+
+    def entries(self, series: str) -> list[tuple[str, str, int]]:
+        """The stored chunks of ``series``: (chunk, segment, rows), in time order."""
+        with self._db() as db:
+            return db.execute(
+                "SELECT chunk, segment, rows FROM chunks WHERE series = ? ORDER BY chunk", (series,)
+            ).fetchall()
+
+    def _write_table(self, series: str, chunks: Mapping[str, int], table: pa.Table) -> None:
+        import pyarrow as pa
+
+        name = uuid.uuid4().hex
+        final = self.root / SEGMENTS / f"{name}.arrow"
+        temp = final.with_suffix(".tmp")
         try:
             with pa.OSFile(str(temp), "wb") as sink, pa.ipc.new_file(sink, table.schema) as out:
                 out.write_table(table)
