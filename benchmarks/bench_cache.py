@@ -9,8 +9,8 @@ after a restart would be):
 2. warm: the same pull again (default window): it must send 0 requests and be at least 10x
    faster than the cold pull;
 3. 1M points: 57 subscribers (998,640 points; the 7 not cached yet are fetched first), then
-   the warm pull of them against ``pd.read_parquet`` of the same rows from one file: at most
-   3x its time.
+   the warm pull of them against ``pd.read_parquet`` of the same rows from one file (the
+   best of 3 fresh processes each, alternated): at most 3x its time.
 
 pandas is imported before each clock starts; the rest of each step's imports are counted.
 Both ratios are printed, measured in the same run; nothing here is a test.
@@ -35,6 +35,7 @@ CLOCK = "2022-07-08T10:00:00+05:30"
 START, END = "2021-07-01", "2022-07-01"
 SUBSCRIBERS = 50
 MILLION = 57
+ROUNDS = 3
 LATENCY = 0.02
 
 PULL = """
@@ -88,9 +89,13 @@ def main() -> None:
         warm_requests = sb.request_count() - before
         run(PULL, *base, parquet, "0", START, END, *sims)  # fills the 7 subscribers not cached yet
         before = sb.request_count()
-        million = run(PULL, *base, "-", "0", START, END, *sims)
+        millions, reads = [], []
+        for _ in range(ROUNDS):  # alternated, each in a fresh process; the best of each
+            millions.append(run(PULL, *base, "-", "0", START, END, *sims))
+            reads.append(run(READ, parquet))
         million_requests = sb.request_count() - before
-        read = run(READ, parquet)
+        million = min(millions, key=lambda x: float(str(x["seconds"])))
+        read = min(reads, key=lambda x: float(str(x["seconds"])))
     assert warm["rows"] == cold["rows"] and million["rows"] == read["rows"], (warm, million, read)
     cold_s, warm_s, million_s, read_s = (
         float(str(x["seconds"])) for x in (cold, warm, million, read)
@@ -101,8 +106,8 @@ def main() -> None:
     print(f"  warm: {warm_s:.3f} s, {warm_requests} requests, cache {warm['cache']}")
     print(f"  cold / warm: {cold_s / warm_s:.1f}x (target >= 10x, 0 requests)")
     print(f"2. {MILLION} subscribers, the same year, {million['rows']:,} points")
-    print(f"  warm: {million_s:.3f} s, {million_requests} requests")
-    print(f"  pd.read_parquet of the same rows: {read_s:.3f} s")
+    print(f"  warm (best of {ROUNDS}): {million_s:.3f} s, {million_requests} requests in all")
+    print(f"  pd.read_parquet of the same rows (best of {ROUNDS}): {read_s:.3f} s")
     print(f"  warm / read_parquet: {million_s / read_s:.2f}x (target <= 3x)")
 
 

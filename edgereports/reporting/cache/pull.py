@@ -112,7 +112,7 @@ class CachedPull:
             found = self.cache.store.read(segment)
             if found is None:
                 return
-            starts = [datetime.fromisoformat(c) for c, seg, _ in entries if seg == segment]
+            starts = [datetime.fromtimestamp(c, UTC) for c, seg, _ in entries if seg == segment]
             frames.append(_within(found[0], [chunk_of(start, bucket) for start in starts]))
             attrs, request = found[1], found[2]
         frame = concat_frames(frames)
@@ -142,8 +142,8 @@ class CachedPull:
         assert bucket is not None and span is not None
         grid = chunks(span[0], span[1], bucket)
         series = series_key(sent, self.accept, self.service, self.api_version)
-        names = {c: c[0].isoformat() for c in grid}
-        stored = {} if self.refresh else self._lookup(series, grid)
+        names = {c: int(c[0].timestamp()) for c in grid}
+        stored = {} if self.refresh else self._lookup(series, list(names.values()))
         by_segment: dict[str, list[Chunk]] = {}
         for chunk in grid:
             if names[chunk] in stored:
@@ -166,9 +166,9 @@ class CachedPull:
             pieces.append(frame)
         return _assemble(pieces, part, span, attrs or {})
 
-    def _lookup(self, series: str, grid: list[Chunk]) -> dict[str, str]:
+    def _lookup(self, series: str, keys: list[int]) -> dict[int, str]:
         try:
-            return self.cache.store.lookup(series, [c[0].isoformat() for c in grid])
+            return self.cache.store.lookup(series, keys)
         except sqlite3.Error as exc:
             self.cache.disable(exc)
             return {}
@@ -199,7 +199,9 @@ class CachedPull:
         if self.cache.enabled:
             kept = _within(frame, final)
             times = _times(kept)
-            rows = {c[0].isoformat(): int(((times >= c[0]) & (times < c[1])).sum()) for c in final}
+            rows = {
+                int(c[0].timestamp()): int(((times >= c[0]) & (times < c[1])).sum()) for c in final
+            }
             attrs = {str(k): v for k, v in frame.attrs.items() if k != "request"}
             try:
                 self.cache.store.write(series, rows, kept, attrs, part.sent.to_request())

@@ -36,7 +36,7 @@ _ATTRS = b"edgereports.attrs"
 _REQUEST = b"edgereports.request"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS chunks (
-    series TEXT NOT NULL, chunk TEXT NOT NULL, segment TEXT NOT NULL, rows INTEGER NOT NULL,
+    series TEXT NOT NULL, chunk INTEGER NOT NULL, segment TEXT NOT NULL, rows INTEGER NOT NULL,
     PRIMARY KEY (series, chunk));
 CREATE TABLE IF NOT EXISTS segments (
     name TEXT PRIMARY KEY, bytes INTEGER NOT NULL, created REAL NOT NULL);
@@ -86,8 +86,8 @@ class Store:
 
     # -- reading --------------------------------------------------------------------------
 
-    def lookup(self, series: str, chunks: Sequence[str]) -> dict[str, str]:
-        """The segment of each chunk of ``series`` that is stored (chunk → segment)."""
+    def lookup(self, series: str, chunks: Sequence[int]) -> dict[int, str]:
+        """The segment of each stored chunk of ``series`` (chunk start, epoch seconds → segment)."""
         with self._db() as db:
             found = dict(
                 db.execute("SELECT chunk, segment FROM chunks WHERE series = ?", (series,))
@@ -130,7 +130,7 @@ class Store:
     def write(
         self,
         series: str,
-        chunks: Mapping[str, int],
+        chunks: Mapping[int, int],
         frame: pd.DataFrame,
         attrs: dict[str, Any],
         request: Any,
@@ -149,14 +149,14 @@ class Store:
         meta[_REQUEST] = orjson.dumps(request)
         self._write_table(series, chunks, table.replace_schema_metadata(meta))
 
-    def entries(self, series: str) -> list[tuple[str, str, int]]:
+    def entries(self, series: str) -> list[tuple[int, str, int]]:
         """The stored chunks of ``series``: (chunk, segment, rows), in time order."""
         with self._db() as db:
             return db.execute(
                 "SELECT chunk, segment, rows FROM chunks WHERE series = ? ORDER BY chunk", (series,)
             ).fetchall()
 
-    def _write_table(self, series: str, chunks: Mapping[str, int], table: pa.Table) -> None:
+    def _write_table(self, series: str, chunks: Mapping[int, int], table: pa.Table) -> None:
         import pyarrow as pa
 
         name = uuid.uuid4().hex
