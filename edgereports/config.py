@@ -40,6 +40,7 @@ ENV_VARS: dict[str, str] = {
     "core_id": "EDGEREPORTS_CORE_ID",
     "account_id": "EDGEREPORTS_ACCOUNT_ID",
     "rate_limit": "EDGEREPORTS_RATE_LIMIT",
+    "cache": "EDGEREPORTS_CACHE",
 }
 #: The reporting API versions (``ReportingClient(api_version=...)``).
 API_VERSIONS = ("v1", "v2")
@@ -52,6 +53,17 @@ _RATE = re.compile(
 _RATE_FORMS = (
     'a positive number of requests per second (e.g. 10 or 0.5) or a text "10/s", "600/min"'
 )
+#: ``EDGEREPORTS_CACHE`` values that switch the per-user cache on or off (else a directory).
+_SWITCHES: dict[str, bool | None] = {
+    "1": True,
+    "true": True,
+    "yes": True,
+    "on": True,
+    "0": None,
+    "false": None,
+    "no": None,
+    "off": None,
+}
 
 
 def check_url(name: str, value: str) -> str:
@@ -174,6 +186,9 @@ class Settings:
         rate_limit: the request budget of a reporting client, in requests per second (a
             number, or a text such as ``"10/s"`` or ``"600/min"``, kept as per second); None
             for no limit.
+        cache: the reporting client's cache: a directory, True (the per-user cache
+            directory) or None (none). ``EDGEREPORTS_CACHE`` holds a directory, or ``1``/
+            ``true`` for the per-user one (``0``/``false``/``off``: none).
 
     Example:
         >>> Settings(api_key="k" * 8, reporting_url="https://r.example")  # doctest: +ELLIPSIS
@@ -190,6 +205,7 @@ class Settings:
     core_id: str | None = None
     account_id: str | None = None
     rate_limit: float | str | None = None
+    cache: str | bool | None = None
 
     def __post_init__(self) -> None:
         if self.api_version not in API_VERSIONS:
@@ -238,7 +254,10 @@ class Settings:
                 timeout = float(values.pop("timeout"))
             except ValueError:
                 raise ConfigError(f"{ENV_VARS['timeout']} must be a number of seconds") from None
-        return cls(timeout=timeout, **values)
+        cache: str | bool | None = values.pop("cache", None)
+        if isinstance(cache, str) and cache.lower() in _SWITCHES:
+            cache = _SWITCHES[cache.lower()]
+        return cls(timeout=timeout, cache=cache, **values)
 
     def require(self, *names: str) -> None:
         """Raise :class:`ConfigError` naming every setting in ``names`` that is unset."""

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from .._version import __version__
 from ..errors import EdgeReportsError, InputError
-from . import campaigns, content, demo, export, jupyter, query, report, service
+from . import cache, campaigns, content, demo, export, jupyter, query, report, service
 
 __all__ = ["main"]
 
@@ -30,6 +30,7 @@ examples:
   edgereports sandbox --port 8080
   edgereports content list
   edgereports campaigns status spring-sale
+  edgereports cache info
 
 settings come from EDGEREPORTS_API_KEY, EDGEREPORTS_PARTNER_NAME, EDGEREPORTS_BASE_URL and
 EDGEREPORTS_REPORTING_URL. Exit status: 0 ok, 1 service or data error, 2 bad input,
@@ -71,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     campaigns.add_parser(sub)
     demo.add_parser(sub)
     jupyter.add_parsers(sub)
+    cache.add_parser(sub)
     return parser
 
 

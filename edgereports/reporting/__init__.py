@@ -2,7 +2,8 @@
 
 ``client`` runs and fetches (concurrency, progress, errors); ``plan`` says which requests a
 report becomes (fan-out, then windows); ``assemble`` decodes the answers and puts the frame
-together; ``results`` holds what a pull returns when parts fail.
+together; ``results`` holds what a pull returns when parts fail; ``cache`` keeps final chunks of
+answers on disk.
 
 Example:
     >>> import edgereports as er
@@ -13,8 +14,17 @@ Example:
 
 from __future__ import annotations
 
+from .cache import Cache
 from .client import CSV, JSON, ReportingClient
 from .results import Failure, FetchResult
 from .service import ReportingServiceClient
 
-__all__ = ["CSV", "JSON", "Failure", "FetchResult", "ReportingClient", "ReportingServiceClient"]
+__all__ = [
+    "CSV",
+    "JSON",
+    "Cache",
+    "Failure",
+    "FetchResult",
+    "ReportingClient",
+    "ReportingServiceClient",
+]

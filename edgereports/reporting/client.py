@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from datetime import UTC, datetime, timedelta
@@ -14,8 +15,17 @@ from ..config import API_VERSIONS, Settings, Timeout, check_api_key
 from ..errors import AuthError, ConfigError, EdgeReportsError, InputError, PartialFailure
 from ..progress import open_progress
 from ..query import Report
-from .assemble import answer_frame, answer_part, assemble, join_parts, owned, parse_json
+from .assemble import (
+    answer_frame,
+    answer_part,
+    as_frame,
+    assemble,
+    join_parts,
+    owned,
+    parse_json,
+)
 from .budget import Budget, says_too_large
+from .cache import Cache, CachedPull, check_horizon, open_cache
 from .connection import UsesConnection, open_connection
 from .plan import DEFAULT_POINTS, Part, Window, bucket_of, plan_parts, split_window, window_points
 from .results import FetchResult, all_failed, describe_failures
@@ -73,12 +83,19 @@ class ReportingClient(UsesConnection):
             a number of requests per second (``10``, ``0.5``) or a text ``"10/s"``,
             ``"600/min"``. A 429 pauses the whole budget for its ``Retry-After`` (at most
             ``retry_after_cap``). None (default): no budget.
+        cache: keep answers on disk (docs "Caching"): a directory, True (the per-user cache
+            directory), a :class:`~edgereports.reporting.Cache` (e.g. with ``max_bytes``), or
+            None/False (no cache).
+        horizon: how far back from the service's now data is still revised: chunks reaching
+            into it are fetched again, never stored; by default 3 hours for HOUR buckets and
+            2 days for DAY buckets and SIM counts.
 
     Raises:
         ConfigError: an empty key, a reporting URL that is not http(s), an unknown API
             version, or a bad number (a timeout that is not positive, negative
-            ``retries``/``backoff``, a ``rate_limit`` that is not a positive rate, ...), all
-            when the client is built.
+            ``retries``/``backoff``, a ``rate_limit`` that is not a positive rate, ...), a
+            cache path that is not a writable directory, a negative ``horizon``, all when the
+            client is built.
 
     Example:
         >>> client = ReportingClient("my-key", "https://reports.example")
@@ -101,8 +118,12 @@ class ReportingClient(UsesConnection):
         api_version: str = "v1",
         points_per_request: int = DEFAULT_POINTS,
         rate_limit: float | str | None = None,
+        cache: str | os.PathLike[str] | bool | Cache | None = None,
+        horizon: timedelta | None = None,
     ) -> None:
         key = check_api_key(api_key)
+        self._horizon = check_horizon(horizon)
+        self._cache = open_cache(cache)
         self._budget = Budget(points_per_request)
         if api_version not in API_VERSIONS:
             raise ConfigError(
@@ -146,6 +167,7 @@ class ReportingClient(UsesConnection):
         options.setdefault("timeout", (min(5.0, settings.timeout), settings.timeout))
         options.setdefault("api_version", settings.api_version)
         options.setdefault("rate_limit", settings.rate_limit)
+        options.setdefault("cache", settings.cache)
         return cls(settings.api_key, settings.reporting_url, **options)
 
     def for_version(self, api_version: str) -> ReportingClient:
@@ -171,6 +193,8 @@ class ReportingClient(UsesConnection):
             session=self._http.session,
             api_version=api_version,
             points_per_request=self._budget.points,
+            cache=self._cache,
+            horizon=self._horizon,
             **self._options,
         )
         other._http.pacer = self._http.pacer  # one budget for both
@@ -201,6 +225,11 @@ class ReportingClient(UsesConnection):
         if now is None and probe:
             now = self._http.probe_clock()
         return now if now is not None else datetime.now(UTC)
+
+    @property
+    def cache(self) -> Cache | None:
+        """The client's cache (``info()``, ``clear()``), or None."""
+        return self._cache
 
     def __repr__(self) -> str:
         version = f", api_version={self.api_version!r}" if self.api_version != "v1" else ""
@@ -248,6 +277,7 @@ class ReportingClient(UsesConnection):
         accept: str = ...,
         on_error: OnError = ...,
         output: Literal["pandas"] = ...,
+        refresh: bool = ...,
     ) -> pd.DataFrame: ...
     @overload
     def fetch(
@@ -258,6 +288,7 @@ class ReportingClient(UsesConnection):
         accept: str = ...,
         on_error: OnError = ...,
         output: Output,
+        refresh: bool = ...,
     ) -> Any: ...
     def fetch(
         self,
@@ -267,6 +298,7 @@ class ReportingClient(UsesConnection):
         accept: str = JSON,
         on_error: OnError = "raise",
         output: Output = "pandas",
+        refresh: bool = False,
     ) -> Any:
         """Fetch ``report`` as one tidy frame, split into windows and fan-out requests.
 
@@ -287,6 +319,7 @@ class ReportingClient(UsesConnection):
                 :meth:`Failure.to_dict`).
             output: ``"pandas"`` (a DataFrame), ``"arrow"`` (a ``pyarrow.Table`` with the
                 pinned Arrow schema) or ``"polars"`` (needs ``edgereports[polars]``).
+            refresh: with a cache, fetch every part again and rewrite its entries.
 
         Returns:
             The frame; ``df.attrs["request"]`` is the report's request (no key in it). A report
@@ -296,7 +329,8 @@ class ReportingClient(UsesConnection):
             row is then a total labelled with its top talker; a :class:`TopTalkerWarning`
             says so) and ``df.attrs["empty"]`` the filters that matched no row (with an
             :class:`EmptyResultWarning`). For every output, :func:`edgereports.provenance`
-            reads what the pull recorded.
+            reads what the pull recorded; with a cache, ``cache`` says what it served
+            (chunks ``hits``, ``misses``, ``provisional``, and why parts were ``not_cached``).
 
         Raises:
             QueryError: the report is invalid; InputError: a bad ``window``/``accept``/
@@ -310,7 +344,7 @@ class ReportingClient(UsesConnection):
         from ..normalize.output import check_output, convert
 
         check_output(output)
-        result, counts = self._pull([self._as_report(report)], window, accept)
+        result, counts = self._pull([self._as_report(report)], window, accept, refresh)
         frame, failures = result.frames[0], result.failures
         if frame is not None:
             warn_about(frame, stacklevel=2)
@@ -332,6 +366,7 @@ class ReportingClient(UsesConnection):
         *,
         window: timedelta | None = None,
         accept: str = JSON,
+        refresh: bool = False,
     ) -> FetchResult:
         """Fetch several reports in one pool of requests; failures are collected, not raised.
 
@@ -339,6 +374,7 @@ class ReportingClient(UsesConnection):
             reports: the reports.
             window: as in :meth:`fetch`.
             accept: as in :meth:`fetch`.
+            refresh: as in :meth:`fetch`.
 
         Returns:
             One frame per report (None for a report every part of which failed) and every
@@ -348,7 +384,7 @@ class ReportingClient(UsesConnection):
             QueryError, InputError: an invalid report or argument (before any request).
             AuthError: the key is refused (at once).
         """
-        result, _ = self._pull([self._as_report(r) for r in reports], window, accept)
+        result, _ = self._pull([self._as_report(r) for r in reports], window, accept, refresh)
         for frame in result.frames:
             if frame is not None:
                 warn_about(frame, stacklevel=2)
@@ -375,7 +411,7 @@ class ReportingClient(UsesConnection):
         return report
 
     def _pull(
-        self, reports: Sequence[Report], window: timedelta | None, accept: str
+        self, reports: Sequence[Report], window: timedelta | None, accept: str, refresh: bool
     ) -> tuple[FetchResult, list[int]]:
         accept = _check_accept(accept)
         if window is not None and not isinstance(window, timedelta):
@@ -384,7 +420,10 @@ class ReportingClient(UsesConnection):
         points = self._budget.points
         plans = [plan_parts(i, r, window, points=points) for i, r in enumerate(reports)]
         parts = [p for plan in plans for branch in plan for p in branch]
-        outcomes = self._execute(parts, accept)
+        pull = self._cached_pull(len(reports), accept, refresh)
+        outcomes = self._execute(parts, accept, pull)
+        if pull is not None:
+            pull.finish()
         result = FetchResult(frames=[])
         counts = []
         offset = 0
@@ -396,19 +435,41 @@ class ReportingClient(UsesConnection):
             frame, failures = assemble(plan, mine, request, report)
             if frame is not None and self.api_version == "v2":
                 frame.attrs["api_version"] = "v2"  # stamps are the ends of pieces (DESIGN.md)
+            if frame is not None and pull is not None:
+                frame.attrs["cache"] = pull.attrs(len(result.frames))
             result.frames.append(frame)
             result.failures.extend(failures)
             counts.append(size)
         return result, counts
 
-    def _execute(self, parts: Sequence[Part], accept: str) -> list[Any]:
-        """Run every part; returns per part its frame or its error (AuthError aborts)."""
+    def _cached_pull(self, reports: int, accept: str, refresh: bool) -> CachedPull | None:
+        if self._cache is None:
+            return None
+        return CachedPull(
+            self._cache,
+            reports=reports,
+            accept=accept,
+            service=self.reporting_url,
+            api_version=self.api_version,
+            horizon=self._horizon,
+            clock=functools.partial(self.service_now, probe=False),
+            refresh=refresh,
+        )
+
+    def _execute(
+        self, parts: Sequence[Part], accept: str, pull: CachedPull | None = None
+    ) -> list[Any]:
+        """Run every part (through the cache, with one); returns per part its frame or its
+        error (AuthError aborts)."""
+        run: Callable[[Part, str], pd.DataFrame | SeriesPart] = self._part
+        if pull is not None:
+            run = functools.partial(self._cached_part, pull)
         outcomes: list[Any] = [None] * len(parts)
         bar = open_progress(self.progress, len(parts), "edgereports")
         try:
             if len(parts) == 1 or self.max_workers == 1:
                 for i, part in enumerate(parts):
-                    outcomes[i] = self._outcome(functools.partial(self._part, part, accept))
+                    outcomes[i] = self._outcome(functools.partial(run, part, accept))
                     bar.update(1)
                 return outcomes
             pool = ThreadPoolExecutor(
@@ -416,7 +477,7 @@ class ReportingClient(UsesConnection):
             )
             try:
                 futures: dict[Future[Any], int] = {
-                    pool.submit(self._part, part, accept): i for i, part in enumerate(parts)
+                    pool.submit(run, part, accept): i for i, part in enumerate(parts)
                 }
                 for future in as_completed(futures):
                     # popped: the future would hold the part's frame after it is assembled
@@ -436,6 +497,10 @@ class ReportingClient(UsesConnection):
             raise
         except EdgeReportsError as exc:
             return exc
+
+    def _cached_part(self, pull: CachedPull, part: Part, accept: str) -> pd.DataFrame:
+        """``part`` served from the cache's chunks, its missing chunks fetched as frames."""
+        return pull.part(part, lambda missing: as_frame(self._part(missing, accept)))
 
     def _part(self, part: Part, accept: str) -> pd.DataFrame | SeriesPart:
         from ..normalize.parts import SeriesPart

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import edgereports as er
 
@@ -125,3 +126,28 @@ def test_the_command_starts_without_the_sandbox_and_still_names_its_extras() -> 
     )
     assert out.returncode == 2, out.stderr
     assert out.stderr.strip() == "edgereports: error: the sandbox needs flask"
+
+
+def test_cache_info_and_clear(tmp_path: Path) -> None:
+    import os
+
+    from edgereports.reporting import Cache
+
+    assert Cache(tmp_path).info()["chunks"] == 0
+    env = {**os.environ, "EDGEREPORTS_CACHE": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "edgereports.cli", "cache", "info", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["path"] == str(tmp_path)
+    cleared = run("cache", "clear", "--dir", str(tmp_path))
+    assert cleared.returncode == 0 and "removed 0 segment file(s)" in cleared.stdout
+    (tmp_path / "a-file").write_text("")
+    bad = run("cache", "info", "--dir", str(tmp_path / "a-file"))
+    assert bad.returncode == 2 and "cache must be a writable directory" in bad.stderr
+    assert "EDGEREPORTS_CACHE" in run("cache", "--help").stdout

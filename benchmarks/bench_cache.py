@@ -1,0 +1,115 @@
+"""Benchmark of the reporting client's cache against the local sandbox (loopback).
+
+A year (2021-07-01 to 2022-07-01) of HOUR byte usage (uplink and downlink), over a range that
+ended before the horizon (the sandbox's clock is 2022-07-08), the sandbox adding 20 ms of
+latency to every request. Each step runs in a fresh process (a new kernel, as a notebook re-run
+after a restart would be):
+
+1. cold: 50 subscribers with ``window=timedelta(days=7)`` into an empty cache (876,000 points);
+2. warm: the same pull again (default window): it must send 0 requests and be at least 10x
+   faster than the cold pull;
+3. 1M points: 57 subscribers (998,640 points; the 7 not cached yet are fetched first), then
+   the warm pull of them against ``pd.read_parquet`` of the same rows from one file (the
+   best of 3 fresh processes each, alternated): at most 3x its time.
+
+pandas is imported before each clock starts; the rest of each step's imports are counted.
+Both ratios are printed, measured in the same run; nothing here is a test.
+
+Usage::
+
+    python benchmarks/bench_cache.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from edgereports.sandbox import FaultConfig, serve
+
+CLOCK = "2022-07-08T10:00:00+05:30"
+START, END = "2021-07-01", "2022-07-01"
+SUBSCRIBERS = 50
+MILLION = 57
+ROUNDS = 3
+LATENCY = 0.02
+
+PULL = """
+import json, sys, time
+from datetime import timedelta
+import pandas  # imported before the clock starts, as in the baseline (and a notebook)
+import edgereports as er
+url, key, account, cache, out, window, start, end, *msisdns = sys.argv[1:]
+report = er.presets.byte_usage_subscriber(
+    account_id=account, msisdn=msisdns, start=start, end=end)
+client = er.ReportingClient(key, url, cache=cache, progress=False)
+started = time.perf_counter()
+df = client.fetch(report, window=timedelta(days=int(window)) if window != "0" else None)
+seconds = time.perf_counter() - started
+if out != "-":
+    df.to_parquet(out, index=False)
+print(json.dumps({"seconds": seconds, "rows": len(df), "cache": df.attrs["cache"]}))
+"""
+
+READ = """
+import json, sys, time
+import pandas as pd
+started = time.perf_counter()
+df = pd.read_parquet(sys.argv[1])
+print(json.dumps({"seconds": time.perf_counter() - started, "rows": len(df)}))
+"""
+
+
+def run(code: str, *args: str) -> dict[str, object]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, check=True
+    )
+    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main() -> None:
+    with (
+        serve(seed=0, clock=CLOCK, faults=FaultConfig(latency=LATENCY)) as sb,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
+        sims = [str(s.msisdn) for s in sb.network.sims_of(sb.account_id)[:MILLION]]
+        cache, parquet = str(Path(tmp) / "cache"), str(Path(tmp) / "rows.parquet")
+        base = [sb.reporting_url, sb.api_key, sb.account_id, cache]
+        before = sb.request_count()
+        cold = run(PULL, *base, "-", "7", START, END, *sims[:SUBSCRIBERS])
+        cold_requests = sb.request_count() - before
+        before = sb.request_count()
+        warm = run(PULL, *base, "-", "0", START, END, *sims[:SUBSCRIBERS])
+        warm_requests = sb.request_count() - before
+        run(PULL, *base, parquet, "0", START, END, *sims)  # fills the 7 subscribers not cached yet
+        before = sb.request_count()
+        millions, reads = [], []
+        for _ in range(ROUNDS):  # alternated, each in a fresh process; the best of each
+            millions.append(run(PULL, *base, "-", "0", START, END, *sims))
+            reads.append(run(READ, parquet))
+        million_requests = sb.request_count() - before
+        million = min(millions, key=lambda x: float(str(x["seconds"])))
+        read = min(reads, key=lambda x: float(str(x["seconds"])))
+    assert warm["rows"] == cold["rows"] and million["rows"] == read["rows"], (warm, million, read)
+    cold_s, warm_s, million_s, read_s = (
+        float(str(x["seconds"])) for x in (cold, warm, million, read)
+    )
+    latency = f"{LATENCY * 1000:.0f} ms latency each"
+    print(f"1. {SUBSCRIBERS} subscribers, HOUR, {START}..{END}, {cold['rows']:,} points")
+    print(f"  cold, window=7 days: {cold_s:.2f} s, {cold_requests} requests ({latency})")
+    print(f"  warm: {warm_s:.3f} s, {warm_requests} requests, cache {warm['cache']}")
+    print(f"  cold / warm: {cold_s / warm_s:.1f}x (target >= 10x, 0 requests)")
+    print(f"2. {MILLION} subscribers, the same year, {million['rows']:,} points")
+    print(f"  warm (best of {ROUNDS}): {million_s:.3f} s, {million_requests} requests in all")
+    print(f"  pd.read_parquet of the same rows (best of {ROUNDS}): {read_s:.3f} s")
+    print(f"  warm / read_parquet: {million_s / read_s:.2f}x (target <= 3x)")
+
+
+if __name__ == "__main__":
+    main()

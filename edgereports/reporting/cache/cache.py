@@ -1,0 +1,111 @@
+"""``Cache``: the on-disk cache a :class:`~edgereports.ReportingClient` keeps its answers in."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import warnings
+from pathlib import Path
+from typing import Any
+
+from ...errors import ConfigError, EdgeReportsWarning
+from .store import Store, check_directory
+
+__all__ = ["Cache", "default_directory", "open_cache"]
+
+
+def default_directory() -> Path:
+    """The per-user cache directory (``platformdirs``: e.g. ``~/.cache/edgereports``)."""
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("edgereports"))
+
+
+class Cache:
+    """A cache directory: final chunks of answers as normalized rows (DESIGN.md "Caching").
+
+    Args:
+        path: the directory (created if missing); None for the per-user default.
+        max_bytes: the bound on the segments' total size; past it the oldest segments are
+            evicted first. None: unbounded.
+
+    Raises:
+        ConfigError: ``path`` is not a writable directory, or ``max_bytes`` is not positive.
+
+    Example:
+        >>> import tempfile
+        >>> cache = Cache(tempfile.mkdtemp())
+        >>> cache.info()["chunks"]
+        0
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, max_bytes: int | None = None):
+        if max_bytes is not None and (
+            isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes <= 0
+        ):
+            raise ConfigError(f"max_bytes must be a positive number of bytes, got {max_bytes!r}")
+        root = check_directory(default_directory() if path is None else path)
+        try:
+            self._store = Store(root, max_bytes)
+        except (OSError, sqlite3.Error) as exc:
+            raise ConfigError(f"cache {str(root)!r} cannot be opened: {exc}") from None
+        self.path = root
+        self.max_bytes = max_bytes
+        self._off = threading.Event()
+
+    def __repr__(self) -> str:
+        bound = f", max_bytes={self.max_bytes}" if self.max_bytes is not None else ""
+        return f"Cache({str(self.path)!r}{bound})"
+
+    @property
+    def store(self) -> Store:
+        """The segments and their index."""
+        return self._store
+
+    @property
+    def enabled(self) -> bool:
+        """False once the directory could not be written (the client then pulls without it)."""
+        return not self._off.is_set()
+
+    def disable(self, error: BaseException) -> None:
+        """Stop using the cache after a failed write, with one warning."""
+        if self._off.is_set():
+            return
+        self._off.set()
+        warnings.warn(
+            f"the cache directory {str(self.path)!r} cannot be written "
+            f"({type(error).__name__}: {error}); going on without a cache",
+            EdgeReportsWarning,
+            stacklevel=2,
+        )
+
+    def info(self) -> dict[str, Any]:
+        """What the cache holds: ``path``, ``series``, ``chunks``, ``rows``, ``segments``,
+        ``bytes``, ``max_bytes``."""
+        return self._store.info()
+
+    def clear(self) -> int:
+        """Remove every entry; returns the number of segment files removed."""
+        return self._store.clear()
+
+
+def open_cache(option: object, max_bytes: int | None = None) -> Cache | None:
+    """The cache ``ReportingClient(cache=...)`` names: a path, True (the per-user default),
+    a :class:`Cache`, or None/False (none).
+
+    Raises:
+        ConfigError: anything else, or a path that is not a writable directory.
+    """
+    if option is None or option is False:
+        return None
+    if isinstance(option, Cache):
+        return option
+    if option is True:
+        return Cache(None, max_bytes=max_bytes)
+    if isinstance(option, str | os.PathLike) and str(option).strip():
+        return Cache(option, max_bytes=max_bytes)
+    raise ConfigError(
+        f"cache must be a directory path, True (the per-user cache), None/False or a Cache, "
+        f"got {option!r}"
+    )

@@ -1,0 +1,90 @@
+"""The fixed UTC grid of the cache and finality (DESIGN.md "Caching and finality").
+
+A chunk is a UTC day for HOUR buckets and a UTC month for DAY buckets (and SIM counts, which
+are daily). A chunk that ends before ``now - horizon`` is final; one reaching into the horizon
+is provisional (the service still revises it) and is never stored.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from ...errors import ConfigError
+
+__all__ = [
+    "DEFAULT_HORIZONS",
+    "aligned",
+    "check_horizon",
+    "chunk_of",
+    "chunks",
+    "horizon_for",
+    "is_final",
+]
+
+_HOUR = timedelta(hours=1)
+_DAY = timedelta(days=1)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+#: The default horizon by bucket length: recent data the service may still revise.
+DEFAULT_HORIZONS: dict[timedelta, timedelta] = {_HOUR: timedelta(hours=3), _DAY: timedelta(days=2)}
+
+Chunk = tuple[datetime, datetime]
+
+
+def check_horizon(horizon: object) -> timedelta | None:
+    """Return ``horizon`` (None: the default per granularity).
+
+    Raises:
+        ConfigError: not a ``timedelta``, or negative.
+    """
+    if horizon is None:
+        return None
+    if not isinstance(horizon, timedelta):
+        raise ConfigError(f"horizon must be a datetime.timedelta or None, got {horizon!r}")
+    if horizon < timedelta(0):
+        raise ConfigError(f"horizon must not be negative, got {horizon}")
+    return horizon
+
+
+def horizon_for(bucket: timedelta, horizon: timedelta | None) -> timedelta:
+    """The horizon in force for buckets of ``bucket`` (the chosen one, else the default)."""
+    return horizon if horizon is not None else DEFAULT_HORIZONS[bucket]
+
+
+def aligned(moment: datetime, bucket: timedelta) -> bool:
+    """``moment`` is a UTC bucket boundary (a whole UTC hour or a UTC midnight)."""
+    return (moment.astimezone(UTC) - _EPOCH) % bucket == timedelta(0)
+
+
+def chunk_of(moment: datetime, bucket: timedelta) -> Chunk:
+    """The chunk of the grid that holds ``moment``."""
+    utc = moment.astimezone(UTC)
+    if bucket == _HOUR:
+        start = datetime(utc.year, utc.month, utc.day, tzinfo=UTC)
+        return start, start + _DAY
+    start = datetime(utc.year, utc.month, 1, tzinfo=UTC)
+    end = datetime(utc.year + utc.month // 12, utc.month % 12 + 1, 1, tzinfo=UTC)
+    return start, end
+
+
+def chunks(start: datetime, end: datetime, bucket: timedelta) -> list[Chunk]:
+    """The chunks of the grid that ``[start, end)`` overlaps, in order.
+
+    Example:
+        >>> from datetime import datetime, timedelta
+        >>> cs = chunks(datetime(2024, 1, 30, tzinfo=UTC), datetime(2024, 3, 2, tzinfo=UTC),
+        ...             timedelta(days=1))
+        >>> [c[0].strftime("%Y-%m") for c in cs]
+        ['2024-01', '2024-02', '2024-03']
+    """
+    out: list[Chunk] = []
+    moment = start
+    while moment < end:
+        chunk = chunk_of(moment, bucket)
+        out.append(chunk)
+        moment = chunk[1]
+    return out
+
+
+def is_final(chunk: Chunk, now: datetime, horizon: timedelta) -> bool:
+    """The chunk ends before ``now - horizon``: the service will not revise it any more."""
+    return chunk[1] <= now - horizon

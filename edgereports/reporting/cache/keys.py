@@ -1,0 +1,70 @@
+"""What a cached chunk is keyed by, and which parts may be cached at all.
+
+A series key is a hash of the canonical request with its range removed (the offset of its
+bounds kept: frames are stamped in it), the accept type, the service address and API version
+and the frame schema's version. The account (or the id that scopes an account-less request)
+and the fan-out value are filters of the request, so they are in it. The key never is: it is
+not part of a request, and only the hash is stored.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from datetime import timedelta
+from typing import Any
+
+import orjson
+
+from ...query import Report
+from ...query.pinning import unpinned_dimensions
+from ..plan import Part, bucket_of
+from .grid import aligned
+
+__all__ = ["frames_version", "series_key", "uncacheable"]
+
+_RANGE = ("start_date_time", "end_date_time")
+
+
+@functools.cache
+def frames_version() -> str:
+    """A digest of the pinned Arrow schemas of every frame shape: a new schema, new keys."""
+    from ... import schema
+
+    text = "|".join(str(schema.arrow_schema(shape)) for shape in schema.SHAPES)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def series_key(sent: Report, accept: str, service: str, api_version: str) -> str:
+    """The key of the chunks of one fan-out branch (a hex digest; no secret can be in it)."""
+    request: dict[str, Any] = {k: v for k, v in sent.to_request().items() if k not in _RANGE}
+    span = sent.time_range()
+    offset = span[0].utcoffset() if span is not None else None
+    identity = {
+        "request": request,
+        "offset": (offset or timedelta(0)).total_seconds(),
+        "accept": accept,
+        "service": service,
+        "api_version": api_version,
+        "frames": frames_version(),
+    }
+    return hashlib.sha256(orjson.dumps(identity, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def uncacheable(part: Part, api_version: str) -> str | None:
+    """Why ``part`` is not cached (None: it may be). Correctness first: a case the grid cannot
+    serve exactly is fetched."""
+    sent = part.sent
+    if sent.is_now:
+        return "NOW/LAST reports are never cached"
+    if unpinned_dimensions(sent):
+        return "grouped by an unpinned dimension (its top talker depends on the range)"
+    bucket = bucket_of(sent)
+    span = sent.time_range()
+    if part.window is None or bucket is None or span is None:
+        return "not a report with buckets (sent whole)"
+    if api_version != "v1":
+        return f"reporting {api_version} answers are not cached (stamps at the ends of pieces)"
+    if not (aligned(span[0], bucket) and aligned(span[1], bucket)):
+        return "range bounds are not on UTC bucket boundaries (their buckets straddle the grid)"
+    return None

@@ -1,0 +1,262 @@
+"""One pull through the cache: each planned part (window x fan-out value) is served from the
+final chunks it covers, and only the missing chunks are fetched (in runs aligned to the grid),
+stored as soon as they arrive (so a pull killed half-way resumes), then trimmed to the part's
+window by the one range rule.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sqlite3
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from ..plan import Part, Window, bucket_of
+from .cache import Cache
+from .grid import Chunk, chunk_of, chunks, horizon_for, is_final
+from .keys import series_key, uncacheable
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["CacheStats", "CachedPull"]
+
+_UNWRITABLE = "the cache directory could not be written"
+
+Fetch = Callable[[Part], "pd.DataFrame"]
+
+
+@dataclass
+class CacheStats:
+    """What the cache did for one report of a pull (``df.attrs["cache"]``)."""
+
+    hits: int = 0
+    misses: int = 0
+    provisional: int = 0
+    refresh: bool = False
+    not_cached: list[str] = field(default_factory=list)
+
+    def to_dict(self, path: str) -> dict[str, Any]:
+        """JSON-ready: chunks served (``hits``), fetched (``misses``), fetched but not stored
+        because the service may still revise them (``provisional``), and why parts were not
+        cached (``not_cached``, one reason each)."""
+        return {
+            "path": path,
+            "hits": self.hits,
+            "misses": self.misses,
+            "provisional": self.provisional,
+            "refresh": self.refresh,
+            "not_cached": sorted(set(self.not_cached)),
+        }
+
+
+class CachedPull:
+    """The cache's side of one pull (thread-safe: parts run in the client's pool)."""
+
+    def __init__(
+        self,
+        cache: Cache,
+        *,
+        reports: int,
+        accept: str,
+        service: str,
+        api_version: str,
+        horizon: timedelta | None,
+        clock: Callable[[], datetime],
+        refresh: bool = False,
+    ) -> None:
+        self.cache = cache
+        self.accept = accept
+        self.service = service
+        self.api_version = api_version
+        self.horizon = horizon
+        self.clock = clock
+        self.refresh = refresh
+        self.stats = [CacheStats(refresh=refresh) for _ in range(reports)]
+        self._lock = threading.Lock()
+        self._written: dict[str, timedelta] = {}
+
+    def attrs(self, report: int) -> dict[str, Any]:
+        """``df.attrs["cache"]`` of report number ``report``."""
+        return self.stats[report].to_dict(str(self.cache.path))
+
+    def finish(self) -> None:
+        """Merge the segments of every series this pull stored into, so that a hit on it
+        reads one file (a failure to do so leaves the cache as it was)."""
+        for series, bucket in self._written.items():
+            if not self.cache.enabled:
+                return
+            try:
+                self._compact(series, bucket)
+            except (OSError, sqlite3.Error) as exc:
+                self.cache.disable(exc)
+
+    def _compact(self, series: str, bucket: timedelta) -> None:
+        """One segment for the stored chunks of ``series``, in the order of one answer.
+
+        A series whose rows hold several echoed series is left as is: their order (by first
+        appearance) depends on the range.
+        """
+        from ...normalize.stitch import canonical_order, concat_frames
+        from ...schema import schema_for, shape_of
+
+        entries = self.cache.store.entries(series)
+        segments = list(dict.fromkeys(segment for _, segment, _ in entries))
+        if len(segments) < 2:
+            return
+        frames, attrs, request = [], {}, None
+        for segment in segments:
+            found = self.cache.store.read(segment)
+            if found is None:
+                return
+            starts = [datetime.fromtimestamp(c, UTC) for c, seg, _ in entries if seg == segment]
+            frames.append(_within(found[0], [chunk_of(start, bucket) for start in starts]))
+            attrs, request = found[1], found[2]
+        frame = concat_frames(frames)
+        dims = schema_for(shape_of(frame)).dimensions_of(frame)
+        if any(frame[d].nunique(dropna=False) > 1 for d in ("account_id", *dims) if d in frame):
+            return
+        frame = canonical_order(frame, request)
+        self.cache.store.write(series, {c: n for c, _, n in entries}, frame, attrs, request)
+
+    def _count(self, report: int, **counts: int) -> None:
+        with self._lock:
+            stats = self.stats[report]
+            for name, n in counts.items():
+                setattr(stats, name, getattr(stats, name) + n)
+
+    def part(self, part: Part, fetch: Fetch) -> pd.DataFrame:
+        """The owned rows of ``part``, from the cache where it holds them."""
+        reason = uncacheable(part, self.api_version)
+        if reason is None and not self.cache.enabled:
+            reason = _UNWRITABLE
+        if reason is not None:
+            with self._lock:
+                self.stats[part.report].not_cached.append(reason)
+            return fetch(part)
+        sent = part.sent
+        bucket, span = bucket_of(sent), sent.time_range()
+        assert bucket is not None and span is not None
+        grid = chunks(span[0], span[1], bucket)
+        series = series_key(sent, self.accept, self.service, self.api_version)
+        names = {c: int(c[0].timestamp()) for c in grid}
+        stored = {} if self.refresh else self._lookup(series, list(names.values()))
+        by_segment: dict[str, list[Chunk]] = {}
+        for chunk in grid:
+            if names[chunk] in stored:
+                by_segment.setdefault(stored[names[chunk]], []).append(chunk)
+        pieces: list[pd.DataFrame] = []
+        attrs: dict[str, Any] | None = None
+        for segment, mine in by_segment.items():
+            found = self.cache.store.read(segment)
+            if found is None:  # damaged or gone: a miss, fetched again below
+                for chunk in mine:
+                    del stored[names[chunk]]
+                continue
+            frame, attrs, _ = found
+            pieces.append(_within(frame, mine))
+        self._count(part.report, hits=len(stored))
+        missing = [c for c in grid if names[c] not in stored]
+        for run in _runs(missing):
+            frame = self._fetch_run(part, run, fetch, series)
+            attrs = attrs if attrs is not None else {str(k): v for k, v in frame.attrs.items()}
+            pieces.append(frame)
+        return _assemble(pieces, part, span, attrs or {})
+
+    def _lookup(self, series: str, keys: list[int]) -> dict[int, str]:
+        try:
+            return self.cache.store.lookup(series, keys)
+        except sqlite3.Error as exc:
+            self.cache.disable(exc)
+            return {}
+
+    def _fetch_run(self, part: Part, run: list[Chunk], fetch: Fetch, series: str) -> pd.DataFrame:
+        """Fetch the chunks of ``run`` as one request (or the client's pieces) and store the
+        final ones."""
+        start, end = run[0][0], run[-1][1]
+        span = part.sent.time_range()
+        assert span is not None
+        zone = span[0].tzinfo
+        sent = part.sent.between(start.astimezone(zone), end.astimezone(zone))
+        frame = fetch(dataclasses.replace(part, window=Window(start, end), sent=sent))
+        frame = _within(frame, run)
+        bucket = bucket_of(sent)
+        assert bucket is not None
+        now = self.clock()  # the Date of the answer just received
+        horizon = horizon_for(bucket, self.horizon)
+        final = [c for c in run if is_final(c, now, horizon)]
+        self._count(part.report, misses=len(run), provisional=len(run) - len(final))
+        if final and not self._store(part, series, frame, final):
+            with self._lock:
+                self.stats[part.report].not_cached.append(_UNWRITABLE)
+        return frame
+
+    def _store(self, part: Part, series: str, frame: pd.DataFrame, final: list[Chunk]) -> bool:
+        """Store the rows of the ``final`` chunks; False when the cache cannot be written."""
+        if self.cache.enabled:
+            kept = _within(frame, final)
+            times = _times(kept)
+            rows = {
+                int(c[0].timestamp()): int(((times >= c[0]) & (times < c[1])).sum()) for c in final
+            }
+            attrs = {str(k): v for k, v in frame.attrs.items() if k != "request"}
+            try:
+                self.cache.store.write(series, rows, kept, attrs, part.sent.to_request())
+                with self._lock:
+                    self._written[series] = bucket_of(part.sent) or timedelta(0)
+                return True
+            except (OSError, sqlite3.Error) as exc:
+                self.cache.disable(exc)
+        return False
+
+
+def _runs(missing: list[Chunk]) -> list[list[Chunk]]:
+    """Contiguous runs of chunks (one request each)."""
+    runs: list[list[Chunk]] = []
+    for chunk in missing:
+        if runs and runs[-1][-1][1] == chunk[0]:
+            runs[-1].append(chunk)
+        else:
+            runs.append([chunk])
+    return runs
+
+
+def _times(frame: pd.DataFrame) -> pd.Series:
+    """The bucket starts of a timeseries or SIM count frame, in UTC."""
+    times: pd.Series = (
+        frame["time_stamp"] if "time_stamp" in frame.columns else frame["date"].dt.tz_localize(UTC)
+    )
+    return times
+
+
+def _within(frame: pd.DataFrame, spans: list[Chunk]) -> pd.DataFrame:
+    """The rows whose bucket starts in one of ``spans`` (contiguous runs are one test)."""
+    times = _times(frame)
+    mask = None
+    for run in _runs(spans):
+        inside = (times >= run[0][0]) & (times < run[-1][1])
+        mask = inside if mask is None else mask | inside
+    if mask is None or bool(mask.all()):
+        return frame
+    out = frame[mask.to_numpy()].reset_index(drop=True)
+    out.attrs = dict(frame.attrs)
+    return out
+
+
+def _assemble(
+    pieces: list[pd.DataFrame], part: Part, span: tuple[datetime, datetime], attrs: dict[str, Any]
+) -> pd.DataFrame:
+    """The part's owned rows: its pieces in ``[start, end)``, sorted as one answer is."""
+    from ...normalize.stitch import canonical_order, concat_frames
+
+    request = part.sent.to_request()
+    frame = pieces[0] if len(pieces) == 1 else concat_frames(pieces)
+    frame = _within(frame, [(span[0].astimezone(UTC), span[1].astimezone(UTC))])
+    if len(pieces) > 1:
+        frame = canonical_order(frame, request)
+    frame.attrs.clear()
+    frame.attrs.update(attrs)
+    return frame
