@@ -249,6 +249,9 @@ def test_the_explorer_in_a_browser(explorer_url: str, browser: Any, tmp_path: Pa
     )
     assert rows > 0
     browser.save_screenshot(str(tmp_path / "explorer-after-run.png"))
+    page = browser.find_element(By.TAG_NAME, "body").text
+    assert "from the local sandbox at http://127.0.0.1:" in page, page[:500]
+    assert "live service" not in page
 
     second = _run(browser, "ue_connections_avg_peak", message)
     assert "rows ×" in second and second != message

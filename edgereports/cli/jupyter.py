@@ -16,15 +16,18 @@ import os
 import shlex
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from ..config import ENV_VARS
 
-__all__ = ["add_parsers", "export_lines", "sandbox_env"]
+__all__ = ["SANDBOX_VAR", "add_parsers", "export_lines", "sandbox_env"]
 
 HOST = "127.0.0.1"
 EXPLORER = "02-explorer.ipynb"
+#: Set (to 1) by ``edgereports lab|explorer``: the settings point at the sandbox they started.
+SANDBOX_VAR = "EDGEREPORTS_SANDBOX"
 _HINT = "needs the notebook extra: pip install 'edgereports[notebook]'"
 
 
@@ -41,6 +44,7 @@ def sandbox_env(sb: Any) -> dict[str, str]:
         "EDGEREPORTS_MSISDNS": ",".join(str(s.msisdn) for s in sims[:3]),
         "EDGEREPORTS_IMSIS": ",".join(str(s.imsi) for s in sims[:3]),
         "EDGEREPORTS_SITES": ",".join(str(s) for s in sites),
+        SANDBOX_VAR: "1",  # the notebooks say "the local sandbox", not "the live service"
     }
 
 
@@ -87,8 +91,10 @@ def _cmd(args: argparse.Namespace) -> int:
         return 2
     from ..sandbox import serve
 
-    with serve(seed=args.seed, host=HOST, port=0) as sb:
-        env = sandbox_env(sb)
+    # the session's cache lives as long as its sandbox: answers of a throwaway service do not
+    # belong in the per-user cache
+    with serve(seed=args.seed, host=HOST, port=0) as sb, tempfile.TemporaryDirectory() as cache:
+        env = sandbox_env(sb) | {ENV_VARS["cache"]: cache}
         print(f"edgereports {args.app}: a sandbox runs at {sb.reporting_url}; its settings:")
         print("\n".join(export_lines(env)), flush=True)
         where = "/lab" if args.app == "lab" else ""
