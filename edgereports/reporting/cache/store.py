@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,8 @@ __all__ = ["INDEX", "SEGMENTS", "Store"]
 
 INDEX = "index.sqlite"
 SEGMENTS = "segments"
+#: How long a process waits for another one holding the index.
+_BUSY_SECONDS = 30.0
 _ATTRS = b"edgereports.attrs"
 _REQUEST = b"edgereports.request"
 _SCHEMA = """
@@ -42,6 +45,20 @@ CREATE TABLE IF NOT EXISTS segments (
     name TEXT PRIMARY KEY, bytes INTEGER NOT NULL, created REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS chunks_segment ON chunks (segment);
 """
+
+
+def _while_busy(call: Callable[[], object]) -> None:
+    """``call``, tried again while another process holds the index (up to a deadline)."""
+    deadline = time.monotonic() + _BUSY_SECONDS
+    while True:
+        try:
+            call()
+            return
+        except sqlite3.OperationalError as exc:
+            busy = "locked" in str(exc) or "busy" in str(exc)
+            if not busy or time.monotonic() > deadline:
+                raise
+            time.sleep(random.uniform(0.01, 0.05))
 
 
 def check_directory(path: str | os.PathLike[str]) -> Path:
@@ -72,14 +89,17 @@ class Store:
         self._local = threading.local()
         (root / SEGMENTS).mkdir(exist_ok=True)
         with self._db() as db:
-            db.executescript(_SCHEMA)
+            _while_busy(lambda: db.executescript(_SCHEMA))
 
     @contextlib.contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
         db: sqlite3.Connection | None = getattr(self._local, "db", None)
         if db is None:
-            db = sqlite3.connect(self.root / INDEX, timeout=30.0, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
+            db = sqlite3.connect(self.root / INDEX, timeout=_BUSY_SECONDS, isolation_level=None)
+            # WAL is kept in the file: only its creator switches, and processes opening a new
+            # index at once may find it busy without waiting, so they try again
+            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                _while_busy(lambda: db.execute("PRAGMA journal_mode=WAL"))
             db.execute("PRAGMA synchronous=NORMAL")
             self._local.db = db
         yield db
