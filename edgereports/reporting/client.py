@@ -467,17 +467,26 @@ class ReportingClient(UsesConnection):
         outcomes: list[Any] = [None] * len(parts)
         bar = open_progress(self.progress, len(parts), "edgereports")
         try:
-            if len(parts) == 1 or self.max_workers == 1:
+            todo = list(enumerate(parts))
+            if pull is not None:  # whole hits are read here: a thread would only add cost
+                todo = []
                 for i, part in enumerate(parts):
+                    outcomes[i] = self._outcome(functools.partial(pull.hit, part))
+                    if outcomes[i] is None:
+                        todo.append((i, part))
+                    else:
+                        bar.update(1)
+            if len(todo) <= 1 or self.max_workers == 1:
+                for i, part in todo:
                     outcomes[i] = self._outcome(functools.partial(run, part, accept))
                     bar.update(1)
                 return outcomes
             pool = ThreadPoolExecutor(
-                max_workers=min(self.max_workers, len(parts)), thread_name_prefix="edgereports"
+                max_workers=min(self.max_workers, len(todo)), thread_name_prefix="edgereports"
             )
             try:
                 futures: dict[Future[Any], int] = {
-                    pool.submit(run, part, accept): i for i, part in enumerate(parts)
+                    pool.submit(run, part, accept): i for i, part in todo
                 }
                 for future in as_completed(futures):
                     # popped: the future would hold the part's frame after it is assembled
@@ -490,7 +499,7 @@ class ReportingClient(UsesConnection):
             bar.close()
 
     @staticmethod
-    def _outcome(call: Callable[[], pd.DataFrame | SeriesPart]) -> Any:
+    def _outcome(call: Callable[[], pd.DataFrame | SeriesPart | None]) -> Any:
         try:
             return call()
         except AuthError:
