@@ -167,9 +167,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             sync_delay=args.sync_delay,
             api_key=args.api_key,
             partner_name=args.partner_name,
-            limits=Limits(requests_per_second=args.requests_per_second),
+            limits=Limits(
+                report_points=args.report_points, requests_per_second=args.requests_per_second
+            ),
             quiet=not args.verbose,
-            limits=Limits(report_points=args.report_points),
         )
         with _quiet_bind(ctx) as sb:
             shown_key = sb.api_key if sb.api_key == DEFAULT_API_KEY else "(as given by --api-key)"

@@ -3,8 +3,9 @@
 One pull of 60 one-day windows with eight workers, the sandbox at 20 requests per second and
 the client's budget at 15 (three quarters, so a loaded machine's stalls cannot crowd 20 into a
 second): every thread and part shares the budget, so the sandbox answers no 429 (about 4 s);
-eight threads each with a budget of their own would be refused at once. The pause of the whole pool on a 429 is tested in
-``tests/http/test_pacing.py`` (a scripted server records when each request arrives).
+eight threads each with a budget of their own would be refused at once. The pause of the
+whole pool on a 429 is tested in ``tests/http/test_pacing.py`` (a scripted server records when
+each request arrives).
 """
 
 from __future__ import annotations
