@@ -170,20 +170,30 @@ def _template(arr: SeriesArray, ws: int, wn: int) -> tuple[bytes, int, int]:
 
 def _series_json(ans: SeriesAnswer) -> bytes:
     """Assemble a time series answer in one buffer, each point a fixed-width row."""
+    from .json_kernel import number_layout, write_numbers
+
     stamps_of: dict[int, U8] = {}
-    pieces: list[tuple[int, bytes, int, int, U8, U8]] = []
+    pieces: list[tuple[int, bytes, int, int, U8, F64, int, bool]] = []
+    empty = np.empty((0, 0), np.uint8)
     for arr in ans.arrays:
         n = len(arr.values)
         if n == 0:
-            pieces.append((0, b"", 0, 0, np.empty((0, 0), np.uint8), np.empty((0, 0), np.uint8)))
+            pieces.append((0, b"", 0, 0, empty, arr.values, 0, False))
             continue
         key = id(arr.stamps)
         if key not in stamps_of:
             stamps_of[key] = stamp_matrix(arr.stamps, ans.offset, ans.suffix)
         stamps = stamps_of[key]
-        nums = value_matrix(arr.values)
-        row, at_stamp, at_num = _template(arr, stamps.shape[1], nums.shape[1])
-        pieces.append((n, row, at_stamp, at_num, stamps, nums))
+        values = np.ascontiguousarray(arr.values, dtype=np.float64)
+        if np.isfinite(values).all() and (values >= 0).all():
+            iw, frac = number_layout(values)
+            wn = iw + 4 * frac
+        else:  # outside the kernel's domain: numpy's writer, as it always did
+            nums = value_matrix(values)
+            iw, frac, wn = -1, False, nums.shape[1]
+            values = nums  # type: ignore[assignment]
+        row, at_stamp, at_num = _template(arr, stamps.shape[1], wn)
+        pieces.append((n, row, at_stamp, at_num, stamps, values, iw, frac))
     head = b'{"result":['
     foot = _foot(ans.echo)
     sizes = [1 + n * len(row) if n else 2 for n, row, *_ in pieces]
@@ -191,7 +201,7 @@ def _series_json(ans: SeriesAnswer) -> bytes:
     buf = np.empty(total, dtype=np.uint8)
     buf[: len(head)] = np.frombuffer(head, dtype=np.uint8)
     pos = len(head)
-    for k, (n, row, at_stamp, at_num, stamps, nums) in enumerate(pieces):
+    for k, (n, row, at_stamp, at_num, stamps, values, iw, frac) in enumerate(pieces):
         if k:
             buf[pos] = ord(",")
             pos += 1
@@ -204,7 +214,10 @@ def _series_json(ans: SeriesAnswer) -> bytes:
         region = buf[pos + 1 : pos + 1 + n * width].reshape(n, width)
         region[:] = np.frombuffer(row, dtype=np.uint8)
         region[:, at_stamp : at_stamp + stamps.shape[1]] = stamps
-        region[:, at_num : at_num + nums.shape[1]] = nums
+        if iw >= 0:
+            write_numbers(buf, pos + 1, width, at_num, values, iw, frac)
+        else:
+            region[:, at_num : at_num + values.shape[1]] = values
         pos += 1 + n * width
         buf[pos - 1] = ord("]")
     buf[pos:] = np.frombuffer(foot, dtype=np.uint8)
