@@ -4,10 +4,13 @@ Time series of up to 2,000 points are written compactly, byte for byte as ``orjs
 writes the answer as dicts, but without building the dicts: each point is the text before its
 number (``{"time_stamp":"...","name":...,"value":``, made with numpy and memoised for the
 regular grids of stamps a fan-out asks for again and again) joined with the number as orjson
-writes it (whole arrays at once). Larger ones are assembled with numpy: every point of an inner
-array is one fixed-width row of bytes (the timestamp, name and aggregation are fixed width;
-numbers are right-aligned and padded with JSON whitespace), so a 100k-point answer costs about
-as much as ``orjson.dumps`` of the same data. Both writers give the same JSON values: integers
+writes it (whole arrays at once). Larger ones are assembled in one buffer: every point of an
+inner array is one fixed-width row of bytes (the timestamp, name and aggregation are fixed
+width; numbers are right-aligned and padded with JSON whitespace); numpy copies the rows'
+template and stamps, a compiled loop (``json_kernel.py``) writes the numbers in place, so a
+100k-point answer costs less than ``orjson.dumps`` of the same data. ``render_json_buffer``
+hands that buffer out without copying it, from memory the caller may recycle. Both writers
+give the same JSON values: integers
 when integral, ``.5`` for half bytes, otherwise up to three decimals. Other shapes go through
 orjson.
 
