@@ -10,9 +10,8 @@ width; numbers are right-aligned and padded with JSON whitespace); numpy copies 
 template and stamps, a compiled loop (``json_kernel.py``) writes the numbers in place, so a
 100k-point answer costs less than ``orjson.dumps`` of the same data. ``render_json_buffer``
 hands that buffer out without copying it, from memory the caller may recycle. Both writers
-give the same JSON values: integers
-when integral, ``.5`` for half bytes, otherwise up to three decimals. Other shapes go through
-orjson.
+give the same JSON values: integers when integral, ``.5`` for half bytes, otherwise up to three
+decimals. Other shapes go through orjson.
 
 CSV layouts:
 
