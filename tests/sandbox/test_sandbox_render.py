@@ -120,7 +120,7 @@ def small_body(acct: str, start: str, end: str, granularity: str | None,
 
 
 PCT = [{"filters": [{"operator": "PERCENTILE", "comparison_value": 75}]}]
-SMALL_CASES = {
+SMALL_CASES: dict[str, tuple[str, str, str | None, list[dict[str, Any]], bool]] = {
     "a year of DAY for one subscriber": (
         "2022-01-01T00:00:00+05:30", "2023-01-01T00:00:00+05:30", "DAY",
         [{"name": "time_usage_seconds", "aggregation_type": "COUNT"}], True),
