@@ -64,7 +64,7 @@ def test_a_dropped_large_answer_is_cut_in_half(make_sandbox: Callable[..., Sandb
 
 
 def test_pool_hands_out_a_buffer_at_a_time_and_keeps_a_few() -> None:
-    pool = BufferPool(keep=2)
+    pool = BufferPool(keep=2, keep_bytes=1000)
     a = pool.take(100)
     b = pool.take(100)
     assert len(a) >= 100 and a is not b
@@ -75,4 +75,7 @@ def test_pool_hands_out_a_buffer_at_a_time_and_keeps_a_few() -> None:
     pool.give(b)
     pool.give(np.empty(10, dtype=np.uint8))
     assert pool.idle() == 2  # the smallest was dropped
-    assert len(pool.take(10_000)) >= 10_000  # too small idle buffers are not handed out
+    assert len(pool.take(10_000)) >= 10_000  # the largest idle one, too small, was dropped
+    assert pool.idle() == 1
+    pool.give(np.empty(2000, dtype=np.uint8))  # past keep_bytes: the smallest go, then it
+    assert pool.idle() == 0

@@ -20,11 +20,14 @@ U8 = npt.NDArray[np.uint8]
 
 
 class BufferPool:
-    """At most ``keep`` idle buffers; one larger than any asked for so far is made on demand."""
+    """At most ``keep`` idle buffers of ``keep_bytes`` in all (the smallest go first); a buffer
+    is made on demand, ``headroom`` times as large as asked (answers of a size vary a little).
+    """
 
-    def __init__(self, keep: int = 4, headroom: float = 1.25) -> None:
+    def __init__(self, keep: int = 4, keep_bytes: int = 128 << 20, headroom: float = 1.25) -> None:
         self._idle: list[U8] = []
         self._keep = keep
+        self._keep_bytes = keep_bytes
         self._headroom = headroom
         self._lock = threading.Lock()
 
@@ -39,10 +42,12 @@ class BufferPool:
         return np.empty(int(size * self._headroom), dtype=np.uint8)
 
     def give(self, buf: U8) -> None:
-        """Return a buffer nothing reads any more (the smallest is dropped past ``keep``)."""
+        """Return a buffer nothing reads any more (the smallest are dropped past the limits)."""
         with self._lock:
             self._idle.append(buf)
-            if len(self._idle) > self._keep:
+            while self._idle and (
+                len(self._idle) > self._keep or sum(map(len, self._idle)) > self._keep_bytes
+            ):
                 self._idle.pop(min(range(len(self._idle)), key=lambda i: len(self._idle[i])))
 
     def idle(self) -> int:
