@@ -84,7 +84,7 @@ def test_both_time_series_writers_give_the_same_json() -> None:
     ans = answer(parse_report(body), net, LATER, 0)
     assert isinstance(ans, SeriesAnswer)
     assert sum(len(a.values) for a in ans.arrays) > SMALL_ANSWER
-    big, small = _series_json(ans), _series_small(ans)
+    big, small = _series_json(ans).tobytes(), _series_small(ans)
     assert b"  " in big and b"  " not in small
     assert orjson.loads(big) == orjson.loads(small)
 
@@ -120,7 +120,7 @@ def small_body(acct: str, start: str, end: str, granularity: str | None,
 
 
 PCT = [{"filters": [{"operator": "PERCENTILE", "comparison_value": 75}]}]
-SMALL_CASES = {
+SMALL_CASES: dict[str, tuple[str, str, str | None, list[dict[str, Any]], bool]] = {
     "a year of DAY for one subscriber": (
         "2022-01-01T00:00:00+05:30", "2023-01-01T00:00:00+05:30", "DAY",
         [{"name": "time_usage_seconds", "aggregation_type": "COUNT"}], True),
@@ -191,3 +191,27 @@ def test_number_texts_are_what_orjson_writes_for_the_python_numbers(values: list
 
     v = np.array(values)
     assert _number_texts(v) == [orjson.dumps(x) for x in _numbers(v)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(
+    st.integers(0, 10**15).map(float),
+    st.integers(0, 2 * 10**12).map(lambda n: n / 2),
+    st.integers(0, 10**12).map(lambda n: n / 1000),
+    st.floats(0, 1e9, allow_nan=False),
+), min_size=1, max_size=50), st.integers(0, 3))  # fmt: skip
+def test_compiled_numbers_are_the_numpy_writers_bytes(values: list[float], margin: int) -> None:
+    from edgereports.sandbox.engine.json_kernel import number_layout, write_numbers
+
+    v = np.array(values)
+    want = value_matrix(v)
+    iw, frac = number_layout(v)
+    wn = iw + 4 * frac
+    assert wn == want.shape[1]
+    width = wn + 2 * margin + 1  # rows wider than the number: the rest must stay untouched
+    buf = np.full(1 + len(v) * width, ord("#"), dtype=np.uint8)
+    write_numbers(buf, 1, width, margin, v, iw, frac)
+    rows = buf[1:].reshape(len(v), width)
+    assert texts(rows[:, margin : margin + wn]) == texts(want)
+    assert (rows[:, :margin] == ord("#")).all() and (rows[:, margin + wn :] == ord("#")).all()
+    assert buf[0] == ord("#")

@@ -23,23 +23,34 @@ from __future__ import annotations
 
 import hmac
 import time
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from ..engine.answer import answer
-from ..engine.render import render_csv, render_json
+from ..engine.render import U8, render_csv, render_json_buffer
 from ..engine.request import parse_report
 from ..problems import ApiProblem
 
 if TYPE_CHECKING:
     from flask import Flask, Response
 
+    from ..engine.answer import CurrentAnswer, SeriesAnswer, SimAnswer
     from .state import SandboxState
 
-__all__ = ["REPORT_PATH", "read_json_body", "register_reporting", "timed_response", "wants_csv"]
+__all__ = [
+    "REPORT_PATH",
+    "answer_response",
+    "read_json_body",
+    "register_reporting",
+    "timed_response",
+    "wants_csv",
+]
 
 REPORT_PATH = "/connectivity/v1/report"
+#: Bytes of a large answer handed to the WSGI server at a time.
+BODY_BLOCK = 256 * 1024
 
 
 def _server_timing(gen: float, ser: float) -> str:
@@ -80,6 +91,16 @@ def read_json_body() -> Any:
         raise ApiProblem(400, f"the request body is not valid JSON: {exc}") from None
 
 
+def _blocks(view: memoryview, done: Callable[[], None]) -> Iterator[bytes]:
+    """Yield ``view`` as ``bytes`` of at most ``BODY_BLOCK`` each, then call ``done``."""
+    try:
+        for at in range(0, view.nbytes, BODY_BLOCK):
+            yield view[at : at + BODY_BLOCK].tobytes()
+    finally:
+        view.release()
+        done()
+
+
 def timed_response(
     payload: bytes | str, mimetype: str, started: float, answered: float
 ) -> Response:
@@ -88,6 +109,42 @@ def timed_response(
 
     timing = _server_timing(answered - started, time.perf_counter() - answered)
     return Response(payload, mimetype=mimetype, headers={"Server-Timing": timing})
+
+
+def answer_response(
+    state: SandboxState,
+    ans: SeriesAnswer | CurrentAnswer | SimAnswer,
+    want_csv: bool,
+    started: float,
+    answered: float,
+) -> Response:
+    """Render an answer as CSV or JSON into a 200 response with its ``Server-Timing``.
+
+    A large JSON answer is written into a buffer of ``state.buffers`` and handed to the server
+    from there in blocks of ``BODY_BLOCK`` bytes, with its ``Content-Length`` (WSGI servers
+    take ``bytes`` only; a block's copy is small and stays in cache); the buffer goes back to
+    the pool once the last block is out.
+    """
+    from flask import Response
+
+    if want_csv:
+        return timed_response(render_csv(ans), "text/csv", started, answered)
+    taken: list[U8] = []
+
+    def alloc(size: int) -> U8:
+        taken.append(state.buffers.take(size))
+        return taken[-1]
+
+    def done() -> None:
+        for buf in taken:
+            state.buffers.give(buf)
+
+    payload = render_json_buffer(ans, alloc)
+    if isinstance(payload, bytes):
+        return timed_response(payload, "application/json", started, answered)
+    timing = _server_timing(answered - started, time.perf_counter() - answered)
+    headers = {"Server-Timing": timing, "Content-Length": str(payload.nbytes)}
+    return Response(_blocks(payload, done), mimetype="application/json", headers=headers)
 
 
 def register_reporting(app: Flask, state: SandboxState) -> None:
@@ -119,7 +176,4 @@ def register_reporting(app: Flask, state: SandboxState) -> None:
             max_points=state.limits.report_points,
         )
         answered = time.perf_counter()
-        payload = render_csv(ans) if want_csv else render_json(ans)
-        return timed_response(
-            payload, "text/csv" if want_csv else "application/json", started, answered
-        )
+        return answer_response(state, ans, want_csv, started, answered)

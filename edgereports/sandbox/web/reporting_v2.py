@@ -18,11 +18,10 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from ..engine.render import render_csv, render_json
 from ..engine.service import answer_service, parse_service
 from ..engine.v2 import answer_v2, parse_v2
 from ..problems import ApiProblem
-from .reporting import read_json_body, timed_response, wants_csv
+from .reporting import answer_response, read_json_body, timed_response, wants_csv
 
 if TYPE_CHECKING:
     from flask import Flask, Response
@@ -59,10 +58,7 @@ def register_reporting_v2(app: Flask, state: SandboxState) -> None:
         state.log_report(body)
         ans = answer_v2(parse_v2(body), state.network, state.clock.timestamp())
         answered = time.perf_counter()
-        payload = render_csv(ans) if want_csv else render_json(ans)
-        return timed_response(
-            payload, "text/csv" if want_csv else "application/json", started, answered
-        )
+        return answer_response(state, ans, want_csv, started, answered)
 
     @app.post(SERVICE_PATH)
     def reporting_service(core_id: str) -> Response:

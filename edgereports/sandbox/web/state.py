@@ -9,6 +9,7 @@ from typing import Any
 
 from ..clock import Clock
 from ..model.network import Network
+from .buffers import BufferPool
 from .faults import FaultInjector
 from .throttle import Throttle
 
@@ -56,6 +57,7 @@ class SandboxState:
         service_token: the accepted bearer token of the v2 reporting service.
         core_id: the mobile core id of the v2 reporting service.
         throttle: the rate-limit mode (its limit starts at ``limits.requests_per_second``).
+        buffers: recycled buffers of large JSON answers (``buffers.py``).
     """
 
     network: Network
@@ -74,6 +76,7 @@ class SandboxState:
     service_token: str = field(default="", repr=False)
     core_id: str = ""
     throttle: Throttle = field(default_factory=Throttle)
+    buffers: BufferPool = field(default_factory=BufferPool)
 
     def count(self, area: str) -> None:
         """Count one request to ``area``."""
