@@ -7,6 +7,7 @@ is provisional (the service still revises it) and is never stored.
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta
 
 from ...errors import ConfigError
@@ -76,6 +77,10 @@ def chunks(start: datetime, end: datetime, bucket: timedelta) -> list[Chunk]:
         >>> [c[0].strftime("%Y-%m") for c in cs]
         ['2024-01', '2024-02', '2024-03']
     """
+    if bucket == _HOUR and start < end:  # days: a long range is thousands of them
+        first = chunk_of(start, bucket)[0]
+        days = [first + _DAY * i for i in range(-((first - end) // _DAY) + 1)]
+        return list(itertools.pairwise(days))
     out: list[Chunk] = []
     moment = start
     while moment < end:
