@@ -470,7 +470,12 @@ class ReportingClient(UsesConnection):
             todo = list(enumerate(parts))
             if pull is not None:  # whole hits are read here: a thread would only add cost
                 todo = []
+                held = pull.whole_hits(parts)
+                bar.update(len(held))
                 for i, part in enumerate(parts):
+                    if i in held:
+                        outcomes[i] = held.pop(i)
+                        continue
                     outcomes[i] = self._outcome(functools.partial(pull.hit, part))
                     if outcomes[i] is None:
                         todo.append((i, part))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, overload
@@ -22,6 +22,7 @@ from .keys import series_key, uncacheable
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+    import pyarrow as pa
 
 __all__ = ["CacheStats", "CachedPull"]
 
@@ -128,6 +129,56 @@ class CachedPull:
             stats = self.stats[report]
             for name, n in counts.items():
                 setattr(stats, name, getattr(stats, name) + n)
+
+    def whole_hits(self, parts: Sequence[Part]) -> dict[int, pd.DataFrame]:
+        """The parts (by position) held whole in one stored segment each, every row of which
+        lies in the part's range: their tables are joined and converted to pandas once (a
+        conversion per part would cost more than its rows), each part a slice of the result.
+        """
+        import pyarrow as pa
+
+        found: list[tuple[int, Part, pa.Table, dict[str, Any], int]] = []
+        for i, part in enumerate(parts):
+            whole = self._whole(part)
+            if whole is not None:
+                found.append((i, part, *whole))
+        if not found:
+            return {}
+        joined = pa.concat_tables([table for _, _, table, _, _ in found]).to_pandas()
+        out: dict[int, pd.DataFrame] = {}
+        at = 0
+        for i, part, table, attrs, chunks_held in found:
+            frame = joined.iloc[at : at + table.num_rows].reset_index(drop=True)
+            at += table.num_rows
+            frame.attrs = dict(attrs)
+            self._count(part.report, hits=chunks_held)
+            out[i] = frame
+        return out
+
+    def _whole(self, part: Part) -> tuple[pa.Table, dict[str, Any], int] | None:
+        """``part``'s segment, its attrs and its chunk count, when one segment holds the whole
+        part and nothing outside its range (else None: the part goes the usual way)."""
+        import pyarrow.compute as pc
+
+        if self.refresh or not self.cache.enabled or uncacheable(part, self.api_version):
+            return None
+        sent = part.sent
+        bucket, span = bucket_of(sent), sent.time_range()
+        if bucket is None or span is None:
+            return None
+        names = [int(c[0].timestamp()) for c in chunks(span[0], span[1], bucket)]
+        series = series_key(sent, self.accept, self.service, self.api_version)
+        stored = self._lookup(series, names)
+        if len(stored) != len(names) or len(set(stored.values())) != 1:
+            return None
+        got = self.cache.store.read_table(next(iter(stored.values())))
+        if got is None or "time_stamp" not in got[0].column_names or not got[0].num_rows:
+            return None
+        table, attrs, _ = got
+        ends = pc.min_max(table["time_stamp"]).as_py()
+        if ends["min"] < span[0] or ends["max"] >= span[1]:
+            return None
+        return table, attrs, len(names)
 
     def hit(self, part: Part) -> pd.DataFrame | None:
         """The owned rows of ``part`` when the cache holds every chunk of it, else None (and

@@ -119,7 +119,7 @@ class Store:
         answer; None when it is missing or damaged (its entries are then dropped: a miss)."""
         import pyarrow as pa
 
-        found = self._read_table(segment)
+        found = self.read_table(segment)
         if found is None:
             return None
         try:
@@ -129,7 +129,7 @@ class Store:
             return None
         return frame, found[1], found[2]
 
-    def _read_table(self, segment: str) -> tuple[pa.Table, dict[str, Any], Any] | None:
+    def read_table(self, segment: str) -> tuple[pa.Table, dict[str, Any], Any] | None:
         """A segment as Arrow: table, attrs and the request it answers; None if damaged."""
         import pyarrow as pa
 
