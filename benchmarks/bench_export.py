@@ -2,8 +2,9 @@
 
 Exports one year of DAY data (``time_usage_subscriber``) and 90 days of HOUR data
 (``byte_usage_subscriber``) for 100 subscribers from a local sandbox (run in this process) into
-a temporary directory, with the default windows (31 days for DAY, 7 for HOUR). Each
-measurement runs in a fresh subprocess, which imports everything, runs a one-window warm-up
+a temporary directory, with the default windows (as many days as keep a window within 1M
+rows, up to 366: one window per report here). Each measurement runs in a fresh subprocess,
+which imports everything, runs a one-window warm-up
 (1 subscriber, 1 day: it loads the modules imported lazily and opens the connection pool),
 then resets its peak RSS (``VmHWM``, through ``/proc/self/clear_refs``) to its RSS at that
 point, and measures its wall time and its peak RSS above that level:
@@ -64,12 +65,17 @@ def job_file(
     *,
     days_day: int,
     days_hour: int,
-    max_workers: int,
+    max_workers: int | None,
     name: str = "job",
     fmt: str = "parquet",
+    end: datetime | None = None,
 ) -> Path:
-    """Write a job: DAY usage over ``days_day`` days and HOUR bytes over ``days_hour`` days."""
-    end = NOW.replace(hour=0)
+    """Write a job: DAY usage over ``days_day`` days and HOUR bytes over ``days_hour`` days.
+
+    Both end at ``end`` (a UTC midnight; default: the day of ``NOW``); ``max_workers=None``
+    leaves the job's default.
+    """
+    end = NOW.replace(hour=0) if end is None else end
     listed = ", ".join(f'"{m}"' for m in msisdns)
     reports = []
     if days_day:
@@ -91,7 +97,7 @@ start = {(end - timedelta(days=days_hour)).date().isoformat()}
     text = f"""
 output = "{directory / name}"
 format = "{fmt}"
-max_workers = {max_workers}
+{"" if max_workers is None else f"max_workers = {max_workers}"}
 
 [defaults]
 account_id = "{account}"
