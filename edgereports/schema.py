@@ -329,6 +329,9 @@ def validate_frame(df: pd.DataFrame, shape: str | None = None) -> pd.DataFrame:
     return schema_for(shape if shape is not None else shape_of(df)).validate(df)
 
 
+_EXACT = 2**53  # float64 holds every integer below this exactly
+
+
 def identifier(value: object) -> str | None:
     """Return the text of an identifier echoed as a JSON number or string.
 
@@ -343,7 +346,8 @@ def identifier(value: object) -> str | None:
         unknown ``account_id`` as ``""``; a CSV cell says the same with an empty field).
 
     Raises:
-        ValueError: for other types (lists, dicts, ...).
+        ValueError: for other types (lists, dicts, ...), and an integral float beyond 2**53
+            (its digits are not all known).
     """
     if value is None or isinstance(value, str):
         return value or None
@@ -355,6 +359,9 @@ def identifier(value: object) -> str | None:
         if math.isnan(value):
             return None
         if value.is_integer():
+            if not abs(value) < _EXACT:
+                # e.g. a JSON integer beyond 64 bits, which orjson reads as a float
+                raise ValueError("an identifier given as a number beyond 2**53 has lost digits")
             return str(int(value))
         return repr(value)
     raise ValueError(f"an identifier must be a string or a number, not {type(value).__name__}")

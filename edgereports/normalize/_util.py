@@ -81,8 +81,8 @@ def ident(value: object, where: str) -> str | None:
     """Return an echoed identifier as text (see :func:`edgereports.schema.identifier`)."""
     try:
         return identifier(value)
-    except ValueError:
-        fail("an identifier must be a string or a number", where, value)
+    except ValueError as exc:
+        fail(str(exc), where, value)
 
 
 def value_of(value: object) -> tuple[float, str | None]:
