@@ -16,8 +16,6 @@ precisely. Both paths give equal frames.
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -29,7 +27,7 @@ from ..schema import identifier
 from . import _flat
 from ._request import RequestInfo
 from .detect import first_byte
-from .timeseries import build
+from .timeseries import Block, build
 
 _POINT = pa.struct(
     [
@@ -60,11 +58,40 @@ def read_timeseries(body: bytes, req: RequestInfo | None) -> pd.DataFrame | None
     Returns:
         The timeseries frame (attrs not yet set), or None.
     """
+    read = _read(body)
+    if read is None:
+        return None
+    blocks, echo_names, source = read
+    return build(blocks, echo_names, req, source)
+
+
+def read_blocks(body: bytes) -> tuple[list[Block], list[str]] | None:
+    """Read time-series JSON bytes into blocks that hold their own keys (no frame), or None.
+
+    The parse leaves the GIL, so the answers of a pull read on several threads overlap.
+
+    Args:
+        body: the JSON bytes of one ``{"result": ...}`` object.
+
+    Returns:
+        The blocks and the echoed keys' names, or None (then read ``body`` with orjson).
+    """
+    read = _read(body)
+    if read is None:
+        return None
+    blocks, echo_names, _ = read
+    for b in blocks:
+        b.rows = None  # the blocks outlive the flat columns their rows point into
+    return blocks, echo_names
+
+
+def _read(body: bytes) -> tuple[list[Block], list[str], dict[str, pa.Array]] | None:
+    """The blocks, the echoed keys' names and the flat text columns of ``body``, or None."""
     if len(body) >= _LIMIT or first_byte(body) != b"{":
         return None  # pyarrow 26 crashes on a top-level JSON null (apache/arrow#47409)
     try:
         table = pajson.read_json(
-            io.BytesIO(body),
+            pa.BufferReader(body),
             read_options=pajson.ReadOptions(block_size=len(body) + 1),
             parse_options=pajson.ParseOptions(explicit_schema=_SCHEMA),
         )
@@ -72,7 +99,7 @@ def read_timeseries(body: bytes, req: RequestInfo | None) -> pd.DataFrame | None
         table.validate(full=True)
         if _extra_members(table) and _non_json_tokens(body):
             return None
-        return _frame(table, req)
+        return _blocks(table)
     except (*_ARROW_ERRORS, SchemaError, ValueError):
         return None
 
@@ -93,7 +120,7 @@ def _non_json_tokens(body: bytes) -> bool:
     return b"NaN" in body or b"Inf" in body
 
 
-def _frame(table: pa.Table, req: RequestInfo | None) -> pd.DataFrame | None:
+def _blocks(table: pa.Table) -> tuple[list[Block], list[str], dict[str, pa.Array]] | None:
     if table.num_rows != 1:
         return None
     echo_names: list[str] = []
@@ -133,5 +160,4 @@ def _frame(table: pa.Table, req: RequestInfo | None) -> pd.DataFrame | None:
         micros,
         values.to_numpy(zero_copy_only=False),
     )
-    source = {"metric": names, "aggregation": fields["aggregation_type"]}
-    return build(blocks, echo_names, req, source)
+    return blocks, echo_names, {"metric": names, "aggregation": fields["aggregation_type"]}

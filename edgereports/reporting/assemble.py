@@ -26,7 +26,7 @@ from ..errors import EdgeReportsError, SchemaError
 from ..query import Report
 from .plan import Part, Window
 from .results import Failure
-from .rules import in_range, mark
+from .rules import in_range, mark, part_in_range
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -200,10 +200,13 @@ def assemble(
     ``outcomes`` (per part its frame or its error) is emptied once read: the parts' frames
     are released as soon as they are concatenated.
     """
+    from ..normalize.parts import SeriesPart
+
     failures: list[Failure] = []
     frames = []
     empty_values: list[dict[str, Any]] = []
     at = 0
+    dropped = 0
     for branch in plan:
         rows, failed = 0, False
         for part, result in zip(branch, outcomes[at : at + len(branch)], strict=True):
@@ -212,6 +215,9 @@ def assemble(
                 failed = True
             else:
                 rows += len(result)
+                if isinstance(result, SeriesPart):  # the range rule on its points: no copy
+                    result, gone = part_in_range(result, report)
+                    dropped += gone
                 frames.append(result)
         at += len(branch)
         values = dict(branch[0].fan.values) if branch else {}
@@ -221,7 +227,8 @@ def assemble(
     if not frames:
         return None, failures
     frame = combine(frames, request, ordered=at == 1)
-    frame, dropped = in_range(frame, report)
+    frame, gone = in_range(frame, report)
+    dropped += gone
     frame.attrs["request"] = copy.deepcopy(request)
     mark(frame, report, dropped, empty_values)
     return frame, failures

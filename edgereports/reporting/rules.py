@@ -28,7 +28,9 @@ from .plan import bucket_of
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["describe_empty", "in_range", "mark", "warn_about"]
+    from ..normalize.parts import SeriesPart
+
+__all__ = ["describe_empty", "in_range", "mark", "part_in_range", "warn_about"]
 
 
 def in_range(frame: pd.DataFrame, report: Report) -> tuple[pd.DataFrame, int]:
@@ -47,6 +49,16 @@ def in_range(frame: pd.DataFrame, report: Report) -> tuple[pd.DataFrame, int]:
     closed = "right" if report.api_version == "v2" else "left"
     kept = owned_rows(frame, span[0], span[1], first=True, last=False, closed=closed)
     return kept, len(frame) - len(kept)
+
+
+def part_in_range(part: SeriesPart, report: Report) -> tuple[SeriesPart, int]:
+    """:func:`in_range` for the points of a part, before any frame is built (no row copied)."""
+    span = report.time_range()
+    if bucket_of(report) is None or span is None:
+        return part, 0
+    v2 = report.api_version == "v2"
+    kept = part.owned(span[0], span[1], first=True, last=False, right=v2)
+    return kept, len(part) - len(kept)
 
 
 def _filters(report: Report) -> dict[str, Any]:

@@ -176,11 +176,12 @@ def test_valid_time_series_never_raise_and_keep_every_point(case: Any) -> None:
     slow = to_frame(payload)
     if fast is not None:
         pd.testing.assert_frame_equal(fast, attrs_free(slow))
-    part = read_part(orjson.dumps(payload), request)  # the client's path for small answers
-    assert part is not None
-    built = build_parts([part], request)
-    assert built is not None
-    pd.testing.assert_frame_equal(attrs_free(built), attrs_free(df))
+    for arrow in (None, 0):  # the client's paths for answers of a pull: orjson and pyarrow
+        part = read_part(orjson.dumps(payload), request, arrow_min_bytes=arrow)
+        assert part is not None
+        built = build_parts([part], request)
+        assert built is not None
+        pd.testing.assert_frame_equal(attrs_free(built), attrs_free(df))
 
 
 @SETTINGS
@@ -325,16 +326,17 @@ def test_mutated_payloads_give_a_frame_or_schema_error(payload: Any) -> None:
     if fast is not None:
         assert from_dict is not None, "the fast path accepted what the careful path rejects"
         pd.testing.assert_frame_equal(fast, attrs_free(from_dict))
-    try:
-        part = read_part(body, None)
-    except SchemaError:
-        assert from_bytes is None, "the small-answer path rejects what to_frame accepts"
-        return
-    if part is not None:
-        assert from_bytes is not None, "the small-answer path accepted what to_frame rejects"
-        built = build_parts([part], None)
-        assert built is not None
-        pd.testing.assert_frame_equal(attrs_free(built), attrs_free(from_bytes))
+    for arrow in (None, 0):  # the orjson and the pyarrow path of a pull's answers
+        try:
+            part = read_part(body, None, arrow_min_bytes=arrow)
+        except SchemaError:
+            assert from_bytes is None, "the small-answer path rejects what to_frame accepts"
+            continue
+        if part is not None:
+            assert from_bytes is not None, "the small-answer path accepted what to_frame rejects"
+            built = build_parts([part], None)
+            assert built is not None
+            pd.testing.assert_frame_equal(attrs_free(built), attrs_free(from_bytes))
 
 
 @settings(max_examples=150, deadline=None)
