@@ -3,7 +3,7 @@
 :func:`make_session` builds a session whose adapters retry connection errors, 429, 500, 502,
 503 and 504 through urllib3's ``Retry`` (POST included: a report is a read), with exponential
 backoff plus jitter, honouring ``Retry-After`` up to a cap and never looping without a wait.
-:class:`HttpClient` adds a second retry layer (tenacity) for what urllib3 cannot see (a
+:class:`HttpClient` adds a second retry layer (its own loop) for what urllib3 cannot see (a
 connection dropped while the body is read), sharing one budget of attempts with urllib3, and maps
 every failure to the error tree of :mod:`edgereports.errors` with redacted URLs and bodies.
 Creating a client installs a logging filter that redacts keys from the records of the

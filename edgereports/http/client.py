@@ -5,13 +5,13 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import logging
+import random
 import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import requests
-import tenacity
 from urllib3.exceptions import MaxRetryError
 
 from ..config import Timeout, check_count, check_seconds, check_timeout
@@ -170,31 +170,32 @@ class HttpClient:
                 finally:
                     used[0] += budgeted.attempts if budgeted else 1
 
-        def before_sleep(state: tenacity.RetryCallState) -> None:
-            failure = state.outcome.exception() if state.outcome else None
-            self._debug(
-                "retrying %s %s after %r (%d of %d attempts used)",
-                method,
-                url,
-                failure,
-                used[0],
-                allowed,
-            )
+        def attempts() -> requests.Response:
+            """``attempt`` until it succeeds, fails in a way no retry mends, or the attempts are
+            spent; before the n-th retry it waits ``backoff * 2**(n-1)`` seconds (at most a
+            minute) plus up to ``backoff`` more at random."""
+            retry = 0
+            while True:
+                try:
+                    return attempt()
+                except _OUTER_RETRYABLE as exc:
+                    if refused(exc) or used[0] >= allowed:
+                        raise
+                    self._debug(
+                        "retrying %s %s after %r (%d of %d attempts used)",
+                        method,
+                        url,
+                        exc,
+                        used[0],
+                        allowed,
+                    )
+                time.sleep(min(backoff * 2**retry, 60.0) + random.uniform(0, backoff))
+                retry += 1
 
-        retrying = tenacity.Retrying(
-            stop=lambda _state: used[0] >= allowed,
-            wait=tenacity.wait_exponential(multiplier=backoff, max=60.0)
-            + tenacity.wait_random(0, backoff),
-            retry=tenacity.retry_if_exception(
-                lambda exc: isinstance(exc, _OUTER_RETRYABLE) and not refused(exc)
-            ),
-            before_sleep=before_sleep,
-            reraise=True,
-        )
         started = time.perf_counter()
         failure: TransportError | None = None
         try:
-            response = retrying(attempt)
+            response = attempts()
         except requests.exceptions.RequestException as exc:  # retried ones and the rest
             failure = self._transport_error(exc, method, url, used[0], what)
         if failure is not None:
