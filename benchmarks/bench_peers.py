@@ -203,9 +203,15 @@ def _dlt_load(sb: Sandbox, requests: dict[str, list[tuple[str, object]]], out: s
 
 
 def _dlt_read(out: str, table: str) -> object:
-    import pyarrow.dataset as ds
+    """dlt's files of ``table``, their schemas unified: a column dlt adds in a later file (a
+    variant such as ``value__v_double`` for floats in a column it typed as integers) is kept,
+    where a dataset would take the first file's schema and drop it."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
-    return ds.dataset(Path(out) / "usage" / table, format="parquet").to_table().to_pandas()
+    files = sorted((Path(out) / "usage" / table).rglob("*.parquet"))
+    tables = [pq.read_table(f) for f in files]
+    return pa.concat_tables(tables, promote_options="default").to_pandas()
 
 
 def _dlt(sb: Sandbox, msisdns: list[str], days: int, out: str) -> object:
