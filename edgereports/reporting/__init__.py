@@ -14,10 +14,23 @@ Example:
 
 from __future__ import annotations
 
-from .cache import Cache
+from typing import TYPE_CHECKING, Any
+
 from .client import CSV, JSON, ReportingClient
 from .results import Failure, FetchResult
 from .service import ReportingServiceClient
+
+if TYPE_CHECKING:
+    from .cache import Cache
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Cache":  # imported when asked for: the store is not every client's
+        from .cache import Cache
+
+        return Cache
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "CSV",

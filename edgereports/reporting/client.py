@@ -25,7 +25,7 @@ from .assemble import (
     parse_json,
 )
 from .budget import Budget, says_too_large
-from .cache import Cache, CachedPull, check_horizon, open_cache
+from .cache import check_horizon
 from .connection import UsesConnection, open_connection
 from .plan import DEFAULT_POINTS, Part, Window, bucket_of, plan_parts, split_window, window_points
 from .results import FetchResult, all_failed, describe_failures
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     from ..normalize.output import Output
     from ..normalize.parts import SeriesPart
+    from .cache import Cache, CachedPull
 
 __all__ = ["CSV", "JSON", "REPORT_PATH", "REPORT_PATHS", "ReportingClient"]
 
@@ -123,7 +124,7 @@ class ReportingClient(UsesConnection):
     ) -> None:
         key = check_api_key(api_key)
         self._horizon = check_horizon(horizon)
-        self._cache = open_cache(cache)
+        self._cache = _open_cache(cache)
         self._budget = Budget(points_per_request)
         if api_version not in API_VERSIONS:
             raise ConfigError(
@@ -445,6 +446,8 @@ class ReportingClient(UsesConnection):
     def _cached_pull(self, reports: int, accept: str, refresh: bool) -> CachedPull | None:
         if self._cache is None:
             return None
+        from .cache import CachedPull
+
         return CachedPull(
             self._cache,
             reports=reports,
@@ -585,6 +588,15 @@ class ReportingClient(UsesConnection):
             data=orjson.dumps(request),
             what=what,
         )
+
+
+def _open_cache(option: object) -> Cache | None:
+    """:func:`~.cache.open_cache`, imported only for a client that has a cache."""
+    if option is None or option is False:
+        return None
+    from .cache import open_cache
+
+    return open_cache(option)
 
 
 def _check_accept(accept: str) -> str:

@@ -8,9 +8,30 @@ serves one pull's parts from it.
 
 from __future__ import annotations
 
-from .cache import Cache, default_directory, open_cache
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .grid import DEFAULT_HORIZONS, check_horizon
-from .pull import CachedPull, CacheStats
+
+if TYPE_CHECKING:
+    from .cache import Cache, default_directory, open_cache
+    from .pull import CachedPull, CacheStats
+
+# the store (SQLite, Arrow IPC) is imported when a cache is used, not by every client
+_LAZY = {
+    "Cache": "cache",
+    "default_directory": "cache",
+    "open_cache": "cache",
+    "CachedPull": "pull",
+    "CacheStats": "pull",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_HORIZONS",
