@@ -21,6 +21,9 @@ $(STAMP): pyproject.toml
 		|| { $(PYTHON) -m pip install --user virtualenv && $(PYTHON) -m virtualenv $(VENV); }
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev,sandbox,docs,delta,notebook,polars]'
+	@# the bytecode a regular install compiles (an editable one does not, and with
+	@# PYTHONDONTWRITEBYTECODE set every process would compile the package again)
+	$(BIN)/python -m compileall -q edgereports >/dev/null
 	@touch $(STAMP)
 
 setup: $(STAMP) browser  ## create .venv and install the package with the test tools
