@@ -150,11 +150,12 @@ with mock.patch("edgereports.export.run_export", patched):
 def run_cli(
     job: Path, *args: str, sb: Any, hook: str | None = None, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
-    """``edgereports export JOB ARGS`` in a subprocess, connected through the environment."""
+    """``edgereports export JOB ARGS`` in a subprocess (``python -m edgereports.cli export``),
+    connected through the environment."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("EDGEREPORTS_")}
     env["EDGEREPORTS_REPORTING_URL"] = sb.reporting_url
     env["EDGEREPORTS_API_KEY"] = sb.api_key
-    command = [sys.executable, "-m", "edgereports.cli.export"]
+    command = [sys.executable, "-m", "edgereports.cli", "export"]
     if hook:  # the same command, with a checkpoint that SIGKILLs the process at POINT[:N]
         command = [sys.executable, "-c", _KILL_AT, hook]
     return subprocess.run(

@@ -188,3 +188,32 @@ def test_reading_a_delta_table_from_mid_bucket_keeps_the_bucket_holding_the_star
     days = read_export(job.output, "usage", start=start, end="2024-03-05T00:00:00Z")
     assert hours["time_stamp"].min() == pd.Timestamp("2024-03-04T10:00:00Z")
     assert days["time_stamp"].unique().tolist() == [pd.Timestamp("2024-03-04T00:00:00Z")]
+
+
+def test_a_damaged_delta_table_stops_the_cli_with_one_line_and_no_traceback(
+    tmp_path: Path, sb: Any
+) -> None:
+    job = write_job(tmp_path, sb, format='"delta"')
+    assert job.source is not None
+    log = job.output / "usage" / "_delta_log"
+    log.mkdir(parents=True)
+    (log / "00000000000000000000.json").write_text("{garbage", encoding="utf-8")
+    before = sb.request_count()
+    done = run_cli(job.source, "--only", "usage", sb=sb)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert f"the Delta table at {job.output / 'usage'} cannot be read" in lines[0]
+    assert "repair or remove it" in lines[0]
+    assert sb.request_count() == before  # refused before any request
+
+
+def test_a_store_error_while_opening_a_table_is_redacted_and_stays_an_os_error() -> None:
+    from edgereports.export.units import _opening
+
+    secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    with pytest.raises(OSError) as caught:
+        with _opening("s3://bucket/usage", [secret]):
+            raise OSError(f"Generic S3 error: signing with {secret} failed\n   0: <unknown>")
+    assert str(caught.value) == "Generic S3 error: signing with *** failed"
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
