@@ -24,7 +24,7 @@ import contextlib
 import json
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -84,6 +84,24 @@ def require_deltalake() -> Any:
     except ImportError:
         raise ConfigError(f'format = "delta" needs the deltalake package: {INSTALL_HINT}') from None
     return deltalake
+
+
+@contextlib.contextmanager
+def table_errors(location: str, secrets: Sequence[str]) -> Iterator[None]:
+    """Opening or reading a table: a store that fails stays an ``OSError``, a table that
+    cannot be read becomes a :class:`ConfigError`; both with one message, redacted (the store's
+    secrets too), without the backtrace ``RUST_BACKTRACE`` appends."""
+    deltalake = require_deltalake()
+    try:
+        yield
+    except (OSError, deltalake.exceptions.DeltaError) as exc:
+        text = redact(str(exc).split("\n   0: ")[0].strip(), secrets)
+        if isinstance(exc, OSError):
+            raise OSError(text) from None
+        raise ConfigError(
+            f"the Delta table at {redact(location)} cannot be read ({text}); repair or remove "
+            "it, or give the job another output"
+        ) from None
 
 
 def is_delta(location: str, storage_options: Mapping[str, str] | None = None) -> bool:

@@ -70,7 +70,9 @@ def read_export(
     Raises:
         InputError: no such dataset or report, several reports and none chosen, or a bad
             ``start``/``end``.
-        ConfigError: the report's saved state is damaged (names it and the way out).
+        ConfigError: the report's saved state, or its Delta table, is damaged (names it and
+            the way out).
+        OSError: the object store holding the table failed (the message is redacted).
         SchemaError: a partition is damaged (truncated, overwritten); names it.
 
     Example:
@@ -85,9 +87,11 @@ def read_export(
     lo, hi = _instant(start, "start"), _instant(end, "end")
     table_at = _delta_table(path, report)
     if table_at is not None:
-        from .delta import read_delta
+        from .delta import read_delta, table_errors
+        from .storage import secret_values
 
-        found, shape = read_delta(table_at[0], lo, hi, table_at[2])
+        with table_errors(table_at[0], secret_values(table_at[2])):
+            found, shape = read_delta(table_at[0], lo, hi, table_at[2])
         return to_frame(found, shape, table_at[1], "delta")
     report_dir = _report_dir(Path(path), report)
     files = [

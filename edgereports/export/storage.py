@@ -163,6 +163,11 @@ def _is_secret(name: str) -> bool:
     return any(word in lower for word in _SECRET_WORDS)
 
 
+def secret_values(options: Mapping[str, str] | None) -> list[str]:
+    """The values of ``options`` whose names hold a credential (to redact them)."""
+    return [v for k, v in (options or {}).items() if _is_secret(k) and v]
+
+
 def _mapping(value: object, label: str) -> dict[str, Any]:
     if not isinstance(value, Mapping):
         raise ConfigError(f'{label} must be a table, e.g. {{ aws_region = "us-east-1" }}')

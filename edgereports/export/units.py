@@ -17,11 +17,10 @@ Example:
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -36,6 +35,7 @@ from .delta import (
     create_table,
     is_delta,
     remove_outside,
+    table_errors,
     table_watermark,
     write_days,
 )
@@ -243,7 +243,7 @@ def run_delta(
     tasks: list[_Task] = []
     for r in reports:
         location = job.location(r.name)
-        with _opening(location, secrets):
+        with table_errors(location, secrets):
             if dry_run:
                 if is_delta(location, options):
                     check_definition(location, r, options)
@@ -267,29 +267,10 @@ def run_delta(
             location = job.location(r.name)
             if full_refresh and result.ok and result.plan.windows:
                 _remove_outside(location, r, result, options, secrets)
-            with _opening(location, secrets):
+            with table_errors(location, secrets):
                 result.watermark_after = table_watermark(location, r, options)
     summary.seconds = time.monotonic() - started
     return summary
-
-
-@contextlib.contextmanager
-def _opening(location: str, secrets: list[str]) -> Iterator[None]:
-    """Opening or reading a table: a store that fails stays an ``OSError``, a table that
-    cannot be read becomes a :class:`ConfigError`; both with one message, redacted (the store's
-    secrets too), without the backtrace ``RUST_BACKTRACE`` appends."""
-    import deltalake
-
-    try:
-        yield
-    except (OSError, deltalake.exceptions.DeltaError) as exc:
-        text = redact(str(exc).split("\n   0: ")[0].strip(), secrets)
-        if isinstance(exc, OSError):
-            raise OSError(text) from None
-        raise ConfigError(
-            f"the Delta table at {redact(location)} cannot be read ({text}); repair or remove "
-            "it, or give the job another output"
-        ) from None
 
 
 def _remove_outside(

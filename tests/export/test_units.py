@@ -206,14 +206,16 @@ def test_a_damaged_delta_table_stops_the_cli_with_one_line_and_no_traceback(
     assert f"the Delta table at {job.output / 'usage'} cannot be read" in lines[0]
     assert "repair or remove it" in lines[0]
     assert sb.request_count() == before  # refused before any request
+    with pytest.raises(ConfigError, match=r"cannot be read \(Kernel error: Json error") as caught:
+        read_export(job.source, "usage")
+    assert "\n" not in str(caught.value)
 
 
 def test_a_store_error_while_opening_a_table_is_redacted_and_stays_an_os_error() -> None:
-    from edgereports.export.units import _opening
+    from edgereports.export.delta import table_errors
 
     secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
-    with pytest.raises(OSError) as caught:
-        with _opening("s3://bucket/usage", [secret]):
-            raise OSError(f"Generic S3 error: signing with {secret} failed\n   0: <unknown>")
+    with pytest.raises(OSError) as caught, table_errors("s3://bucket/usage", [secret]):
+        raise OSError(f"Generic S3 error: signing with {secret} failed\n   0: <unknown>")
     assert str(caught.value) == "Generic S3 error: signing with *** failed"
     assert caught.value.__cause__ is None and caught.value.__suppress_context__
