@@ -86,7 +86,7 @@ class RequestInfo:
         return named[0][0], (aggs.pop() if len(aggs) == 1 else None)
 
 
-def request_info(request: object) -> RequestInfo | None:
+def request_info(request: object, *, raw: bool = True) -> RequestInfo | None:
     """Read a ``Report`` (anything with ``to_request()``) or a SPEC 2.8 dict.
 
     The dict is read by :meth:`edgereports.query.Report.from_request` (quietly: it warns of
@@ -94,6 +94,9 @@ def request_info(request: object) -> RequestInfo | None:
 
     Args:
         request: the report, its request dict, or None.
+        raw: keep a copy of the request dict in ``raw``; False leaves ``raw`` empty and reads
+            a ``Report`` as it is (the client's parts of a pull, whose frame takes the
+            report's own request, need no copy of each window's).
 
     Returns:
         The :class:`RequestInfo`, or None for None.
@@ -105,14 +108,18 @@ def request_info(request: object) -> RequestInfo | None:
     """
     if request is None:
         return None
-    to_request = getattr(request, "to_request", None)
-    d = to_request() if callable(to_request) else request
-    if not isinstance(d, Mapping):
-        raise QueryError(
-            f"request must be a Report or a request dict, not {type(request).__name__}",
-            field="request",
-        )
-    report = request if isinstance(request, Report) else _read(d)
+    d: object = None
+    if isinstance(request, Report) and not raw:
+        report = request
+    else:
+        to_request = getattr(request, "to_request", None)
+        d = to_request() if callable(to_request) else request
+        if not isinstance(d, Mapping):
+            raise QueryError(
+                f"request must be a Report or a request dict, not {type(request).__name__}",
+                field="request",
+            )
+        report = request if isinstance(request, Report) else _read(d)
     metrics = tuple(MetricSpec(m.name, m.aggregation_type, _percentile(m)) for m in report.metrics)
     if any(m.name == "sim" for m in metrics):
         shape = "sim_count"
@@ -121,7 +128,7 @@ def request_info(request: object) -> RequestInfo | None:
     else:
         shape = "timeseries"
     return RequestInfo(
-        copy.deepcopy(dict(d)),
+        copy.deepcopy(dict(d)) if isinstance(d, Mapping) else {},
         shape,
         report.dimensions or (),
         metrics,

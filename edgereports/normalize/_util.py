@@ -209,7 +209,8 @@ def parse_stamps(
         stamps = pc.cast(strings, _UTC_US, memory_pool=pool)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return _slow_stamps(strings, where, what)
-    return np.asarray(pc.cast(stamps, pa.int64(), memory_pool=pool).to_numpy(), dtype=np.int64)
+    # no nulls: the stamps' datetime64[us] viewed as int64 (no second cast)
+    return np.asarray(stamps.to_numpy(zero_copy_only=False)).view(np.int64)
 
 
 def _slow_stamps(strings: pa.Array | pa.ChunkedArray, where: Where, what: str) -> np.ndarray:

@@ -108,7 +108,7 @@ def read_part(
         body = body[3:]
     if first_byte(body) != b"{":
         return None
-    req = request_info(request)
+    req = request_info(request, raw=False)
     arrow = arrow_min_bytes is not None and len(body) >= arrow_min_bytes
     read = _arrowjson.read_blocks(body) if arrow else None
     if read is None:

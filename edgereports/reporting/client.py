@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed, wait
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -136,6 +137,9 @@ class ReportingClient(UsesConnection):
             timeout=timeout, retries=retries, backoff=backoff, retry_after_cap=retry_after_cap
         )
         self.max_workers = max_workers
+        self._workers: ThreadPoolExecutor | None = None  # made on the first concurrent pull
+        self._workers_pid = 0
+        self._workers_lock = threading.Lock()
         self.progress = progress
         self._connection = open_connection(
             "reporting_url",
@@ -489,22 +493,40 @@ class ReportingClient(UsesConnection):
                     outcomes[i] = self._outcome(functools.partial(run, part, accept))
                     bar.update(1)
                 return outcomes
-            pool = ThreadPoolExecutor(
-                max_workers=min(self.max_workers, len(todo)), thread_name_prefix="edgereports"
-            )
+            pool = self._pool()
+            futures: dict[Future[Any], int] = {
+                pool.submit(run, part, accept): i for i, part in todo
+            }
             try:
-                futures: dict[Future[Any], int] = {
-                    pool.submit(run, part, accept): i for i, part in todo
-                }
                 for future in as_completed(futures):
                     # popped: the future would hold the part's frame after it is assembled
                     outcomes[futures.pop(future)] = self._outcome(future.result)
                     bar.update(1)
-            finally:
-                pool.shutdown(wait=True, cancel_futures=True)
+            finally:  # on an error: no part of this pull starts or runs after it returns
+                for future in futures:
+                    future.cancel()
+                wait(futures)
             return outcomes
         finally:
             bar.close()
+
+    def _pool(self) -> ThreadPoolExecutor:
+        """The client's worker threads: made on the first concurrent pull and kept until
+        :meth:`close` (threads started and joined per pull cost as much CPU as a small part's
+        work); a forked child, which inherits no thread, makes its own."""
+        with self._workers_lock:
+            if self._workers is None or self._workers_pid != os.getpid():
+                self._workers = ThreadPoolExecutor(self.max_workers, "edgereports")
+                self._workers_pid = os.getpid()
+            return self._workers
+
+    def close(self) -> None:
+        """Stop the worker threads and close the HTTP session if the client created it."""
+        with self._workers_lock:
+            workers, self._workers = self._workers, None
+        if workers is not None and self._workers_pid == os.getpid():
+            workers.shutdown(wait=True)
+        super().close()
 
     @staticmethod
     def _outcome(call: Callable[[], pd.DataFrame | SeriesPart | None]) -> Any:

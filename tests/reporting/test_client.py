@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -479,3 +480,44 @@ def test_assembly_equals_the_normalizers_stitch(sandbox: SandboxHandle) -> None:
     got = client.fetch(report, window=window)
     assert got["metric"].nunique() == 2 and len(got) > 90
     pdt.assert_frame_equal(got, reference)
+
+
+def _worker_threads() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name.startswith("edgereports_")}
+
+
+def _three_subscribers(sb: SandboxHandle) -> Report:
+    """3 subscribers x 5 one-day windows: 15 parts."""
+    params = preset_params(sb)
+    return presets.byte_usage_subscriber(
+        account_id=sb.account_id, msisdn=params["msisdn"], start=params["start"], end=params["end"]
+    )
+
+
+def test_a_client_keeps_its_worker_threads_across_pulls_until_closed(
+    sandbox: SandboxHandle,
+) -> None:
+    report = _three_subscribers(sandbox)
+    before = _worker_threads()
+    with make_client(sandbox, max_workers=3) as client:
+        first = client.fetch(report, window=timedelta(days=1))
+        mine = _worker_threads() - before
+        assert 1 <= len(mine) <= 3
+        second = client.fetch(report, window=timedelta(days=1))
+        assert _worker_threads() - before == mine  # the same threads, none started again
+        pdt.assert_frame_equal(first, second)
+    assert not (mine & _worker_threads())  # closed: they ended
+
+
+def test_a_pull_that_stops_on_an_auth_error_leaves_none_of_its_parts_running(
+    sandbox: SandboxHandle,
+) -> None:
+    report = _three_subscribers(sandbox)
+    with ReportingClient("wrong-key-123", sandbox.reporting_url, max_workers=2) as client:
+        before = sandbox.request_count()
+        with pytest.raises(AuthError):
+            client.fetch(report, window=timedelta(days=1))
+        sent = sandbox.request_count() - before
+        assert 1 <= sent < 15  # 3 subscribers x 5 windows: the rest were cancelled
+        time.sleep(0.2)
+        assert sandbox.request_count() - before == sent  # nothing ran after fetch raised
