@@ -226,9 +226,11 @@ def assemble(
     outcomes.clear()
     if not frames:
         return None, failures
+    ruled = all(isinstance(f, SeriesPart) for f in frames)  # the range rule already ran
     frame = combine(frames, request, ordered=at == 1)
-    frame, gone = in_range(frame, report)
-    dropped += gone
+    if not ruled:
+        frame, gone = in_range(frame, report)
+        dropped += gone
     frame.attrs["request"] = copy.deepcopy(request)
     mark(frame, report, dropped, empty_values)
     return frame, failures
