@@ -6,7 +6,7 @@ import functools
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed, wait
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -44,6 +44,8 @@ __all__ = ["CSV", "JSON", "REPORT_PATH", "REPORT_PATHS", "ReportingClient"]
 
 JSON = "application/json"
 CSV = "text/csv"
+#: Seconds between two updates of a pull's progress bar.
+_TICK = 0.1
 #: The reporting endpoint (SPEC 4.3, #13), relative to ``reporting_url``.
 REPORT_PATH = "connectivity/v1/report"
 #: Per API version: the report path and the query parameter that carries the key.
@@ -497,11 +499,15 @@ class ReportingClient(UsesConnection):
             futures: dict[Future[Any], int] = {
                 pool.submit(run, part, accept): i for i, part in todo
             }
+            pending: set[Future[Any]] = set(futures)
             try:
-                for future in as_completed(futures):
-                    # popped: the future would hold the part's frame after it is assembled
-                    outcomes[futures.pop(future)] = self._outcome(future.result)
-                    bar.update(1)
+                while pending:
+                    # woken by a failed part, the last part or the bar's tick, not by each part
+                    done, pending = wait(pending, _TICK, return_when=FIRST_EXCEPTION)
+                    for future in done:
+                        # popped: the future would hold the part's frame after it is assembled
+                        outcomes[futures.pop(future)] = self._outcome(future.result)
+                        bar.update(1)
             finally:  # on an error: no part of this pull starts or runs after it returns
                 for future in futures:
                     future.cancel()
