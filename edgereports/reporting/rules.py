@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EmptyResultWarning, TopTalkerWarning
@@ -42,23 +43,32 @@ def in_range(frame: pd.DataFrame, report: Report) -> tuple[pd.DataFrame, int]:
     """
     from ..normalize.stitch import owned_rows
 
-    span = report.time_range()
-    if bucket_of(report) is None or span is None or not len(frame):
+    rule = _range_rule(report)
+    if rule is None or not len(frame):
         return frame, 0
-    # v2 stamps each piece of the range at its end: the range owns the stamps in (start, end]
-    closed = "right" if report.api_version == "v2" else "left"
-    kept = owned_rows(frame, span[0], span[1], first=True, last=False, closed=closed)
+    start, end, right = rule
+    closed = "right" if right else "left"
+    kept = owned_rows(frame, start, end, first=True, last=False, closed=closed)
     return kept, len(frame) - len(kept)
 
 
 def part_in_range(part: SeriesPart, report: Report) -> tuple[SeriesPart, int]:
     """:func:`in_range` for the points of a part, before any frame is built (no row copied)."""
+    rule = _range_rule(report)
+    if rule is None:
+        return part, 0
+    start, end, right = rule
+    kept = part.owned(start, end, first=True, last=False, right=right)
+    return kept, len(part) - len(kept)
+
+
+def _range_rule(report: Report) -> tuple[datetime, datetime, bool] | None:
+    """The report's range and whether it owns its end (v2 stamps each piece of the range at its
+    end: the range owns the stamps in ``(start, end]``); None for a report without buckets."""
     span = report.time_range()
     if bucket_of(report) is None or span is None:
-        return part, 0
-    v2 = report.api_version == "v2"
-    kept = part.owned(span[0], span[1], first=True, last=False, right=v2)
-    return kept, len(part) - len(kept)
+        return None
+    return span[0], span[1], report.api_version == "v2"
 
 
 def _filters(report: Report) -> dict[str, Any]:
