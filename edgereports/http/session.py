@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
+import os
 import random
 import threading
 import time
@@ -167,7 +168,7 @@ class EnvOnceSession(requests.Session):
             key = ("netrc", _origin(request.url))
             seen = self._seen()
             if key not in seen:
-                seen[key] = requests.utils.get_netrc_auth(request.url) is None
+                seen[key] = not _netrc_file() or requests.utils.get_netrc_auth(request.url) is None
             if seen[key]:
                 request.auth = _NO_NETRC
         return super().prepare_request(request)
@@ -199,6 +200,14 @@ class EnvOnceSession(requests.Session):
             settings = super().merge_environment_settings(url, proxies, stream, verify, cert)
             seen[key] = settings
         return {**settings, "proxies": dict(settings["proxies"])}
+
+
+def _netrc_file() -> bool:
+    """Whether a ``.netrc`` file is where requests looks for one (``NETRC``, else the home
+    folder): without one, requests' lookup (and its import of ``netrc``) is skipped."""
+    path = os.environ.get("NETRC")
+    places = (path,) if path is not None else [f"~/{name}" for name in requests.utils.NETRC_FILES]
+    return any(os.path.exists(os.path.expanduser(place)) for place in places)
 
 
 def _origin(url: Any) -> tuple[str, str | None, int | None]:

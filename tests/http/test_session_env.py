@@ -47,6 +47,28 @@ def test_netrc_is_looked_up_once_per_host(tmp_path: Path, monkeypatch: pytest.Mo
     assert all("Authorization" not in s.headers for s in server.seen)
 
 
+def test_without_a_netrc_file_requests_is_not_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NETRC", str(tmp_path / "absent"))
+    calls = counting(monkeypatch)
+    with scripted([Step()]) as server:
+        http = HttpClient(server.url, secrets=[KEY], session=make_session(retries=0))
+        post(http)
+        post(http)
+    assert len(server.seen) == 2
+    assert calls == []
+    assert all("Authorization" not in s.headers for s in server.seen)
+    # a file that appears later is found for a host not asked about before
+    (tmp_path / "absent").write_text("machine localhost login analyst password n3trc-pass\n")
+    with scripted([Step()]) as server:
+        url = server.url.replace("127.0.0.1", "localhost")
+        http = HttpClient(url, secrets=[KEY], session=make_session(retries=0))
+        post(http)
+    assert calls  # the file is read (by us, then by requests, which signs the request)
+    assert server.seen[0].headers.get("Authorization", "")[:6] == "Basic "
+
+
 def test_a_netrc_entry_still_signs_every_request(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
