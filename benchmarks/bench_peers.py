@@ -14,9 +14,9 @@ a fixed latency added to every request. Each contender builds the same tidy fram
    destination writing Parquet (the configuration is printed), read back with pyarrow.
 
 Every frame is checked equal to the first (dlt's by its rows: its table has its own columns).
-Each contender runs in ``--repeat`` fresh processes; the medians and the request counts (from
-the sandbox's own counter) are printed, and ratios against the thread-pool loop measured in the
-same run. Nothing here is a test.
+Each contender runs in ``--repeat`` fresh processes, the contenders taking turns; the medians
+and the request counts (from the sandbox's own counter) are printed, and the ratios against the
+thread-pool loop: the median and min-max of each round's own ratio. Nothing here is a test.
 
 With ``--export``, the job of the scheduled export instead: the same subscribers' HOUR bytes
 over D days (``byte_usage_subscriber``) and their DAY time usage over a year
@@ -344,37 +344,41 @@ def _measure(
 ) -> list[Row]:
     """Each contender ``repeat`` times in fresh processes: times, requests, the check's word.
 
-    ``extra(run)`` gives a run's own arguments; ``check(name, saved, first)`` compares what a
-    contender saved with what the first one did.
+    The contenders take turns (a round runs each once, in order), so a drift of the machine's
+    speed touches all of them alike and each round gives a ratio of its own. ``extra(run)``
+    gives a run's own arguments; ``check(name, saved, first)`` compares what a contender saved
+    with what the first one did.
     """
     import pandas as pd
 
-    rows: list[Row] = []
-    first: object = None
-    for name in names:
-        times, counts = [], []
-        for i in range(repeat):
-            run = f"{len(rows)}-{i}"
-            file = os.path.join(tmp, f"{run}.pkl")
-            more = extra(run)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    counts: dict[str, int] = {}
+    files: dict[str, str] = {}
+    for i in range(repeat):
+        for k, name in enumerate(names):
+            run = f"{k}-{i}"
+            files[name] = os.path.join(tmp, f"{run}.pkl")
             before = sb.count()
-            times.append(_run(name, sb, file, more))
-            counts.append(sb.count() - before)
-        saved = pd.read_pickle(file)
-        if first is None:
-            first = saved
-        rows.append((name, times, counts[-1], check(name, saved, first)))
-    return rows
+            times[name].append(_run(name, sb, files[name], extra(run)))
+            counts[name] = sb.count() - before
+    first = pd.read_pickle(files[names[0]])
+    return [
+        (name, times[name], counts[name], check(name, pd.read_pickle(files[name]), first))
+        for name in names
+    ]
 
 
 def _print(rows: list[Row], base: int, against: str) -> None:
-    reference = statistics.median(rows[base][1])
+    """Medians and min-max of each contender, and its ratio to ``rows[base]``: the median and
+    min-max of the rounds' own ratios."""
+    reference = rows[base][1]
     print(f"\n{'contender':<29} {'median s':>9} {'min-max s':>13} {'requests':>9} "
-          f"{against:>10}  rows")  # fmt: skip
+          f"{against:>10} {'min-max':>11}  rows")  # fmt: skip
     for name, times, count, same in rows:
-        med = statistics.median(times)
-        print(f"{name:<29} {med:>9.2f} {min(times):>6.2f}-{max(times):<6.2f} {count:>9} "
-              f"{med / reference:>9.2f}x  {same}")  # fmt: skip
+        ratios = [t / r for t, r in zip(times, reference, strict=True)]
+        spread = f"{min(ratios):>5.2f}-{max(ratios):<5.2f}"
+        print(f"{name:<29} {statistics.median(times):>9.2f} {min(times):>6.2f}-{max(times):<6.2f} "
+              f"{count:>9} {statistics.median(ratios):>9.2f}x {spread}  {same}")  # fmt: skip
 
 
 def _subscribers(sb: Sandbox, n: int) -> list[str]:
@@ -471,7 +475,7 @@ def main() -> None:
     parser.add_argument("--subscribers", type=int, default=50)
     parser.add_argument("--days", type=int, default=90, help="days of HOUR data")
     parser.add_argument("--latency", type=float, default=0.020, help="seconds per request")
-    parser.add_argument("--repeat", type=int, default=3, help="fresh processes per contender")
+    parser.add_argument("--repeat", type=int, default=5, help="fresh processes per contender")
     parser.add_argument("--quick", action="store_true", help="10 subscribers x 14 days, 1 run")
     parser.add_argument("--export", action="store_true", help="the export job vs dlt")
     parser.add_argument("--contender", help=argparse.SUPPRESS)

@@ -14,6 +14,7 @@ from .errors import ConfigError
 
 __all__ = [
     "API_VERSIONS",
+    "DEFAULT_MAX_WORKERS",
     "ENV_VARS",
     "Settings",
     "Timeout",
@@ -44,6 +45,9 @@ ENV_VARS: dict[str, str] = {
 }
 #: The reporting API versions (``ReportingClient(api_version=...)``).
 API_VERSIONS = ("v1", "v2")
+#: Requests a reporting client keeps in flight at once unless told otherwise (docs "Fetching"
+#: say why 16).
+DEFAULT_MAX_WORKERS = 16
 _SECRETS = ("api_key", "service_token")
 #: The units of a rate written as text, in seconds per unit.
 _RATE_UNITS = {"s": 1.0, "sec": 1.0, "second": 1.0, "min": 60.0, "minute": 60.0}

@@ -16,7 +16,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..config import Settings
+from ..config import DEFAULT_MAX_WORKERS, Settings
 from ..errors import EdgeReportsError, EdgeReportsWarning, InputError, PartialFailure
 from ..export.files import atomic_write, check_writable, save_parquet
 from .query import add_report_arguments, report_from_args
@@ -102,7 +102,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--reporting-url", help="the reporting API (default EDGEREPORTS_REPORTING_URL)"
     )
     net.add_argument("--window", metavar="DURATION", help="window length, e.g. 12h, 7d, 2w")
-    net.add_argument("--workers", type=int, default=8, help="requests in flight (default 8)")
+    net.add_argument(
+        "--workers",
+        type=int,
+        default=DEFAULT_MAX_WORKERS,
+        help=f"requests in flight (default {DEFAULT_MAX_WORKERS})",
+    )
     net.add_argument("--retries", type=int, default=4, help="retries per request (default 4)")
     net.add_argument(
         "--accept", choices=["json", "csv"], default="json", help="answer format to ask for"

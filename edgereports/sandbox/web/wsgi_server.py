@@ -29,8 +29,9 @@ __all__ = ["ServerThread", "redact_path", "start_server"]
 
 _LOG = logging.getLogger("edgereports.sandbox")
 _SECRET_PARAM = re.compile(r"(?i)\b(apikey|api_key|app_key|signature|authorization)=[^&\s]*")
-#: Worker threads: more than the eight concurrent clients the sandbox promises to serve.
-THREADS = 16
+#: Worker threads: twice the sixteen requests a client keeps in flight by default, so that a
+#: latency the sandbox adds (a sleep in a worker) delays requests, never queues them behind it.
+THREADS = 32
 #: Seconds to wait for requests in progress when the server stops.
 SHUTDOWN_TIMEOUT = 2
 #: Pending connections the listening socket queues (cheroot's default, 5, drops bursts).
