@@ -34,3 +34,16 @@ def test_import_is_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_pull_checks_its_output_without_loading_the_readers() -> None:
+    """``fetch`` checks ``output=`` before its first request; the readers load afterwards,
+    while the first answers are on their way (and ``stitch`` stays the function)."""
+    code = (
+        "import sys; from edgereports.normalize.output import check_output; "
+        "import edgereports.normalize as n; "
+        "print(sorted(m for m in ('edgereports.normalize.api', 'edgereports.normalize.csv')"
+        " if m in sys.modules), callable(n.stitch), n.to_frame.__module__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["[]", "True", "edgereports.normalize.api"]

@@ -4,14 +4,32 @@ Public names: :func:`to_frame`, :func:`read_csv`, :func:`stitch`, :func:`concat_
 :func:`detect_shape`. The two steps of stitching that the client applies part by part
 (``owned_rows``, ``canonical_order``) live in :mod:`.stitch`. The package imports pandas,
 pyarrow and orjson, never ``requests``.
+
+The readers (:mod:`.api` and what it imports) are loaded on first use, so a module of the
+package that a pull needs before its first request (``output``, to check ``output=``) comes
+without them, and they load while the first answers are on their way.
 """
 
 from __future__ import annotations
 
-from .api import read_csv, to_frame
-from .detect import detect_shape
-from .service import service_frame
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# eager: the name is also a submodule's, which an import of ``.stitch`` would put here
 from .stitch import concat_frames, stitch
+
+if TYPE_CHECKING:
+    from .api import read_csv, to_frame
+    from .detect import detect_shape
+    from .service import service_frame
+
+#: The public names loaded on first access: name -> module.
+_LAZY = {
+    "detect_shape": ".detect",
+    "read_csv": ".api",
+    "service_frame": ".service",
+    "to_frame": ".api",
+}
 
 __all__ = [
     "concat_frames",
@@ -21,3 +39,16 @@ __all__ = [
     "stitch",
     "to_frame",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
