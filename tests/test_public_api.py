@@ -38,7 +38,7 @@ def test_import_is_light() -> None:
 
 def test_a_pull_checks_its_output_without_loading_the_readers() -> None:
     """``fetch`` checks ``output=`` before its first request; the readers load afterwards,
-    while the first answers are on their way (and ``stitch`` stays the function)."""
+    with the first answer (and ``stitch`` stays the function)."""
     code = (
         "import sys; from edgereports.normalize.output import check_output; "
         "import edgereports.normalize as n; "

@@ -7,7 +7,7 @@ pyarrow and orjson, never ``requests``.
 
 The readers (:mod:`.api` and what it imports) are loaded on first use, so a module of the
 package that a pull needs before its first request (``output``, to check ``output=``) comes
-without them, and they load while the first answers are on their way.
+without them: a pull loads them when its first answer arrives, with its other requests out.
 """
 
 from __future__ import annotations
