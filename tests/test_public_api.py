@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import edgereports as er
+from edgereports.sandbox import SandboxHandle
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -47,3 +49,47 @@ def test_a_pull_checks_its_output_without_loading_the_readers() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["[]", "True", "edgereports.normalize.api"]
+
+
+def test_a_pull_sends_its_first_request_before_loading_the_readers(
+    sandbox: SandboxHandle,
+) -> None:
+    """The readers (about 15 ms to import) load with the first answer, not before the first
+    request: a worker imports them only once its answer is in."""
+    code = """if True:
+        import os, sys
+        import requests
+        import edgereports as er
+        READERS = "edgereports.normalize.parts"
+        loaded = []
+
+        class Watching(requests.adapters.HTTPAdapter):
+            def send(self, request, *args, **kwargs):
+                loaded.append(READERS in sys.modules)
+                return super().send(request, *args, **kwargs)
+
+        session = requests.Session()
+        session.mount("http://", Watching())
+        env = os.environ
+        report = er.presets.byte_usage_subscriber(
+            account_id=env["T_ACCOUNT"], msisdn=env["T_MSISDN"].split(","),
+            start="2022-07-01T00:00:00+00:00", end="2022-07-03T00:00:00+00:00",
+        )
+        client = er.ReportingClient(env["T_KEY"], env["T_URL"], session=session, progress=False)
+        frame = client.fetch(report)
+        print(loaded[0], READERS in sys.modules, len(loaded), len(frame))
+    """
+    msisdns = [s.msisdn for s in sandbox.network.sims_of(sandbox.account_id)[:2]]
+    env = {
+        **os.environ,
+        "T_ACCOUNT": sandbox.account_id,
+        "T_MSISDN": ",".join(str(m) for m in msisdns),
+        "T_KEY": sandbox.api_key,
+        "T_URL": sandbox.reporting_url,
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    first_loaded, loaded_after, requests_sent, rows = out.stdout.split()
+    assert (first_loaded, loaded_after, requests_sent) == ("False", "True", "2")
+    assert int(rows) == 2 * 2 * 48  # two subscribers, two metrics, 48 hours

@@ -548,9 +548,10 @@ class ReportingClient(UsesConnection):
         return pull.part(part, lambda missing: as_frame(self._part(missing, accept)))
 
     def _part(self, part: Part, accept: str) -> pd.DataFrame | SeriesPart:
+        rows = self._window_frame(part.sent, part.window, accept, str(part))
+        # imported once the answer is in (it loads the readers): the first request leaves first
         from ..normalize.parts import SeriesPart
 
-        rows = self._window_frame(part.sent, part.window, accept, str(part))
         if isinstance(rows, SeriesPart):
             # one frame of every part at the end needs every metric in each part
             return rows if part.fan.metrics is None else rows.frame()
