@@ -1,9 +1,10 @@
 """The reporting client: one report in, one tidy frame out.
 
-``client`` runs and fetches (concurrency, progress, errors); ``plan`` says which requests a
-report becomes (fan-out, then windows); ``assemble`` decodes the answers and puts the frame
-together; ``results`` holds what a pull returns when parts fail; ``cache`` keeps final chunks of
-answers on disk.
+``client`` is the public face (settings, ``run``, ``fetch``, errors); ``plan`` says which
+requests a report becomes (fan-out, then windows); ``runner`` runs those parts in worker
+threads (progress, the points budget, pieces); ``assemble`` decodes the answers and puts the
+frame together; ``results`` holds what a pull returns when parts fail; ``cache`` keeps final
+chunks of answers on disk.
 
 Example:
     >>> import edgereports as er

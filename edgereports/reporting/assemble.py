@@ -17,7 +17,7 @@ copy or sort per part.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -25,19 +25,21 @@ import orjson
 from ..errors import EdgeReportsError, SchemaError
 from ..query import Report
 from .plan import Part, Window
-from .results import Failure
+from .results import Failure, FetchResult
 from .rules import in_range, mark, part_in_range
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from ..normalize.parts import SeriesPart
+    from .cache import CachedPull
 
 __all__ = [
     "answer_frame",
     "answer_part",
     "as_frame",
     "assemble",
+    "assemble_pull",
     "combine",
     "join_parts",
     "owned",
@@ -234,6 +236,45 @@ def assemble(
     frame.attrs["request"] = copy.deepcopy(request)
     mark(frame, report, dropped, empty_values)
     return frame, failures
+
+
+def assemble_pull(
+    plans: Sequence[list[list[Part]]],
+    outcomes: list[Any],
+    requests: Sequence[dict[str, Any]],
+    reports: Sequence[Report],
+    pull: CachedPull | None,
+    *,
+    stamps_at_end: bool,
+) -> tuple[FetchResult, list[int]]:
+    """The frame of each report of a pull (:func:`assemble`), and its number of parts.
+
+    Args:
+        plans: per report, its parts (branch by branch, windows in order).
+        outcomes: per part of every report, in that order, its rows or its error (emptied
+            report by report, so that each report's parts go once its frame is made).
+        requests: per report, its request.
+        reports: the reports.
+        pull: the pull's cache, if any (its ``attrs`` go on each frame).
+        stamps_at_end: the answers stamp each piece at its end (v2): said in ``attrs``.
+    """
+    result = FetchResult(frames=[])
+    counts = []
+    offset = 0
+    for plan, request, report in zip(plans, requests, reports, strict=True):
+        size = sum(len(b) for b in plan)
+        mine = outcomes[offset : offset + size]
+        outcomes[offset : offset + size] = [None] * size  # assemble releases the frames
+        offset += size
+        frame, failures = assemble(plan, mine, request, report)
+        if frame is not None and stamps_at_end:
+            frame.attrs["api_version"] = "v2"  # stamps are the ends of pieces (DESIGN.md)
+        if frame is not None and pull is not None:
+            frame.attrs["cache"] = pull.attrs(len(result.frames))
+        result.frames.append(frame)
+        result.failures.extend(failures)
+        counts.append(size)
+    return result, counts
 
 
 def _failure(part: Part, error: BaseException) -> Failure:

@@ -4,48 +4,33 @@ from __future__ import annotations
 
 import functools
 import os
-import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import orjson
 
 from ..config import API_VERSIONS, DEFAULT_MAX_WORKERS, Settings, Timeout, check_api_key
-from ..errors import AuthError, ConfigError, EdgeReportsError, InputError, PartialFailure
-from ..progress import open_progress
+from ..errors import ConfigError, InputError, PartialFailure
 from ..query import Report
-from .assemble import (
-    answer_frame,
-    answer_part,
-    as_frame,
-    assemble,
-    join_parts,
-    owned,
-    parse_json,
-)
-from .budget import Budget, says_too_large
+from .assemble import assemble_pull, parse_json
+from .budget import Budget
 from .cache import check_horizon
 from .connection import UsesConnection, open_connection
-from .plan import DEFAULT_POINTS, Part, Window, bucket_of, plan_parts, split_window, window_points
+from .plan import DEFAULT_POINTS, plan_parts
 from .results import FetchResult, all_failed, describe_failures
 from .rules import warn_about
+from .runner import CSV, JSON, PartRunner
 
 if TYPE_CHECKING:
     import pandas as pd
     import requests
 
     from ..normalize.output import Output
-    from ..normalize.parts import SeriesPart
     from .cache import Cache, CachedPull
 
 __all__ = ["CSV", "JSON", "REPORT_PATH", "REPORT_PATHS", "ReportingClient"]
 
-JSON = "application/json"
-CSV = "text/csv"
-#: Seconds between two updates of a pull's progress bar.
-_TICK = 0.1
 #: The reporting endpoint (SPEC 4.3, #13), relative to ``reporting_url``.
 REPORT_PATH = "connectivity/v1/report"
 #: Per API version: the report path and the query parameter that carries the key.
@@ -139,9 +124,6 @@ class ReportingClient(UsesConnection):
             timeout=timeout, retries=retries, backoff=backoff, retry_after_cap=retry_after_cap
         )
         self.max_workers = max_workers
-        self._workers: ThreadPoolExecutor | None = None  # made on the first concurrent pull
-        self._workers_pid = 0
-        self._workers_lock = threading.Lock()
         self.progress = progress
         self._connection = open_connection(
             "reporting_url",
@@ -157,6 +139,7 @@ class ReportingClient(UsesConnection):
         )
         self._http = self._connection.http
         self.reporting_url = self._http.base_url
+        self._runner = PartRunner(self._post, self._budget, self._http.redact, api_version)
 
     @classmethod
     def from_settings(cls, settings: Settings, **options: Any) -> ReportingClient:
@@ -428,26 +411,13 @@ class ReportingClient(UsesConnection):
         plans = [plan_parts(i, r, window, points=points) for i, r in enumerate(reports)]
         parts = [p for plan in plans for branch in plan for p in branch]
         pull = self._cached_pull(len(reports), accept, refresh)
-        outcomes = self._execute(parts, accept, pull)
+        outcomes = self._runner.run(
+            parts, accept, max_workers=self.max_workers, progress=self.progress, pull=pull
+        )
         if pull is not None:
             pull.finish()
-        result = FetchResult(frames=[])
-        counts = []
-        offset = 0
-        for plan, request, report in zip(plans, requests_, reports, strict=True):
-            size = sum(len(b) for b in plan)
-            mine = outcomes[offset : offset + size]
-            outcomes[offset : offset + size] = [None] * size  # assemble releases the frames
-            offset += size
-            frame, failures = assemble(plan, mine, request, report)
-            if frame is not None and self.api_version == "v2":
-                frame.attrs["api_version"] = "v2"  # stamps are the ends of pieces (DESIGN.md)
-            if frame is not None and pull is not None:
-                frame.attrs["cache"] = pull.attrs(len(result.frames))
-            result.frames.append(frame)
-            result.failures.extend(failures)
-            counts.append(size)
-        return result, counts
+        stamps_at_end = self.api_version == "v2"
+        return assemble_pull(plans, outcomes, requests_, reports, pull, stamps_at_end=stamps_at_end)
 
     def _cached_pull(self, reports: int, accept: str, refresh: bool) -> CachedPull | None:
         if self._cache is None:
@@ -465,147 +435,10 @@ class ReportingClient(UsesConnection):
             refresh=refresh,
         )
 
-    def _execute(
-        self, parts: Sequence[Part], accept: str, pull: CachedPull | None = None
-    ) -> list[Any]:
-        """Run every part (through the cache, with one); returns per part its frame or its
-        error (AuthError aborts)."""
-        run: Callable[[Part, str], pd.DataFrame | SeriesPart] = self._part
-        if pull is not None:
-            run = functools.partial(self._cached_part, pull)
-        outcomes: list[Any] = [None] * len(parts)
-        bar = open_progress(self.progress, len(parts), "edgereports")
-        try:
-            todo = list(enumerate(parts))
-            if pull is not None:  # whole hits are read here: a thread would only add cost
-                todo = []
-                held = pull.whole_hits(parts)
-                bar.update(len(held))
-                for i, part in enumerate(parts):
-                    if i in held:
-                        outcomes[i] = held.pop(i)
-                        continue
-                    outcomes[i] = self._outcome(functools.partial(pull.hit, part))
-                    if outcomes[i] is None:
-                        todo.append((i, part))
-                    else:
-                        bar.update(1)
-            if len(todo) <= 1 or self.max_workers == 1:
-                for i, part in todo:
-                    outcomes[i] = self._outcome(functools.partial(run, part, accept))
-                    bar.update(1)
-                return outcomes
-            pool = self._pool()
-            futures: dict[Future[Any], int] = {
-                pool.submit(run, part, accept): i for i, part in todo
-            }
-            pending: set[Future[Any]] = set(futures)
-            try:
-                while pending:
-                    # woken by a failed part, the last part or the bar's tick, not by each part
-                    done, pending = wait(pending, _TICK, return_when=FIRST_EXCEPTION)
-                    for future in done:
-                        # popped: the future would hold the part's frame after it is assembled
-                        outcomes[futures.pop(future)] = self._outcome(future.result)
-                        bar.update(1)
-            finally:  # on an error: no part of this pull starts or runs after it returns
-                for future in futures:
-                    future.cancel()
-                wait(futures)
-            return outcomes
-        finally:
-            bar.close()
-
-    def _pool(self) -> ThreadPoolExecutor:
-        """The client's worker threads: made on the first concurrent pull and kept until
-        :meth:`close` (threads started and joined per pull cost as much CPU as a small part's
-        work); a forked child, which inherits no thread, makes its own."""
-        with self._workers_lock:
-            if self._workers is None or self._workers_pid != os.getpid():
-                self._workers = ThreadPoolExecutor(self.max_workers, "edgereports")
-                self._workers_pid = os.getpid()
-            return self._workers
-
     def close(self) -> None:
         """Stop the worker threads and close the HTTP session if the client created it."""
-        with self._workers_lock:
-            workers, self._workers = self._workers, None
-        if workers is not None and self._workers_pid == os.getpid():
-            workers.shutdown(wait=True)
+        self._runner.close()
         super().close()
-
-    @staticmethod
-    def _outcome(call: Callable[[], pd.DataFrame | SeriesPart | None]) -> Any:
-        try:
-            return call()
-        except AuthError:
-            raise
-        except EdgeReportsError as exc:
-            return exc
-
-    def _cached_part(self, pull: CachedPull, part: Part, accept: str) -> pd.DataFrame:
-        """``part`` served from the cache's chunks, its missing chunks fetched as frames."""
-        return pull.part(part, lambda missing: as_frame(self._part(missing, accept)))
-
-    def _part(self, part: Part, accept: str) -> pd.DataFrame | SeriesPart:
-        rows = self._window_frame(part.sent, part.window, accept, str(part))
-        # imported once the answer is in (it loads the readers): the first request leaves first
-        from ..normalize.parts import SeriesPart
-
-        if isinstance(rows, SeriesPart):
-            # one frame of every part at the end needs every metric in each part
-            return rows if part.fan.metrics is None else rows.frame()
-        # the pull's frame takes the report's request: a copy per part would only take room
-        rows.attrs = {k: v for k, v in rows.attrs.items() if k != "request"}
-        return rows
-
-    def _window_frame(
-        self, sent: Report, window: Window | None, accept: str, what: str
-    ) -> pd.DataFrame | SeriesPart:
-        """One window's owned rows; a window over the budget is fetched in pieces.
-
-        A small JSON time series comes back as a :class:`SeriesPart` (its points, no frame;
-        ``.frame()`` gives the frame), anything else as a frame.
-        """
-        bucket = bucket_of(sent) if window is not None else None
-        # a window of more than one bucket can be cut in pieces: over the budget, it is
-        points = 0
-        if window is not None and bucket is not None:
-            points = window_points(sent, window, bucket)
-            if points > self._budget.points and points > len(sent.metrics):
-                return self._pieces(sent, window, bucket, accept, what)
-        request = sent.to_request()
-        try:
-            body = self._post(request, accept, what).content  # the response goes with its body
-        except EdgeReportsError as exc:
-            if points <= len(sent.metrics) or not says_too_large(exc):
-                raise  # not about size, or one bucket is already too large
-            assert window is not None and bucket is not None
-            self._budget.shrink(points)
-            return self._pieces(sent, window, bucket, accept, what)
-        v2 = self.api_version == "v2"
-        if window is not None and accept == JSON:
-            series = answer_part(body, sent, what, self._http.redact)
-            if series is not None:
-                return owned(series, window, stamps_at_end=v2)
-        frame = answer_frame(body, request, accept == CSV, what, self._http.redact)
-        del body
-        return owned(frame, window, stamps_at_end=v2)
-
-    def _pieces(
-        self, sent: Report, window: Window, bucket: timedelta, accept: str, what: str
-    ) -> pd.DataFrame | SeriesPart:
-        """``window`` fetched as pieces within the budget: their owned rows, sorted as one
-        answer would be."""
-        buckets = max(1, self._budget.points // max(1, len(sent.metrics)))
-        pieces = split_window(window, bucket, bucket * buckets)
-        frames = []
-        for i, piece in enumerate(pieces):
-            start = sent.start if i == 0 else piece.start
-            end = sent.end if i == len(pieces) - 1 else piece.end
-            assert start is not None and end is not None
-            frames.append(self._window_frame(sent.between(start, end), piece, accept, what))
-        return join_parts(frames, sent.to_request())
 
     def _post(self, request: dict[str, Any], accept: str, what: str) -> requests.Response:
         path, key_param = REPORT_PATHS[self.api_version]

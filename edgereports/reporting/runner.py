@@ -1,0 +1,212 @@
+"""Running a pull's parts: the worker threads, and one part's request and owned rows.
+
+A part (:mod:`.plan`) is one window of one fan-out value. Each runs in one of the client's
+worker threads: its request is sent (in pieces when its window holds more points than the
+budget, or when the service answers that it is too large, which also lowers the budget for
+the parts still waiting), its answer is decoded (a small JSON time series is kept as points,
+:class:`~edgereports.normalize.parts.SeriesPart`, with no frame) and cut to the rows its window
+owns. :mod:`.assemble` then makes one frame of the parts.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from ..errors import AuthError, EdgeReportsError
+from ..progress import open_progress
+from ..query import Report
+from .assemble import answer_frame, answer_part, as_frame, join_parts, owned
+from .budget import Budget, says_too_large
+from .plan import Part, Window, bucket_of, split_window, window_points
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import requests
+
+    from ..normalize.parts import SeriesPart
+    from .cache import CachedPull
+
+__all__ = ["CSV", "JSON", "PartRunner"]
+
+JSON = "application/json"
+CSV = "text/csv"
+#: Seconds between two updates of a pull's progress bar.
+_TICK = 0.1
+
+#: Sends one request: ``post(request, accept, what)`` gives the 2xx response, body read.
+Post = Callable[[dict[str, Any], str, str], "requests.Response"]
+
+
+class PartRunner:
+    """Runs the parts of a client's pulls, in worker threads kept between pulls.
+
+    Args:
+        post: sends one request (the client's key and path are in it).
+        budget: the points budget of one request, shared with the client's planning.
+        redact: hides secrets in the text of errors.
+        api_version: ``"v2"`` stamps each piece at its end (DESIGN.md), so a window owns
+            ``(start, end]``.
+    """
+
+    def __init__(
+        self, post: Post, budget: Budget, redact: Callable[[object], str], api_version: str
+    ) -> None:
+        self._post = post
+        self._budget = budget
+        self._redact = redact
+        self._stamps_at_end = api_version == "v2"
+        self._workers: ThreadPoolExecutor | None = None  # made on the first concurrent pull
+        self._workers_pid = 0
+        self._workers_lock = threading.Lock()
+
+    def run(
+        self,
+        parts: Sequence[Part],
+        accept: str,
+        *,
+        max_workers: int,
+        progress: bool | None,
+        pull: CachedPull | None = None,
+    ) -> list[Any]:
+        """Run every part (through the cache, with one); returns per part its frame or its
+        error (AuthError aborts)."""
+        run: Callable[[Part, str], pd.DataFrame | SeriesPart] = self._part
+        if pull is not None:
+            run = functools.partial(self._cached_part, pull)
+        outcomes: list[Any] = [None] * len(parts)
+        bar = open_progress(progress, len(parts), "edgereports")
+        try:
+            todo = list(enumerate(parts))
+            if pull is not None:  # whole hits are read here: a thread would only add cost
+                todo = []
+                held = pull.whole_hits(parts)
+                bar.update(len(held))
+                for i, part in enumerate(parts):
+                    if i in held:
+                        outcomes[i] = held.pop(i)
+                        continue
+                    outcomes[i] = self._outcome(functools.partial(pull.hit, part))
+                    if outcomes[i] is None:
+                        todo.append((i, part))
+                    else:
+                        bar.update(1)
+            if len(todo) <= 1 or max_workers == 1:
+                for i, part in todo:
+                    outcomes[i] = self._outcome(functools.partial(run, part, accept))
+                    bar.update(1)
+                return outcomes
+            pool = self._pool(max_workers)
+            futures: dict[Future[Any], int] = {
+                pool.submit(run, part, accept): i for i, part in todo
+            }
+            pending: set[Future[Any]] = set(futures)
+            try:
+                while pending:
+                    # woken by a failed part, the last part or the bar's tick, not by each part
+                    done, pending = wait(pending, _TICK, return_when=FIRST_EXCEPTION)
+                    for future in done:
+                        # popped: the future would hold the part's frame after it is assembled
+                        outcomes[futures.pop(future)] = self._outcome(future.result)
+                        bar.update(1)
+            finally:  # on an error: no part of this pull starts or runs after it returns
+                for future in futures:
+                    future.cancel()
+                wait(futures)
+            return outcomes
+        finally:
+            bar.close()
+
+    def _pool(self, max_workers: int) -> ThreadPoolExecutor:
+        """The worker threads: made on the first concurrent pull and kept until
+        :meth:`close` (threads started and joined per pull cost as much CPU as a small part's
+        work); a forked child, which inherits no thread, makes its own."""
+        with self._workers_lock:
+            if self._workers is None or self._workers_pid != os.getpid():
+                self._workers = ThreadPoolExecutor(max_workers, "edgereports")
+                self._workers_pid = os.getpid()
+            return self._workers
+
+    def close(self) -> None:
+        """Stop the worker threads (a later pull starts new ones)."""
+        with self._workers_lock:
+            workers, self._workers = self._workers, None
+        if workers is not None and self._workers_pid == os.getpid():
+            workers.shutdown(wait=True)
+
+    @staticmethod
+    def _outcome(call: Callable[[], pd.DataFrame | SeriesPart | None]) -> Any:
+        try:
+            return call()
+        except AuthError:
+            raise
+        except EdgeReportsError as exc:
+            return exc
+
+    def _cached_part(self, pull: CachedPull, part: Part, accept: str) -> pd.DataFrame:
+        """``part`` served from the cache's chunks, its missing chunks fetched as frames."""
+        return pull.part(part, lambda missing: as_frame(self._part(missing, accept)))
+
+    def _part(self, part: Part, accept: str) -> pd.DataFrame | SeriesPart:
+        rows = self._window_frame(part.sent, part.window, accept, str(part))
+        # imported once the answer is in (it loads the readers): the first request leaves first
+        from ..normalize.parts import SeriesPart
+
+        if isinstance(rows, SeriesPart):
+            # one frame of every part at the end needs every metric in each part
+            return rows if part.fan.metrics is None else rows.frame()
+        # the pull's frame takes the report's request: a copy per part would only take room
+        rows.attrs = {k: v for k, v in rows.attrs.items() if k != "request"}
+        return rows
+
+    def _window_frame(
+        self, sent: Report, window: Window | None, accept: str, what: str
+    ) -> pd.DataFrame | SeriesPart:
+        """One window's owned rows; a window over the budget is fetched in pieces.
+
+        A small JSON time series comes back as a :class:`SeriesPart` (its points, no frame;
+        ``.frame()`` gives the frame), anything else as a frame.
+        """
+        bucket = bucket_of(sent) if window is not None else None
+        # a window of more than one bucket can be cut in pieces: over the budget, it is
+        points = 0
+        if window is not None and bucket is not None:
+            points = window_points(sent, window, bucket)
+            if points > self._budget.points and points > len(sent.metrics):
+                return self._pieces(sent, window, bucket, accept, what)
+        request = sent.to_request()
+        try:
+            body = self._post(request, accept, what).content  # the response goes with its body
+        except EdgeReportsError as exc:
+            if points <= len(sent.metrics) or not says_too_large(exc):
+                raise  # not about size, or one bucket is already too large
+            assert window is not None and bucket is not None
+            self._budget.shrink(points)
+            return self._pieces(sent, window, bucket, accept, what)
+        if window is not None and accept == JSON:
+            series = answer_part(body, sent, what, self._redact)
+            if series is not None:
+                return owned(series, window, stamps_at_end=self._stamps_at_end)
+        frame = answer_frame(body, request, accept == CSV, what, self._redact)
+        del body
+        return owned(frame, window, stamps_at_end=self._stamps_at_end)
+
+    def _pieces(
+        self, sent: Report, window: Window, bucket: timedelta, accept: str, what: str
+    ) -> pd.DataFrame | SeriesPart:
+        """``window`` fetched as pieces within the budget: their owned rows, sorted as one
+        answer would be."""
+        buckets = max(1, self._budget.points // max(1, len(sent.metrics)))
+        pieces = split_window(window, bucket, bucket * buckets)
+        frames = []
+        for i, piece in enumerate(pieces):
+            start = sent.start if i == 0 else piece.start
+            end = sent.end if i == len(pieces) - 1 else piece.end
+            assert start is not None and end is not None
+            frames.append(self._window_frame(sent.between(start, end), piece, accept, what))
+        return join_parts(frames, sent.to_request())
