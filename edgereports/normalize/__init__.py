@@ -7,7 +7,7 @@ pyarrow and orjson, never ``requests``.
 
 The readers (:mod:`.api` and what it imports) are loaded on first use, so a module of the
 package that a pull needs before its first request (``output``, to check ``output=``) comes
-without them: a pull loads them when its first answer arrives, with its other requests out.
+without them: a pull loads them once its first requests are out, while the answers travel.
 """
 
 from __future__ import annotations
