@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
 from ..errors import ConfigError, redact
+from .bounds import bounds_filter, bucket_start
 from .reports import ReportJob
 
 if TYPE_CHECKING:
@@ -330,8 +331,6 @@ def read_delta(
     """
     deltalake = require_deltalake()
     import pyarrow.dataset as ds
-
-    from .read import bounds_filter, bucket_start
 
     table = deltalake.DeltaTable(location, storage_options=_options(storage_options))
     dataset = table.to_pyarrow_dataset()

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, SchemaError
+from .bounds import bounds_filter, bucket_start
 from .delta import DELTA_LOG
 from .state import load_state
 from .writer import METADATA_KEY, partitions
@@ -131,37 +132,6 @@ def _bucket_start(
     except (ValueError, AttributeError):
         request = {}
     return bucket_start(lo, shape, request)
-
-
-def bucket_start(lo: datetime | None, shape: str, request: Mapping[str, Any]) -> datetime | None:
-    """The start of the bucket holding ``lo`` (the range rule: the bucket holding a range's
-    start belongs to it, though it may begin before it); HOUR or DAY from the request (or the
-    definition) the data was fetched with."""
-    if lo is None:
-        return None
-    grain = "DAY" if shape == "sim_count" else str(request.get("granularity", "")).upper()
-    bucket = {"HOUR": 3600, "DAY": 86400}.get(grain)
-    if bucket is None:  # a granularity of unknown alignment: the bound is kept as given
-        return lo
-    moment = lo.astimezone(UTC)
-    return datetime.fromtimestamp(int(moment.timestamp()) // bucket * bucket, UTC)
-
-
-def bounds_filter(lo: datetime | None, hi: datetime | None, shape: str, kind: Any) -> Any:
-    """The dataset filter ``lo <= bucket < hi`` on the bucket column of ``shape`` (or None)."""
-    import pyarrow as pa
-    import pyarrow.dataset as ds
-
-    key = "time_stamp" if shape == "timeseries" else "date"
-    expr = None
-    for bound, op in ((lo, "ge"), (hi, "lt")):
-        if bound is None:
-            continue
-        value = bound if shape == "timeseries" else bound.replace(tzinfo=None)
-        scalar = pa.scalar(value, type=kind)
-        term = ds.field(key) >= scalar if op == "ge" else ds.field(key) < scalar
-        expr = term if expr is None else expr & term
-    return expr
 
 
 def to_frame(table: Any, shape: str, report: str, source: str) -> pd.DataFrame:

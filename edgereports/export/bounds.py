@@ -1,0 +1,45 @@
+"""The range rule of a read of exported data, for the Parquet files and the Delta table alike.
+
+A read of ``[start, end)`` keeps the bucket holding ``start`` (it may begin before it), as a
+fetch does: :func:`bucket_start` moves the lower bound to that bucket's start, and
+:func:`bounds_filter` is the dataset filter ``start <= bucket < end``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+__all__ = ["bounds_filter", "bucket_start"]
+
+
+def bucket_start(lo: datetime | None, shape: str, request: Mapping[str, Any]) -> datetime | None:
+    """The start of the bucket holding ``lo`` (the range rule: the bucket holding a range's
+    start belongs to it, though it may begin before it); HOUR or DAY from the request (or the
+    definition) the data was fetched with."""
+    if lo is None:
+        return None
+    grain = "DAY" if shape == "sim_count" else str(request.get("granularity", "")).upper()
+    bucket = {"HOUR": 3600, "DAY": 86400}.get(grain)
+    if bucket is None:  # a granularity of unknown alignment: the bound is kept as given
+        return lo
+    moment = lo.astimezone(UTC)
+    return datetime.fromtimestamp(int(moment.timestamp()) // bucket * bucket, UTC)
+
+
+def bounds_filter(lo: datetime | None, hi: datetime | None, shape: str, kind: Any) -> Any:
+    """The dataset filter ``lo <= bucket < hi`` on the bucket column of ``shape`` (or None)."""
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    key = "time_stamp" if shape == "timeseries" else "date"
+    expr = None
+    for bound, op in ((lo, "ge"), (hi, "lt")):
+        if bound is None:
+            continue
+        value = bound if shape == "timeseries" else bound.replace(tzinfo=None)
+        scalar = pa.scalar(value, type=kind)
+        term = ds.field(key) >= scalar if op == "ge" else ds.field(key) < scalar
+        expr = term if expr is None else expr & term
+    return expr
