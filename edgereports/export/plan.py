@@ -10,14 +10,33 @@ by the next run because the watermark then lies inside it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
 from .reports import ReportJob
 
-__all__ = ["ExportWindow", "ReportPlan", "floor_day", "last_complete_end", "plan_export", "to_utc"]
+if TYPE_CHECKING:
+    from .client import Fetcher
+
+__all__ = [
+    "UNIT",
+    "ExportWindow",
+    "ReportPlan",
+    "RunScope",
+    "floor_day",
+    "last_complete_end",
+    "plan_export",
+    "plan_unit",
+    "to_utc",
+    "unit_start",
+]
+
+#: The ``reason`` of a unit's plan.
+UNIT = "unit"
 
 _DAY = timedelta(days=1)
 
@@ -189,3 +208,82 @@ def service_now(client: object) -> datetime:
     clock = getattr(client, "service_now", None)
     now = clock() if callable(clock) else None
     return now if isinstance(now, datetime) else datetime.now(UTC)
+
+
+def unit_start(
+    start: datetime | date | str | None, until: datetime | None, full_refresh: bool
+) -> datetime | None:
+    """Check ``--from`` (with ``--until``) and return it as a UTC midnight (None: not a unit).
+
+    Raises:
+        ConfigError: an unreadable date, ``--from`` not before ``--until``, or a full refresh.
+    """
+    if start is None:
+        return None
+    begin = floor_day(to_utc(start, "--from"))
+    if full_refresh:
+        raise ConfigError(
+            "--from runs the days [--from, --until) as a unit; it does not combine with "
+            "--full-refresh"
+        )
+    if until is not None and floor_day(until) <= begin:
+        raise ConfigError(
+            f"--from {begin.date()} must be before --until {floor_day(until).date()} "
+            "(the range is half-open: --from D --until D+1 is the one day D)"
+        )
+    return begin
+
+
+def plan_unit(
+    report: ReportJob,
+    watermark: datetime | None,
+    *,
+    start: datetime,
+    now: datetime,
+    until: datetime | None,
+) -> ReportPlan:
+    """The windows of one unit: ``[start, until)`` cut to the report's start and last bucket."""
+    first = dataclasses.replace(report, start=max(report.start, floor_day(start)))
+    plan = plan_export(first, None, now=now, until=until)
+    return dataclasses.replace(plan, watermark=watermark, reason=UNIT)
+
+
+@dataclass(frozen=True)
+class RunScope:
+    """What one run covers and how, as ``run_export`` settles it for the Parquet and the
+    Delta engine alike.
+
+    Attributes:
+        now: the service's present: no day past its last complete bucket is fetched.
+        unit: a unit's first UTC day (the run fetches exactly ``[unit, until)``), or None.
+        until: where the run stops (``--until``), or None.
+        dry_run: plan only: nothing is fetched or written.
+        full_refresh: every report from its start, the saved watermarks ignored.
+        client: what fetches (None only in a dry run).
+        progress: the progress bars' setting.
+        checkpoint: called at the write path's named points (tests stop a run there).
+    """
+
+    now: datetime
+    unit: datetime | None
+    until: datetime | None
+    dry_run: bool
+    full_refresh: bool
+    client: Fetcher | None
+    progress: bool | None
+    checkpoint: Callable[[str], None] | None
+
+    def plan(
+        self, report: ReportJob, watermark: datetime | None, damaged: Sequence[date] = ()
+    ) -> ReportPlan:
+        """The plan of ``report`` in this run: a unit's days, else from ``watermark``."""
+        if self.unit is not None:
+            return plan_unit(report, watermark, start=self.unit, now=self.now, until=self.until)
+        return plan_export(
+            report,
+            watermark,
+            now=self.now,
+            until=self.until,
+            full_refresh=self.full_refresh,
+            damaged=damaged,
+        )

@@ -10,7 +10,6 @@ next run retries from the first failure.
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -18,34 +17,35 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from .._version import __version__
-from ..errors import AuthError, ConfigError, EdgeReportsError, redact
+from ..errors import AuthError, EdgeReportsError, redact
 from ..progress import Progress, open_progress
 from .checks import check_until, damaged_days, report_state
+from .client import Fetcher, make_client, window_weight
+from .delta_run import run_delta
 from .job import Job, load_job
 from .lock import ExportLock
-from .plan import ExportWindow, ReportPlan, plan_export, service_now, to_utc
+from .plan import (
+    UNIT,
+    ExportWindow,
+    ReportPlan,
+    RunScope,
+    service_now,
+    to_utc,
+    unit_start,
+)
 from .reports import ReportJob
 from .state import ReportState, save_state
 from .summary import ExportSummary, ReportResult, WindowFailure
-from .units import UNIT, plan_unit, run_delta, unit_start
 from .writer import partitions, remove_partition, sweep_temporaries, write_window
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..query import Report
-    from ..reporting import ReportingClient
 
-__all__ = ["Fetcher", "make_client", "run_export"]
-
-
-class Fetcher(Protocol):
-    """What the run needs of a client: :meth:`ReportingClient.fetch`."""
-
-    def fetch(self, report: Report, *, window: timedelta | None = None) -> pd.DataFrame: ...
+__all__ = ["run_export"]
 
 
 @dataclass
@@ -138,54 +138,39 @@ def run_export(
             client = stack.enter_context(make_client(spec))
         # one clock: the service's (its latest Date header), so no day past its present
         instant = to_utc(now, "now") if now is not None else service_now(client)
-        if spec.format == "delta":
-            return run_delta(
-                spec,
-                chosen,
-                start=begin,
-                until=stop,
-                now=instant,
-                dry_run=dry_run,
-                full_refresh=full_refresh,
-                client=client,
-                progress=progress,
-                checkpoint=checkpoint,
-            )
-        summary = _run_parquet(
-            spec, chosen, instant, stop, begin, dry_run, full_refresh, client, progress, checkpoint
+        scope = RunScope(
+            now=instant,
+            unit=begin,
+            until=stop,
+            dry_run=dry_run,
+            full_refresh=full_refresh,
+            client=client,
+            progress=progress,
+            checkpoint=checkpoint,
         )
+        if spec.format == "delta":
+            return run_delta(spec, chosen, scope)
+        summary = _run_parquet(spec, chosen, scope)
     summary.seconds = time.monotonic() - started
     return summary
 
 
-def _run_parquet(
-    spec: Job,
-    chosen: list[ReportJob],
-    instant: datetime,
-    stop: datetime | None,
-    begin: datetime | None,
-    dry_run: bool,
-    full_refresh: bool,
-    client: Fetcher | None,
-    progress: bool | None,
-    checkpoint: Callable[[str], None] | None,
-) -> ExportSummary:
+def _run_parquet(spec: Job, chosen: list[ReportJob], scope: RunScope) -> ExportSummary:
     dirs = {r.name: spec.output / r.name for r in chosen}
-    summary = ExportSummary(job=spec.name, output=spec.output, dry_run=dry_run)
+    summary = ExportSummary(job=spec.name, output=spec.output, dry_run=scope.dry_run)
 
     def plan(r: ReportJob) -> tuple[ReportState, ReportPlan]:
-        state = report_state(spec, r, dirs[r.name], now=instant, full_refresh=full_refresh)
-        if begin is not None:  # a unit: exactly its days
-            return state, plan_unit(r, state.watermark, start=begin, now=instant, until=stop)
-        damaged = () if full_refresh else damaged_days(dirs[r.name])
-        return state, plan_export(
-            r, state.watermark, now=instant, until=stop, full_refresh=full_refresh, damaged=damaged
-        )
+        state = report_state(spec, r, dirs[r.name], now=scope.now, full_refresh=scope.full_refresh)
+        # a unit gets exactly its days; a run re-fetches the damaged days too
+        unit = scope.unit is not None
+        damaged = () if scope.full_refresh or unit else damaged_days(dirs[r.name])
+        return state, scope.plan(r, state.watermark, damaged)
 
-    if dry_run:
+    if scope.dry_run:
         for r in chosen:
             summary.reports.append(ReportResult(name=r.name, plan=plan(r)[1]))
         return summary
+    client = scope.client
     assert client is not None
     for r in chosen:  # every state is checked before the lock is taken or a file written
         plan(r)
@@ -198,43 +183,8 @@ def _run_parquet(
             runs.append(_Progress(r, plan_, dirs[r.name], state, result))
             summary.reports.append(result)
         if any(p.plan.windows for p in runs):
-            _run_all(runs, client, spec.max_workers, checkpoint, full_refresh, progress)
+            _run_all(runs, client, spec.max_workers, scope)
     return summary
-
-
-def make_client(job: Job) -> ReportingClient:
-    """Build the reporting client of a job from its connection and the environment.
-
-    Raises:
-        ConfigError: no API key or no reporting URL is configured.
-    """
-    from ..config import ENV_VARS, Settings
-    from ..reporting import ReportingClient
-
-    settings = Settings.from_env()
-    conn = job.connection
-    where = str(job.source or job.name)
-    key = conn.api_key or os.environ.get(conn.api_key_env, "").strip() or None
-    if not key:
-        raise ConfigError(
-            f"{where}: no API key; set the environment variable {conn.api_key_env} "
-            "(or name another one with [connection] api_key_env)"
-        )
-    url = conn.reporting_url or settings.reporting_url
-    if not url:
-        raise ConfigError(
-            f"{where}: no reporting URL; set {ENV_VARS['reporting_url']} or "
-            "[connection] reporting_url"
-        )
-    timeout = conn.timeout if conn.timeout is not None else settings.timeout
-    return ReportingClient(
-        api_key=key,
-        reporting_url=url,
-        max_workers=job.max_workers,
-        progress=False,
-        timeout=(min(5.0, timeout), timeout),
-        rate_limit=settings.rate_limit,
-    )
 
 
 def _select(job: Job, only: str | Sequence[str] | None) -> list[ReportJob]:
@@ -244,17 +194,11 @@ def _select(job: Job, only: str | Sequence[str] | None) -> list[ReportJob]:
     return [job.report(n) for n in dict.fromkeys(names)]
 
 
-def _run_all(
-    runs: list[_Progress],
-    client: Fetcher,
-    workers: int,
-    checkpoint: Callable[[str], None] | None,
-    full_refresh: bool,
-    progress: bool | None,
-) -> None:
+def _run_all(runs: list[_Progress], client: Fetcher, workers: int, scope: RunScope) -> None:
+    checkpoint, full_refresh, progress = scope.checkpoint, scope.full_refresh, scope.progress
     queue = deque((p, i) for p in runs for i in range(len(p.plan.windows)))
     bars = {id(p): _bar(p, progress, n) for n, p in enumerate(runs)}
-    weights = {id(p): _weight(p.report, workers) for p in runs}
+    weights = {id(p): window_weight(p.report, workers) for p in runs}
     aborted: AuthError | None = None
     pending: dict[Future[_Fetched], tuple[_Progress, int]] = {}
     busy = 0
@@ -417,13 +361,6 @@ def _prune(p: _Progress) -> None:
         start = datetime(day.year, day.month, day.day, tzinfo=UTC)
         if day < lo or start >= hi:
             p.result.removed += remove_partition(p.report_dir, day)
-
-
-def _weight(report: ReportJob, workers: int) -> int:
-    """The requests one window of ``report`` sends at once (its fan-out, capped)."""
-    from ..reporting.plan import branches
-
-    return max(1, min(workers, len(branches(report.report))))
 
 
 def _bar(p: _Progress, setting: bool | None, position: int) -> Progress:

@@ -81,7 +81,7 @@ def test_the_export_takes_the_budget_from_the_environment(
     sandbox: SandboxHandle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from edgereports.export import load_job
-    from edgereports.export.run import make_client
+    from edgereports.export.client import make_client
 
     path = tmp_path / "job.toml"
     path.write_text(
