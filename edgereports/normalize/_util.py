@@ -268,14 +268,22 @@ def block_strings(per_block: Sequence[str | None], lengths: Sequence[int]) -> pd
         if all(v == per_block[0] for v in per_block):
             chunks = constant_chunks(per_block[0], int(sum(lengths)))
         else:
-            chunks = [constant_strings(v, int(n)) for v, n in zip(per_block, lengths, strict=True)]
-            if len(chunks) > 64:
-                chunks = [pa.concat_arrays(chunks, memory_pool=pool_for(int(sum(lengths))))]
+            chunks = [_repeated(per_block, lengths)]
     except (UnicodeError, pa.ArrowInvalid):
         bad = next(v for v in per_block if v is not None and not _is_utf8(v))
         fail("text is not valid UTF-8", "", bad)
     array = pd.arrays.ArrowStringArray(pa.chunked_array(chunks, type=pa.large_string()))
     return pd.Series(array, dtype=STRING, copy=False)
+
+
+def _repeated(per_block: Sequence[str | None], lengths: Sequence[int]) -> pa.Array:
+    """One ``large_string`` array: ``per_block[k]`` on each of the ``lengths[k]`` rows, taken
+    from the distinct values (one allocation, no chunk per block)."""
+    index: dict[str | None, int] = {}
+    codes = np.array([index.setdefault(v, len(index)) for v in per_block], dtype=np.int32)
+    distinct = pa.array(list(index), pa.large_string())
+    rows = pa.array(np.repeat(codes, np.asarray(lengths, dtype=np.int64)))
+    return pc.take(distinct, rows, memory_pool=pool_for(len(rows)))
 
 
 def strings(values: Sequence[str | None]) -> pd.Series:
