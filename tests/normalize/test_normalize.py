@@ -638,3 +638,16 @@ def test_nan_and_infinity_tokens_fail_on_both_paths(token: bytes, where: str) ->
     for path in (None, 0):
         with pytest.raises(SchemaError, match="not valid JSON"):
             to_frame(body, arrow_min_bytes=path)
+
+
+def test_a_column_of_one_value_per_block_repeats_each_value_its_block_s_rows() -> None:
+    """``block_strings``: distinct values taken row by row (nulls and empty blocks kept), or
+    one constant; a value that is not UTF-8 is a SchemaError."""
+    from edgereports.normalize._util import block_strings
+
+    got = block_strings(["a", None, "b", "a", "é"], [2, 1, 0, 3, 1])
+    assert str(got.dtype) == "string"
+    assert got.tolist() == ["a", "a", pd.NA, "a", "a", "a", "é"]
+    assert block_strings(["x", "x"], [2, 3]).tolist() == ["x"] * 5
+    with pytest.raises(SchemaError, match="text is not valid UTF-8"):
+        block_strings(["a", "\ud800"], [1, 1])
