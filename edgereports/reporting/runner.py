@@ -106,12 +106,12 @@ class PartRunner:
                 pool.submit(run, part, accept): i for i, part in todo
             }
             pending: set[Future[Any]] = set(futures)
-            # the readers (about 15 ms to import in a new process) load here, while the first
-            # answers travel, and not in a worker when its answer is in, the others then
-            # waiting on that import
-            from ..normalize import parts as _readers  # noqa: F401
-
             try:
+                # the readers (about 15 ms to import in a new process) load here, while the
+                # first answers travel, and not in a worker when its answer is in, the others
+                # then waiting on that import
+                from ..normalize import parts as _readers  # noqa: F401
+
                 while pending:
                     # woken by a failed part, the last part or the bar's tick, not by each part
                     done, pending = wait(pending, _TICK, return_when=FIRST_EXCEPTION)
