@@ -244,8 +244,6 @@ def assemble_pull(
     requests: Sequence[dict[str, Any]],
     reports: Sequence[Report],
     pull: CachedPull | None,
-    *,
-    stamps_at_end: bool,
 ) -> tuple[FetchResult, list[int]]:
     """The frame of each report of a pull (:func:`assemble`), and its number of parts.
 
@@ -256,7 +254,6 @@ def assemble_pull(
         requests: per report, its request.
         reports: the reports.
         pull: the pull's cache, if any (its ``attrs`` go on each frame).
-        stamps_at_end: the answers stamp each piece at its end (v2): said in ``attrs``.
     """
     result = FetchResult(frames=[])
     counts = []
@@ -267,7 +264,7 @@ def assemble_pull(
         outcomes[offset : offset + size] = [None] * size  # assemble releases the frames
         offset += size
         frame, failures = assemble(plan, mine, request, report)
-        if frame is not None and stamps_at_end:
+        if frame is not None and report.api_version == "v2":
             frame.attrs["api_version"] = "v2"  # stamps are the ends of pieces (DESIGN.md)
         if frame is not None and pull is not None:
             frame.attrs["cache"] = pull.attrs(len(result.frames))

@@ -139,7 +139,7 @@ class ReportingClient(UsesConnection):
         )
         self._http = self._connection.http
         self.reporting_url = self._http.base_url
-        self._runner = PartRunner(self._post, self._budget, self._http.redact, api_version)
+        self._runner = PartRunner(self._post, self._budget, self._http.redact)
 
     @classmethod
     def from_settings(cls, settings: Settings, **options: Any) -> ReportingClient:
@@ -416,8 +416,7 @@ class ReportingClient(UsesConnection):
         )
         if pull is not None:
             pull.finish()
-        stamps_at_end = self.api_version == "v2"
-        return assemble_pull(plans, outcomes, requests_, reports, pull, stamps_at_end=stamps_at_end)
+        return assemble_pull(plans, outcomes, requests_, reports, pull)
 
     def _cached_pull(self, reports: int, accept: str, refresh: bool) -> CachedPull | None:
         if self._cache is None:

@@ -50,17 +50,12 @@ class PartRunner:
         post: sends one request (the client's key and path are in it).
         budget: the points budget of one request, shared with the client's planning.
         redact: hides secrets in the text of errors.
-        api_version: ``"v2"`` stamps each piece at its end (DESIGN.md), so a window owns
-            ``(start, end]``.
     """
 
-    def __init__(
-        self, post: Post, budget: Budget, redact: Callable[[object], str], api_version: str
-    ) -> None:
+    def __init__(self, post: Post, budget: Budget, redact: Callable[[object], str]) -> None:
         self._post = post
         self._budget = budget
         self._redact = redact
-        self._stamps_at_end = api_version == "v2"
         self._workers: ThreadPoolExecutor | None = None  # made on the first concurrent pull
         self._workers_pid = 0
         self._workers_lock = threading.Lock()
@@ -193,13 +188,15 @@ class PartRunner:
             assert window is not None and bucket is not None
             self._budget.shrink(points)
             return self._pieces(sent, window, bucket, accept, what)
+        # v2 stamps each piece at its end (DESIGN.md): a window owns (start, end]
+        stamps_at_end = sent.api_version == "v2"
         if window is not None and accept == JSON:
             series = answer_part(body, sent, what, self._redact)
             if series is not None:
-                return owned(series, window, stamps_at_end=self._stamps_at_end)
+                return owned(series, window, stamps_at_end=stamps_at_end)
         frame = answer_frame(body, request, accept == CSV, what, self._redact)
         del body
-        return owned(frame, window, stamps_at_end=self._stamps_at_end)
+        return owned(frame, window, stamps_at_end=stamps_at_end)
 
     def _pieces(
         self, sent: Report, window: Window, bucket: timedelta, accept: str, what: str
