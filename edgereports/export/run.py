@@ -288,7 +288,7 @@ def _write(
             end=window.end,
             metadata=metadata,
             checkpoint=checkpoint,
-            stamps_at_end=p.report.report.api_version == "v2",
+            stamps_at_end=p.report.report.stamps_at_end,
         )
     except (OSError, ValueError) as exc:
         p.result.write_seconds += time.monotonic() - started

@@ -41,7 +41,7 @@ from .times import (
     render_time,
     resolve_relative,
 )
-from .versions import check_foreign, check_version, vocabulary
+from .versions import check_foreign, check_version, stamps_at_end, vocabulary
 from .vocabulary import RESERVED_COLUMNS, check_name, check_token, quiet
 
 __all__ = ["REQUEST_KEYS", "Clause", "Expression", "Filter", "Metric", "MetricFilter", "Report"]
@@ -272,6 +272,13 @@ operator='EXACT')
     def is_now(self) -> bool:
         """True for a ``NOW`` to ``NOW`` report."""
         return self.start == NOW and self.end == NOW
+
+    @property
+    def stamps_at_end(self) -> bool:
+        """True when the answer stamps each piece of the range at its end (v2), so that a
+        window owns the stamps in ``(start, end]``; False when it stamps buckets at their
+        start (v1), a window owning ``[start, end)``."""
+        return stamps_at_end(self.api_version)
 
     @property
     def uses_keywords(self) -> bool:

@@ -33,6 +33,7 @@ __all__ = [
     "check_version",
     "counterpart",
     "other",
+    "stamps_at_end",
     "vocabulary",
 ]
 
@@ -120,6 +121,16 @@ def check_version(value: object, field: str = "api_version") -> str:
             field=field,
         )
     return str(value)
+
+
+def stamps_at_end(version: str) -> bool:
+    """Whether API ``version`` stamps each piece of a range at its end.
+
+    v1 stamps a bucket at its start (SPEC's samples). v2 splits the range at bucket boundaries
+    and stamps each piece at its end (DESIGN.md, "The live service's v2 reporting"), so a
+    window of v2 owns the stamps in ``(start, end]`` instead of ``[start, end)``.
+    """
+    return check_version(version) == "v2"
 
 
 def vocabulary(version: str) -> Vocabulary:

@@ -68,7 +68,7 @@ def _range_rule(report: Report) -> tuple[datetime, datetime, bool] | None:
     span = report.time_range()
     if bucket_of(report) is None or span is None:
         return None
-    return span[0], span[1], report.api_version == "v2"
+    return span[0], span[1], report.stamps_at_end
 
 
 def _filters(report: Report) -> dict[str, Any]:

@@ -188,15 +188,13 @@ class PartRunner:
             assert window is not None and bucket is not None
             self._budget.shrink(points)
             return self._pieces(sent, window, bucket, accept, what)
-        # v2 stamps each piece at its end (DESIGN.md): a window owns (start, end]
-        stamps_at_end = sent.api_version == "v2"
         if window is not None and accept == JSON:
             series = answer_part(body, sent, what, self._redact)
             if series is not None:
-                return owned(series, window, stamps_at_end=stamps_at_end)
+                return owned(series, window, stamps_at_end=sent.stamps_at_end)
         frame = answer_frame(body, request, accept == CSV, what, self._redact)
         del body
-        return owned(frame, window, stamps_at_end=stamps_at_end)
+        return owned(frame, window, stamps_at_end=sent.stamps_at_end)
 
     def _pieces(
         self, sent: Report, window: Window, bucket: timedelta, accept: str, what: str

@@ -63,6 +63,13 @@ def test_bad_v2_input_names_the_field_and_the_counterpart(build: Any, message: s
         build()
 
 
+def test_only_a_v2_report_stamps_each_piece_at_its_end() -> None:
+    """The one home of the stamping rule that windows, the range rule and the export follow."""
+    v1 = er.Report(account_id="A").between("2024-06-01", "2024-06-02").granularity("HOUR")
+    v2 = er.Report(account_id="A", **V2).between("2024-06-01", "2024-06-02").granularity("HOUR")
+    assert (v1.stamps_at_end, v2.stamps_at_end) == (False, True)
+
+
 def test_from_request_reads_a_v2_request_with_v2_rules() -> None:
     d = {
         "start_date_time": "LAST HOUR",
