@@ -74,6 +74,9 @@ def run(code: str, *args: str) -> dict[str, object]:
 
 
 def main() -> None:
+    from package_bytecode import compile_package
+
+    compile_package()  # each step's process imports the package
     with (
         serve(seed=0, clock=CLOCK, faults=FaultConfig(latency=LATENCY)) as sb,
         tempfile.TemporaryDirectory() as tmp,

@@ -495,18 +495,10 @@ def main() -> None:
         return
     if args.quick:
         args.subscribers, args.days, args.repeat = 10, 14, 1
-    _compile_package()
+    from package_bytecode import compile_package
+
+    compile_package()  # the contenders' imports are timed
     (export if args.export else pull)(args)
-
-
-def _compile_package() -> None:
-    """Bring the package's bytecode up to date: the contenders' imports are timed, and where
-    ``PYTHONDONTWRITEBYTECODE`` is set an edited module would be compiled in every process."""
-    import compileall
-
-    import edgereports
-
-    compileall.compile_dir(str(Path(edgereports.__file__).parent), quiet=1)
 
 
 if __name__ == "__main__":
