@@ -17,6 +17,7 @@ from typing import Any
 from .. import presets
 from ..errors import ConfigError, QueryError
 from ..query import Report
+from ..query.versions import API_VERSIONS
 
 __all__ = [
     "DEFAULT_KEYS",
@@ -239,8 +240,9 @@ def _build(item: Mapping[str, Any], merged: Mapping[str, Any], label: str) -> Re
         note = "from start, the watermark and the lookback"
         _refuse_range(request, "request", ("start_date_time", "end_date_time"), label, note)
         version = item.get("api_version", "v1")
-        if version not in ("v1", "v2"):
-            raise ConfigError(f'{label}: key api_version must be "v1" or "v2", got {version!r}')
+        if version not in API_VERSIONS:
+            allowed = ", ".join(map(repr, API_VERSIONS))
+            raise ConfigError(f"{label}: key api_version must be one of {allowed}, got {version!r}")
         try:
             report = Report.from_request(request, api_version=version)
             report = report.between(*_PLACEHOLDER).validate()

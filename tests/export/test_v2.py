@@ -69,3 +69,19 @@ start = 2024-03-07
 """)
     with pytest.raises(ConfigError, match="is a v1 report, not 'v2'"):
         load_job(job_file)
+
+
+def test_an_unknown_api_version_names_the_key_and_the_versions(tmp_path: Path) -> None:
+    job_file = tmp_path / "job.toml"
+    job_file.write_text(f"""
+output = "{tmp_path / "out"}"
+[[reports]]
+name = "x"
+api_version = "v3"
+request = {{ granularity = "DAY", metrics = [
+    {{ name = "uplink_bytes", aggregation_type = "COUNT" }}] }}
+account_id = "A"
+start = 2024-03-07
+""")
+    with pytest.raises(ConfigError, match="key api_version must be one of 'v1', 'v2', got 'v3'"):
+        load_job(job_file)
