@@ -56,32 +56,26 @@ start = 2024-03-07
             assert got["time_stamp"].max() == pd.Timestamp(end)  # the stamp at the end is kept
 
 
-def test_api_version_must_match_the_preset(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("report", "message"),
+    [
+        (  # a preset of the other version
+            'preset = "time_usage_enterprise"\napi_version = "v2"\nparams = { account_id = "A" }',
+            "is a v1 report, not 'v2'",
+        ),
+        (  # a version the service does not have
+            'api_version = "v3"\naccount_id = "A"\nrequest = { granularity = "DAY", metrics = ['
+            '{ name = "uplink_bytes", aggregation_type = "COUNT" }] }',
+            "key api_version must be one of 'v1', 'v2', got 'v3'",
+        ),
+    ],
+)
+def test_a_wrong_api_version_is_refused_with_the_reason(
+    tmp_path: Path, report: str, message: str
+) -> None:
     job_file = tmp_path / "job.toml"
-    job_file.write_text(f"""
-output = "{tmp_path / "out"}"
-[[reports]]
-name = "x"
-preset = "time_usage_enterprise"
-api_version = "v2"
-params = {{ account_id = "A" }}
-start = 2024-03-07
-""")
-    with pytest.raises(ConfigError, match="is a v1 report, not 'v2'"):
-        load_job(job_file)
-
-
-def test_an_unknown_api_version_names_the_key_and_the_versions(tmp_path: Path) -> None:
-    job_file = tmp_path / "job.toml"
-    job_file.write_text(f"""
-output = "{tmp_path / "out"}"
-[[reports]]
-name = "x"
-api_version = "v3"
-request = {{ granularity = "DAY", metrics = [
-    {{ name = "uplink_bytes", aggregation_type = "COUNT" }}] }}
-account_id = "A"
-start = 2024-03-07
-""")
-    with pytest.raises(ConfigError, match="key api_version must be one of 'v1', 'v2', got 'v3'"):
+    job_file.write_text(
+        f'output = "{tmp_path / "out"}"\n[[reports]]\nname = "x"\n{report}\nstart = 2024-03-07\n'
+    )
+    with pytest.raises(ConfigError, match=message):
         load_job(job_file)
