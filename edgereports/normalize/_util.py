@@ -297,8 +297,14 @@ def strings(values: Sequence[str | None]) -> pd.Series:
 
 
 def timestamp_column(micros: np.ndarray) -> pd.Series:
-    """Return a ``datetime64[us, UTC]`` column from int64 microseconds."""
-    return pd.Series(micros.astype(np.int64, copy=False).view("M8[us]"), dtype=TIMESTAMP)
+    """Return a ``datetime64[us, UTC]`` column from int64 microseconds.
+
+    The column holds ``micros`` itself (integers are epoch microseconds to pandas) unless the
+    array is read-only (a view of pyarrow's memory), which it copies: a frame's columns can be
+    written to.
+    """
+    micros = micros.astype(np.int64, copy=False)
+    return pd.Series(micros, dtype=TIMESTAMP, copy=not micros.flags.writeable)
 
 
 def _is_utf8(text: str) -> bool:

@@ -59,7 +59,11 @@ class SeriesPart:
     ) -> SeriesPart:
         """The points whose stamp lies in ``[start, end)`` (``(start, end]`` with ``right``);
         the first window also keeps what lies before, the last what lies after (the rule of
-        :func:`~.stitch.owned_rows`)."""
+        :func:`~.stitch.owned_rows`).
+
+        A block's kept points are a view of its arrays when they are one run (as when its
+        stamps are in order), so trimming the end of a range copies no point.
+        """
         if first and last:
             return self
         low, high = _micros(start), _micros(end)
@@ -73,7 +77,7 @@ class SeriesPart:
             if keep.all():
                 blocks.append(b)
             elif keep.any():
-                blocks.append(dataclasses.replace(b, stamps=b.stamps[keep], values=b.values[keep]))
+                blocks.append(_kept(b, keep))
         return SeriesPart(self.echo_names, blocks, self.req)
 
     def frame(self) -> pd.DataFrame:
@@ -151,6 +155,21 @@ def build_parts(parts: Sequence[SeriesPart], request: Any) -> pd.DataFrame | Non
     out = build([b for p in parts for b in p.blocks], next(iter(names)), request_info(request))
     out.attrs = {"shape": "timeseries", "source": "json"}
     return out
+
+
+def _kept(block: Block, keep: np.ndarray) -> Block:
+    """The points of ``block`` that ``keep`` marks (some, not all): views of its arrays when
+    they are one run, else copies."""
+    where = np.flatnonzero(keep)
+    first, stop = int(where[0]), int(where[-1]) + 1
+    if stop - first == len(where):
+        rows = (block.rows[0] + first, block.rows[0] + stop) if block.rows else None
+        return dataclasses.replace(
+            block, stamps=block.stamps[first:stop], values=block.values[first:stop], rows=rows
+        )
+    return dataclasses.replace(
+        block, stamps=block.stamps[keep], values=block.values[keep], rows=None
+    )
 
 
 def _micros(moment: datetime) -> int:

@@ -6,6 +6,8 @@ import itertools
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
+import numpy as np
+import orjson
 import pandas as pd
 import pytest
 from hypothesis import given, settings
@@ -13,6 +15,7 @@ from hypothesis import strategies as st
 
 from edgereports.errors import InputError
 from edgereports.normalize import concat_frames, stitch, to_frame
+from edgereports.normalize.parts import build_parts, read_part
 from edgereports.schema import empty_frame, validate_frame
 
 IST = timezone(timedelta(hours=5, minutes=30))
@@ -112,6 +115,29 @@ def test_ownership_rules_on_a_small_example() -> None:
     assert [s.hour for s in stamps] == [4, 5, 6, 7, 8]
     assert len(out) == 10
     assert out["metric"].tolist()[:5] == ["uplink_bytes"] * 5
+
+
+def test_a_part_trimmed_at_the_range_end_shares_its_points_and_its_frame_can_be_written() -> None:
+    """The range rule on a pull's part keeps views of its points (no copy of every point for
+    the one bucket at the end), and the frame built from them owns writable columns."""
+    lo, hi = datetime(2022, 7, 7, 4, tzinfo=UTC), datetime(2022, 7, 7, 9, tzinfo=UTC)
+    req = request(lo, hi)
+    body = orjson.dumps(answer(lo, hi, point_at_end=True, reverse=False))
+    part = read_part(body, req)
+    assert part is not None and len(part) == 12  # 5 buckets and the one at the end, 2 metrics
+    kept = part.owned(lo, hi, first=True, last=False)
+    assert len(kept) == 10
+    for whole, trimmed in zip(part.blocks, kept.blocks, strict=True):
+        assert np.shares_memory(whole.stamps, trimmed.stamps)
+        assert np.shares_memory(whole.values, trimmed.values)
+    frame = build_parts([kept], req)
+    assert frame is not None
+    whole = to_frame(body, req)
+    in_range = whole[whole["time_stamp"] < pd.Timestamp(hi)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(frame, in_range)
+    frame.loc[0, "time_stamp"] = pd.Timestamp(hi)
+    frame.loc[0, "value"] = -1.0
+    assert (frame.loc[0, "time_stamp"], frame.loc[0, "value"]) == (pd.Timestamp(hi), -1.0)
 
 
 def test_sim_counts_stitch_by_date() -> None:
