@@ -90,11 +90,13 @@ def _read(body: bytes) -> tuple[list[Block], list[str], dict[str, pa.Array]] | N
     if len(body) >= _LIMIT or first_byte(body) != b"{":
         return None  # pyarrow 26 crashes on a top-level JSON null (apache/arrow#47409)
     try:
-        table = pajson.read_json(
+        # the streaming reader parses in this thread, the GIL left; read_json would start and
+        # end an OS thread per call, that is per answer of a pull
+        table = pajson.open_json(
             pa.BufferReader(body),
             read_options=pajson.ReadOptions(block_size=len(body) + 1),
             parse_options=pajson.ParseOptions(explicit_schema=_SCHEMA),
-        )
+        ).read_all()
         # pyarrow.json accepts invalid UTF-8 and can build invalid lists (apache/arrow#51305)
         table.validate(full=True)
         if _extra_members(table) and _non_json_tokens(body):
