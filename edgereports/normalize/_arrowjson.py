@@ -58,7 +58,7 @@ def read_timeseries(body: bytes, req: RequestInfo | None) -> pd.DataFrame | None
     Returns:
         The timeseries frame (attrs not yet set), or None.
     """
-    read = _read(body)
+    read = _read(body, stream=False)
     if read is None:
         return None
     blocks, echo_names, source = read
@@ -68,7 +68,9 @@ def read_timeseries(body: bytes, req: RequestInfo | None) -> pd.DataFrame | None
 def read_blocks(body: bytes) -> tuple[list[Block], list[str]] | None:
     """Read time-series JSON bytes into blocks that hold their own keys (no frame), or None.
 
-    The parse leaves the GIL, so the answers of a pull read on several threads overlap.
+    The parse leaves the GIL, so the answers of a pull read on several threads overlap; it
+    runs in the calling thread (pyarrow's streaming reader), where ``read_json`` would start
+    and end an OS thread per answer.
 
     Args:
         body: the JSON bytes of one ``{"result": ...}`` object.
@@ -76,7 +78,7 @@ def read_blocks(body: bytes) -> tuple[list[Block], list[str]] | None:
     Returns:
         The blocks and the echoed keys' names, or None (then read ``body`` with orjson).
     """
-    read = _read(body)
+    read = _read(body, stream=True)
     if read is None:
         return None
     blocks, echo_names, _ = read
@@ -85,18 +87,24 @@ def read_blocks(body: bytes) -> tuple[list[Block], list[str]] | None:
     return blocks, echo_names
 
 
-def _read(body: bytes) -> tuple[list[Block], list[str], dict[str, pa.Array]] | None:
-    """The blocks, the echoed keys' names and the flat text columns of ``body``, or None."""
+def _read(
+    body: bytes, *, stream: bool
+) -> tuple[list[Block], list[str], dict[str, pa.Array]] | None:
+    """The blocks, the echoed keys' names and the flat text columns of ``body``, or None.
+
+    With ``stream`` the body is parsed in this thread (pyarrow's streaming reader), else by
+    ``read_json``, which starts a thread per call but uses more than one core on a large
+    body (a 1M-point answer reads faster so).
+    """
     if len(body) >= _LIMIT or first_byte(body) != b"{":
         return None  # pyarrow 26 crashes on a top-level JSON null (apache/arrow#47409)
+    options = pajson.ReadOptions(block_size=len(body) + 1)
+    parse = pajson.ParseOptions(explicit_schema=_SCHEMA)
     try:
-        # the streaming reader parses in this thread, the GIL left; read_json would start and
-        # end an OS thread per call, that is per answer of a pull
-        table = pajson.open_json(
-            pa.BufferReader(body),
-            read_options=pajson.ReadOptions(block_size=len(body) + 1),
-            parse_options=pajson.ParseOptions(explicit_schema=_SCHEMA),
-        ).read_all()
+        if stream:
+            table = pajson.open_json(pa.BufferReader(body), options, parse).read_all()
+        else:
+            table = pajson.read_json(pa.BufferReader(body), options, parse)
         # pyarrow.json accepts invalid UTF-8 and can build invalid lists (apache/arrow#51305)
         table.validate(full=True)
         if _extra_members(table) and _non_json_tokens(body):
