@@ -127,9 +127,9 @@ def test_a_part_trimmed_at_the_range_end_shares_its_points_and_its_frame_can_be_
     assert part is not None and len(part) == 12  # 5 buckets and the one at the end, 2 metrics
     kept = part.owned(lo, hi, first=True, last=False)
     assert len(kept) == 10
-    for whole, trimmed in zip(part.blocks, kept.blocks, strict=True):
-        assert np.shares_memory(whole.stamps, trimmed.stamps)
-        assert np.shares_memory(whole.values, trimmed.values)
+    for block, trimmed in zip(part.blocks, kept.blocks, strict=True):
+        assert np.shares_memory(block.stamps, trimmed.stamps)
+        assert np.shares_memory(block.values, trimmed.values)
     frame = build_parts([kept], req)
     assert frame is not None
     whole = to_frame(body, req)
