@@ -26,6 +26,7 @@ from ..errors import SchemaError
 from ..schema import identifier
 from . import _flat
 from ._request import RequestInfo
+from ._util import arrow_pool
 from .detect import first_byte
 from .timeseries import Block, build
 
@@ -92,9 +93,10 @@ def _read(
 ) -> tuple[list[Block], list[str], dict[str, pa.Array]] | None:
     """The blocks, the echoed keys' names and the flat text columns of ``body``, or None.
 
-    With ``stream`` the body is parsed in this thread (pyarrow's streaming reader), else by
-    ``read_json``, which starts a thread per call but uses more than one core on a large
-    body (a 1M-point answer reads faster so).
+    With ``stream`` the body is one answer of a pull, parsed by pyarrow's streaming reader
+    into buffers of :func:`~._util.arrow_pool`; else by ``read_json`` with pyarrow's default
+    pool, which starts a thread per call but uses more than one core on a large body (a
+    1M-point answer reads faster so).
     """
     if len(body) >= _LIMIT or first_byte(body) != b"{":
         return None  # pyarrow 26 crashes on a top-level JSON null (apache/arrow#47409)
@@ -102,7 +104,8 @@ def _read(
     parse = pajson.ParseOptions(explicit_schema=_SCHEMA)
     try:
         if stream:
-            table = pajson.open_json(pa.BufferReader(body), options, parse).read_all()
+            reader = pajson.open_json(pa.BufferReader(body), options, parse, arrow_pool())
+            table = reader.read_all()
         else:
             table = pajson.read_json(pa.BufferReader(body), options, parse)
         # pyarrow.json accepts invalid UTF-8 and can build invalid lists (apache/arrow#51305)

@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 
 from ..schema import schema_for
 from ._request import RequestInfo
-from ._util import pool_for
+from ._util import arrow_pool
 
 _TIME = {"timeseries": "time_stamp", "current": "start_time", "sim_count": "date"}
 #: Above this many runs (and more than a quarter of the rows), rank row by row.
@@ -71,10 +71,10 @@ def canonical(frame: pd.DataFrame, shape: str, req: RequestInfo | None) -> pd.Da
 def take_rows(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
     """The frame of ``rows`` (positions), with a RangeIndex and no ``attrs``.
 
-    Text columns are taken by pyarrow into buffers of :func:`pool_for`, the others by their
+    Text columns are taken by pyarrow into buffers of :func:`arrow_pool`, the others by their
     arrays' ``take``.
     """
-    pool = pool_for(len(rows))
+    pool = arrow_pool()
     indices = pa.array(np.asarray(rows, dtype=np.int64))
     columns: dict[Any, pd.Series] = {}
     for name in frame.columns:
@@ -113,7 +113,7 @@ def _changes(column: pd.Series) -> np.ndarray | None:
     if isinstance(array, pd.arrays.ArrowStringArray):
         data = pa.array(array)  # the column's chunks, no copy
         n = len(data)
-        pool = pool_for(n)
+        pool = arrow_pool()
         after, before = data.slice(1), data.slice(0, n - 1)
         differ = pc.not_equal(after, before, memory_pool=pool)
         if data.null_count:
@@ -134,7 +134,7 @@ def _values(column: pd.Series, rows: np.ndarray) -> list[Any]:
     """The values of ``rows`` (NaN and nulls as None)."""
     array = column.array
     if isinstance(array, pd.arrays.ArrowStringArray):
-        pool = pool_for(len(rows))
+        pool = arrow_pool()
         taken: list[Any] = pc.take(pa.array(array), pa.array(rows), memory_pool=pool).to_pylist()
         return taken
     values = column.to_numpy()[rows].tolist()
@@ -209,9 +209,7 @@ def _codes(column: pd.Series) -> tuple[np.ndarray, list[Any]]:
     array = column.array
     if isinstance(array, pd.arrays.ArrowStringArray):
         data = pa.array(array)
-        encoded = pc.dictionary_encode(
-            data, null_encoding="encode", memory_pool=pool_for(len(data))
-        )
+        encoded = pc.dictionary_encode(data, null_encoding="encode", memory_pool=arrow_pool())
         chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
         values = chunks[-1].dictionary if chunks else None
         if values is not None and all(c.dictionary.equals(values) for c in chunks[:-1]):
