@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from edgereports.errors import InputError, QueryError, SchemaError
@@ -651,3 +652,31 @@ def test_a_column_of_one_value_per_block_repeats_each_value_its_block_s_rows() -
     assert block_strings(["x", "x"], [2, 3]).tolist() == ["x"] * 5
     with pytest.raises(SchemaError, match="text is not valid UTF-8"):
         block_strings(["a", "\ud800"], [1, 1])
+
+
+def test_a_column_of_one_value_per_block_holds_each_value_s_text_once() -> None:
+    """Up to ``SHARED_BLOCKS`` blocks, a block is a slice of one array per value (a block over
+    ``CONSTANT_CHUNK`` rows several): no text is copied per row; more blocks are one array
+    taken row by row, or a constant's few chunks."""
+    from edgereports.normalize._util import CONSTANT_CHUNK, SHARED_BLOCKS, block_strings
+
+    def chunks(column: pd.Series) -> list[pa.Array]:
+        return list(pa.chunked_array(pa.array(column.array)).chunks)
+
+    def text(chunk: pa.Array) -> int:
+        return int(chunk.buffers()[2].address)
+
+    got = block_strings(["a", "b", "a", "b"], [3, 2, 2, CONSTANT_CHUNK + 1])
+    assert got.tolist() == ["a"] * 3 + ["b"] * 2 + ["a"] * 2 + ["b"] * (CONSTANT_CHUNK + 1)
+    a1, b1, a2, b2, b3 = chunks(got)
+    assert [len(c) for c in (a1, b1, a2, b2, b3)] == [3, 2, 2, CONSTANT_CHUNK, 1]
+    assert text(a1) == text(a2) and text(b1) == text(b2) == text(b3) != text(a1)
+
+    many = ["x", "y"] * SHARED_BLOCKS
+    got = block_strings(many, [2] * len(many))
+    assert got.tolist() == [v for v in many for _ in range(2)]
+    assert len(chunks(got)) == 1
+    constant = block_strings(["z"] * (SHARED_BLOCKS + 1), [CONSTANT_CHUNK] * (SHARED_BLOCKS + 1))
+    assert len(constant) == CONSTANT_CHUNK * (SHARED_BLOCKS + 1)
+    assert len({text(c) for c in chunks(constant)}) == 1
+    assert len(chunks(constant)) == SHARED_BLOCKS + 1
