@@ -7,11 +7,12 @@ regular grids of stamps a fan-out asks for again and again) joined with the numb
 writes it (whole arrays at once). Larger ones are assembled in one buffer: every point of an
 inner array is one fixed-width row of bytes (the timestamp, name and aggregation are fixed
 width; numbers are right-aligned and padded with JSON whitespace); numpy copies the rows'
-template and stamps, a compiled loop (``json_kernel.py``) writes the numbers in place, so a
-100k-point answer costs less than ``orjson.dumps`` of the same data. ``render_json_buffer``
-hands that buffer out without copying it, from memory the caller may recycle. Both writers
-give the same JSON values: integers when integral, ``.5`` for half bytes, otherwise up to three
-decimals. Other shapes go through orjson.
+template and stamps (a regular grid's stamps memoised too), a compiled loop
+(``json_kernel.py``) writes the numbers in place, so a 100k-point answer costs less than
+``orjson.dumps`` of the same data. ``render_json_buffer`` hands that buffer out without
+copying it, from memory the caller may recycle. Both writers give the same JSON values:
+integers when integral, ``.5`` for half bytes, otherwise up to three decimals. Other shapes go
+through orjson.
 
 CSV layouts:
 
@@ -47,6 +48,9 @@ SMALL_ANSWER = 2000
 #: Regular grids whose point texts are memoised, per grid, offset and metric (at most
 #: ``SMALL_ANSWER`` texts of about 150 bytes each: under 10 MB in all).
 GRID_CACHE = 32
+#: Larger regular grids of at most this many stamps have their stamps' text memoised, per grid
+#: and offset (about 30 bytes a stamp: under 10 MB in all for ``GRID_CACHE`` grids).
+GRID_STAMPS = 10_000
 _ZERO = ord("0")
 _SPACE = ord(" ")
 _PAIRS = np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode(), dtype=np.uint8)
@@ -188,7 +192,11 @@ def _series_json(ans: SeriesAnswer, alloc: Callable[[int], U8] = _empty) -> memo
             continue
         key = id(arr.stamps)
         if key not in stamps_of:
-            stamps_of[key] = stamp_matrix(arr.stamps, ans.offset, ans.suffix)
+            if arr.grid is not None and n <= GRID_STAMPS:
+                first, step = arr.grid
+                stamps_of[key] = _grid_stamps(int(first), int(step), n, ans.offset, ans.suffix)
+            else:
+                stamps_of[key] = stamp_matrix(arr.stamps, ans.offset, ans.suffix)
         stamps = stamps_of[key]
         values = np.ascontiguousarray(arr.values, dtype=np.float64)
         if np.isfinite(values).all() and (values >= 0).all():
@@ -325,6 +333,15 @@ def _heads(epoch: I64, offset: int, suffix: str, mid: bytes, tail: bytes) -> lis
     heads: list[bytes] = rows.view(f"S{rows.shape[1]}").ravel().tolist()
     heads[0] = heads[0][len(tail) + 1 :]
     return heads
+
+
+@functools.lru_cache(maxsize=GRID_CACHE)
+def _grid_stamps(first: int, step: int, count: int, offset: int, suffix: str) -> U8:
+    """Return :func:`stamp_matrix` of the stamps ``first + k * step``, k < count (memoised,
+    read-only): a fan-out asks every value for the same grid."""
+    stamps = stamp_matrix(first + step * np.arange(count, dtype=np.int64), offset, suffix)
+    stamps.flags.writeable = False
+    return stamps
 
 
 @functools.lru_cache(maxsize=GRID_CACHE)
