@@ -134,7 +134,7 @@ def arrow_pool() -> pa.MemoryPool:
     A pull reads its answers in many threads. Arrow's default pool (mimalloc) keeps a heap
     per thread, asks the kernel for huge pages on its arena and hands freed pages back soon
     after, so the buffers of the next answers and of the pull's frame fault fresh memory in
-    again. In a new process the frame of a 50-answer pull (216,000 rows) took 12-14 ms to
+    again. In a new process the frame of a 50-answer pull (216,000 rows) took 12-18 ms to
     build on the system allocator where the default pool took up to 45 ms. pyarrow's readers
     of one whole large body keep the default pool: they read a 1M-point JSON body faster
     there.
