@@ -70,8 +70,9 @@ def read_blocks(body: bytes) -> tuple[list[Block], list[str]] | None:
     """Read time-series JSON bytes into blocks that hold their own keys (no frame), or None.
 
     The parse leaves the GIL, so the answers of a pull read on several threads overlap; it
-    runs in the calling thread (pyarrow's streaming reader), where ``read_json`` would start
-    and end an OS thread per answer.
+    runs on pyarrow's CPU threads (the calling thread waits: 0.04 ms of its CPU per 480 KB
+    answer, of 1.5 ms), and pyarrow's streaming reader starts no thread per call, where
+    ``read_json`` would start and end one per answer.
 
     Args:
         body: the JSON bytes of one ``{"result": ...}`` object.
