@@ -21,9 +21,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ._util import fail
 from .timeseries import Block
 
 _MAX_RUNS = 10_000
+_TEXT = (pa.string(), pa.large_string(), pa.binary(), pa.large_binary())
 #: A text column is checked for runs in pieces of at most this many rows (see :func:`column`).
 PIECE_ROWS = 1 << 16
 
@@ -52,7 +54,7 @@ class KeyColumn:
     def at(self, row: int) -> Any:
         """Return the value of ``row``."""
         if self.array is not None:
-            return self.array[row].as_py()
+            return _text(self.array[row].as_py())
         if self.codes is None:
             return self.values[0]
         code = int(self.codes[row])
@@ -84,6 +86,10 @@ def constant(value: Any) -> KeyColumn:
 def column(arr: pa.Array | pa.ChunkedArray) -> KeyColumn:
     """Return the key column of a pyarrow text column: a constant when it is one.
 
+    A column read as bytes (``binary``) is text whose UTF-8 is checked once per distinct value,
+    when its values are decoded (:class:`SchemaError` for bytes that are not UTF-8): each row
+    holds the bytes of a decoded value.
+
     The column is taken in pieces (its chunks, at most ``PIECE_ROWS`` rows each). A piece whose
     first and last rows agree is compared as a whole with that value repeated: its offsets and
     bytes against those of the value written ``len(piece)`` times, two ``memcmp`` calls and no
@@ -92,9 +98,10 @@ def column(arr: pa.Array | pa.ChunkedArray) -> KeyColumn:
     if len(arr) == 0 or arr.null_count or not _is_text(arr.type):
         return encoded(arr)
     pieces = _pieces(arr)
-    patterns = _Patterns(max(len(p) for p in pieces), pa.types.is_large_string(arr.type))
-    firsts: list[str] = []
-    lasts: list[str] = []
+    wide = pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type)
+    patterns = _Patterns(max(len(p) for p in pieces), wide)
+    firsts: list[str | bytes] = []
+    lasts: list[str | bytes] = []
     mixed: list[bool] = []
     for piece in pieces:
         first, last = piece[0].as_py(), piece[len(piece) - 1].as_py()
@@ -103,7 +110,7 @@ def column(arr: pa.Array | pa.ChunkedArray) -> KeyColumn:
         lasts.append(last)
         mixed.append(not one)
     if not any(mixed) and all(f == firsts[0] for f in firsts):
-        return constant(firsts[0])
+        return constant(_text(firsts[0]))
     changed = np.zeros(len(arr) - 1, dtype=bool)
     at = 0
     for k, piece in enumerate(pieces):
@@ -134,7 +141,7 @@ def encoded(arr: pa.Array | pa.ChunkedArray) -> KeyColumn:
         arr = pa.concat_arrays(arr.chunks) if arr.num_chunks != 1 else arr.chunk(0)
     if not pa.types.is_dictionary(arr.type):
         arr = arr.dictionary_encode(null_encoding="mask")
-    values = arr.dictionary.to_pylist()
+    values = [_text(v) for v in arr.dictionary.to_pylist()]
     indices = arr.indices
     if indices.null_count:
         indices = indices.fill_null(pa.scalar(-1, indices.type))
@@ -219,20 +226,20 @@ class _Patterns:
     def __init__(self, rows: int, wide: bool) -> None:
         self.rows = rows
         self.kind = np.dtype(np.int64 if wide else np.int32)
-        self._made: dict[str, tuple[np.ndarray, pa.Buffer, pa.Buffer]] = {}
+        self._made: dict[str | bytes, tuple[np.ndarray, pa.Buffer, pa.Buffer]] = {}
 
-    def of(self, value: str) -> tuple[np.ndarray, pa.Buffer, pa.Buffer]:
+    def of(self, value: str | bytes) -> tuple[np.ndarray, pa.Buffer, pa.Buffer]:
         """Return the offsets (array and buffer) and bytes of ``value`` repeated ``rows`` times."""
         made = self._made.get(value)
         if made is None:
-            data = value.encode()
+            data = value.encode() if isinstance(value, str) else value
             offsets = np.arange(self.rows + 1, dtype=self.kind) * len(data)
             made = offsets, pa.py_buffer(offsets), pa.py_buffer(data * self.rows)
             self._made[value] = made
         return made
 
 
-def _holds_only(piece: pa.Array, value: str, patterns: _Patterns) -> bool:
+def _holds_only(piece: pa.Array, value: str | bytes, patterns: _Patterns) -> bool:
     """Whether every row of ``piece`` (text, no nulls, at most ``patterns.rows`` rows) is
     ``value``: its offsets and bytes are those of ``value`` repeated."""
     offsets, offsets_buffer, data = patterns.of(value)
@@ -253,4 +260,14 @@ def _holds_only(piece: pa.Array, value: str, patterns: _Patterns) -> bool:
 
 
 def _is_text(kind: pa.DataType) -> bool:
-    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind))
+    return kind in _TEXT
+
+
+def _text(value: Any) -> Any:
+    """A key's value; bytes (from a column read as binary) decoded as UTF-8."""
+    if not isinstance(value, bytes):
+        return value
+    try:
+        return value.decode()
+    except UnicodeDecodeError:
+        fail("text is not valid UTF-8", "", value)

@@ -44,7 +44,7 @@ from ._util import (
 )
 from .current import dimensions_for, read_objects
 from .simcount import read_items
-from .timeseries import build
+from .timeseries import Block, build
 
 _UNNAMED = re.compile(r"unnamed: \d+|index|level_\d+")
 _ALIASES = {"metric": "name", "aggregation": "aggregation_type"}
@@ -162,12 +162,16 @@ def _timeseries(
     echo_names = [n for n in kept if n not in _TS_FIXED]
     if not has_rows:
         return build([], echo_names, req)
-    typed = dict.fromkeys([*echo_names, "name", "aggregation_type"], pa.large_string())
+    key_names = [*echo_names, "name"] + (["aggregation_type"] if "aggregation_type" in kept else [])
+    typed = dict.fromkeys(key_names, pa.large_binary())
     typed |= {"time_stamp": _UTC_US, "value": pa.float64(), "percentile": pa.float64()}
     try:
         # Fast: pyarrow parses stamps (same ISO 8601 parser as the cast) and numbers while
-        # reading, on every core. Any cell it refuses, or a missing stamp, sends the file down
-        # the careful path, which reads text and names the row and column of an error.
+        # reading, on every core, and reads the key columns as bytes: their UTF-8 is checked
+        # once per distinct value, as each run's value is decoded (every row of a run holds
+        # its bytes), not once per row. Any cell it refuses, a missing stamp, or a value that
+        # is not UTF-8 sends the file down the careful path, which reads text and names the
+        # row and column of an error.
         table = _read(source, names, keep, typed)
         stamps = table.column("time_stamp")
         if stamps.null_count:
@@ -175,6 +179,8 @@ def _timeseries(
         micros = np.asarray(stamps.cast(pa.int64()).to_numpy(), dtype=np.int64)
         values = np.asarray(table.column("value").to_numpy(), dtype=FLOAT)
         percentile = table.column("percentile") if "percentile" in kept else None
+        blocks = _blocks(table, key_names, len(echo_names), micros, values, percentile)
+        text = {k: _as_text(table.column(k)) for k in key_names}
     except SchemaError:
         table = _read(source, names, keep)
         micros = parse_stamps(
@@ -186,28 +192,42 @@ def _timeseries(
             percentile = pa.array(
                 _floats(table.column("percentile").combine_chunks(), "percentile")
             )
+        blocks = _blocks(table, key_names, len(echo_names), micros, values, percentile)
+        text = {k: table.column(k) for k in key_names}
+    columns = {e: text[e] for e in echo_names} | {"metric": text["name"]}
+    if "aggregation_type" in text:
+        columns["aggregation"] = text["aggregation_type"]
+    return build(blocks, echo_names, req, columns)
+
+
+def _blocks(
+    table: pa.Table,
+    key_names: list[str],
+    echoed: int,
+    micros: np.ndarray,
+    values: np.ndarray,
+    percentile: pa.Array | pa.ChunkedArray | None,
+) -> list[Block]:
+    """The series of the flat columns (``key_names``: the ``echoed`` keys, name, and maybe
+    aggregation). SchemaError for a missing name or a key that is not UTF-8."""
     name = table.column("name")
     if name.null_count:
-        first = int(np.flatnonzero(name.is_null().to_numpy())[0])
+        first = int(np.flatnonzero(name.is_null().to_numpy(zero_copy_only=False))[0])
         fail("name is missing", f"row {first + 1}.name")
-    has_aggregation = "aggregation_type" in kept
-    keys = _flat.columns(
-        [table.column(e) for e in echo_names]
-        + [name]
-        + ([table.column("aggregation_type")] if has_aggregation else [])
-    )
-    blocks = _flat.blocks(
-        keys[: len(echo_names)],
-        keys[len(echo_names)],
-        keys[-1] if has_aggregation else None,
+    keys = _flat.columns([table.column(k) for k in key_names])
+    return _flat.blocks(
+        keys[:echoed],
+        keys[echoed],
+        keys[echoed + 1] if len(keys) > echoed + 1 else None,
         _flat.encoded(percentile) if percentile is not None else None,
         micros,
         values,
     )
-    source = {e: table.column(e) for e in echo_names} | {"metric": name}
-    if has_aggregation:
-        source["aggregation"] = table.column("aggregation_type")
-    return build(blocks, echo_names, req, source)
+
+
+def _as_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A ``large_binary`` column whose values were all decoded as ``large_string`` (no copy)."""
+    return pa.chunked_array([c.view(pa.large_string()) for c in column.chunks], pa.large_string())
 
 
 def _floats(arr: pa.Array, column: str) -> np.ndarray:

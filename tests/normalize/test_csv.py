@@ -219,6 +219,24 @@ BAD: list[tuple[str | bytes, str, str]] = [
         "row 1.percentile",
     ),
     ("a;b;c\n1;2;3\n", "CSV header matches no known layout", "header"),
+    # Key cells that are not UTF-8: a run of its own, inside a run, in a column of one value,
+    # and in a name (the key columns are read as bytes and decoded once per run).
+    *(
+        (
+            b"time_stamp,name,value,msisdn\n"
+            + b"".join(
+                b"2022-07-07T0%d:00:00Z,%s,1,%s\n" % (i, n, m) for i, (n, m) in enumerate(rows)
+            ),
+            "CSV answer does not parse .*invalid UTF8",
+            "csv",
+        )
+        for rows in (
+            [(b"a", b"91"), (b"a", b"\xff"), (b"a", b"91")],
+            [(b"a", b"91"), (b"a", b"9\xff"), (b"a", b"9\xff")],
+            [(b"a", b"\xe9"), (b"a", b"\xe9"), (b"a", b"\xe9")],
+            [(b"a", b"91"), (b"\xc3", b"91"), (b"\xc3", b"91")],
+        )
+    ),
 ]
 
 

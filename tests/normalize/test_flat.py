@@ -15,7 +15,8 @@ from edgereports.normalize import _flat
 # Values whose bytes repeat one another ("ab" four times is "abab" twice), an empty one, and
 # multi-byte text: a piece can hold as many bytes as one value repeated and still vary.
 VALUES = ["ab", "abab", "", "a", "b", "é", "ée", "919876543210"]
-TYPES = [pa.string(), pa.large_string()]
+# Text read as text, or as bytes (which the key column decodes once per distinct value).
+TYPES = [pa.string(), pa.large_string(), pa.binary(), pa.large_binary()]
 
 
 def expected(rows: list[str]) -> np.ndarray:
