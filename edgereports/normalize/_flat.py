@@ -248,9 +248,8 @@ def _holds_only(piece: pa.Array, value: str | bytes, patterns: _Patterns) -> boo
     own = np.frombuffer(own_offsets, patterns.kind, n + 1, piece.offset * width)
     start = int(own[0])
     if start == 0:
-        same = own_offsets.slice(piece.offset * width, (n + 1) * width).equals(
-            offsets_buffer.slice(0, (n + 1) * width)
-        )
+        own_bytes = own_offsets.slice(piece.offset * width, (n + 1) * width)
+        same = bool(own_bytes.equals(offsets_buffer.slice(0, (n + 1) * width)))
     else:
         same = bool(np.array_equal(own - start, offsets[: n + 1]))
     size = int(offsets[n])
@@ -260,7 +259,7 @@ def _holds_only(piece: pa.Array, value: str | bytes, patterns: _Patterns) -> boo
 
 
 def _is_text(kind: pa.DataType) -> bool:
-    return kind in _TEXT
+    return bool(kind in _TEXT)
 
 
 def _text(value: Any) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from unittest import mock
 
 import numpy as np
@@ -53,7 +54,7 @@ def test_runs_match_the_row_to_row_changes(
     whole = pa.array(["x"] * head + rows, kind).slice(head)  # offsets not starting at 0
     bounds = sorted({0, len(rows), *(c % (len(rows) + 1) for c in cuts)})
     chunked = pa.chunked_array(
-        [whole.slice(a, b - a) for a, b in zip(bounds, bounds[1:], strict=False)], kind
+        [whole.slice(a, b - a) for a, b in itertools.pairwise(bounds)], kind
     )
     with mock.patch.object(_flat, "PIECE_ROWS", piece):
         check(whole, rows)
