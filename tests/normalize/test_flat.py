@@ -37,9 +37,7 @@ def check(arr: pa.Array | pa.ChunkedArray, rows: list[str]) -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(
-    runs=st.lists(
-        st.tuples(st.sampled_from(VALUES), st.integers(1, 9)), min_size=1, max_size=12
-    ),
+    runs=st.lists(st.tuples(st.sampled_from(VALUES), st.integers(1, 9)), min_size=1, max_size=12),
     cuts=st.lists(st.integers(0, 120), max_size=4),
     head=st.integers(0, 3),
     kind=st.sampled_from(TYPES),
@@ -53,9 +51,7 @@ def test_runs_match_the_row_to_row_changes(
     rows = [v for v, n in runs for _ in range(n)]
     whole = pa.array(["x"] * head + rows, kind).slice(head)  # offsets not starting at 0
     bounds = sorted({0, len(rows), *(c % (len(rows) + 1) for c in cuts)})
-    chunked = pa.chunked_array(
-        [whole.slice(a, b - a) for a, b in itertools.pairwise(bounds)], kind
-    )
+    chunked = pa.chunked_array([whole.slice(a, b - a) for a, b in itertools.pairwise(bounds)], kind)
     with mock.patch.object(_flat, "PIECE_ROWS", piece):
         check(whole, rows)
         check(chunked, rows)
