@@ -10,8 +10,10 @@ it to the sandbox:
   ``api_key`` from ``api-key``);
 - a response the app marks with ``DROP_FLAG`` (the ``drop`` fault: half the body) closes the
   connection after it, so the client sees an incomplete body instead of waiting for the rest;
-- large bodies go to the socket in blocks (cheroot's writer copies its whole pending buffer on
-  every partial send, which made a 12 MB answer about 20 % slower than under werkzeug).
+- a large block of a body with a ``Content-Length`` goes to the socket directly: cheroot's
+  writer copies its pending buffer into a new ``bytes`` on every send (a 12 MB answer was about
+  20 % slower than under werkzeug), and even in blocks its copies cost a 90-day HOUR answer
+  (445 KB) 0.07 ms of the server's 0.84 ms of CPU.
 
 Request lines are logged (with credentials redacted) to the ``edgereports.sandbox`` logger
 unless ``quiet``.
@@ -36,8 +38,8 @@ THREADS = 32
 SHUTDOWN_TIMEOUT = 2
 #: Pending connections the listening socket queues (cheroot's default, 5, drops bursts).
 BACKLOG = 128
-#: Bytes handed to the socket writer at a time.
-WRITE_BLOCK = 256 * 1024
+#: Blocks of a body at least this large skip cheroot's socket writer.
+DIRECT_BYTES = 64 * 1024
 
 WsgiApp = Callable[[dict[str, Any], Any], Any]
 
@@ -95,11 +97,18 @@ def start_server(
             return env
 
         def write(self, chunk: bytes) -> None:
-            # cheroot's socket writer copies its whole pending buffer on every partial send:
-            # hand it large bodies in blocks
-            view = memoryview(chunk)
-            for at in range(0, len(view), WRITE_BLOCK):
-                super().write(view[at : at + WRITE_BLOCK])
+            length = self.remaining_bytes_out  # the Content-Length; cheroot checks blocks by it
+            if (
+                len(chunk) < DIRECT_BYTES
+                or self.req.chunked_write
+                or length is None
+                or len(chunk) > length
+            ):
+                super().write(chunk)
+                return
+            super().write(b"")  # the status line and headers, through cheroot's writer
+            self.req.conn.socket.sendall(chunk)
+            self.req.conn.wfile.bytes_written += len(chunk)
 
         def respond(self) -> None:
             super().respond()
