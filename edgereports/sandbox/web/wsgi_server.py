@@ -13,7 +13,7 @@ it to the sandbox:
 - a large block of a body with a ``Content-Length`` goes to the socket directly: cheroot's
   writer copies its pending buffer into a new ``bytes`` on every send (a 12 MB answer was about
   20 % slower than under werkzeug), and even in blocks its copies cost a 90-day HOUR answer
-  (445 KB) 0.07 ms of the server's 0.84 ms of CPU.
+  (445 KB) 0.05-0.2 ms of the server's 0.9-1.1 ms of CPU.
 
 Request lines are logged (with credentials redacted) to the ``edgereports.sandbox`` logger
 unless ``quiet``.
