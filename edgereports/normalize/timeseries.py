@@ -222,7 +222,9 @@ def build(
     columns["aggregation"] = _strings(reuse.get("aggregation"), spans, aggregations, lengths)
     percentiles = [_percentile(b, req) for b in merged]
     columns["percentile"] = np.repeat(np.array(percentiles, dtype=np.float64), lengths)
-    columns["value"] = _concat([b.values for b in merged])
+    values = _concat([b.values for b in merged])
+    # a view of a reader's memory is read-only: a frame's columns can be written to
+    columns["value"] = values if values.flags.writeable else values.copy()
     return pd.DataFrame(columns, copy=False)
 
 

@@ -6,6 +6,7 @@ import copy
 import json
 import math
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -680,3 +681,48 @@ def test_a_column_of_one_value_per_block_holds_each_value_s_text_once() -> None:
     assert len(constant) == CONSTANT_CHUNK * (SHARED_BLOCKS + 1)
     assert len({text(c) for c in chunks(constant)}) == 1
     assert len(chunks(constant)) == SHARED_BLOCKS + 1
+
+
+ONE_SERIES = {
+    "result": [
+        [
+            {"time_stamp": "2024-01-01T00:00:00Z", "name": "uplink_bytes", "value": 1},
+            {"time_stamp": "2024-01-01T01:00:00Z", "name": "uplink_bytes", "value": 2},
+        ]
+    ],
+    "account_id": "62c40843c7a1909709112345",
+}
+ONE_SERIES_CSV = (
+    "time_stamp,name,value,account_id\n"
+    "2024-01-01T00:00:00Z,uplink_bytes,1,62c40843c7a1909709112345\n"
+    "2024-01-01T01:00:00Z,uplink_bytes,2,62c40843c7a1909709112345\n"
+)
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        lambda: to_frame(json.dumps(ONE_SERIES).encode()),
+        lambda: to_frame(json.dumps(ONE_SERIES)),
+        lambda: to_frame(ONE_SERIES),
+        lambda: read_csv(ONE_SERIES_CSV.encode()),
+        lambda: read_csv(ONE_SERIES_CSV),
+    ],
+    ids=["json-bytes", "json-text", "parsed", "csv-bytes", "csv-text"],
+)
+def test_every_column_of_a_frame_can_be_written(read: Callable[[], pd.DataFrame]) -> None:
+    """A series read from one block once left ``value`` a read-only view of the reader's
+    memory: ``df.loc[0, "value"] = ...`` raised "assignment destination is read-only"."""
+    df = read()
+    new = {
+        "time_stamp": pd.Timestamp("2024-02-01", tz="UTC"),
+        "account_id": "x",
+        "metric": "downlink_bytes",
+        "aggregation": "MAX",
+        "percentile": 90.0,
+        "value": 5.0,
+    }
+    for column, value in new.items():
+        df.loc[0, column] = value
+    assert df.loc[0, list(new)].tolist() == list(new.values())
+    assert df.loc[1, "value"] == 2.0

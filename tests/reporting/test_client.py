@@ -521,3 +521,22 @@ def test_a_pull_that_stops_on_an_auth_error_leaves_none_of_its_parts_running(
         assert 1 <= sent < 15  # 3 subscribers x 5 windows: the rest were cancelled
         time.sleep(0.2)
         assert sandbox.request_count() - before == sent  # nothing ran after fetch raised
+
+
+def test_the_value_column_of_a_pull_can_be_written(sandbox: SandboxHandle) -> None:
+    """A pull of one series in one part once left ``value`` a read-only view of the answer's
+    parsed memory."""
+    sim = sandbox.network.sims_of(sandbox.account_id)[0]
+    report = (
+        Report(account_id=sandbox.account_id)
+        .between("2022-07-01T00:00:00Z", "2022-07-03T00:00:00Z")
+        .granularity("HOUR")
+        .by("msisdn")
+        .where(msisdn=sim.msisdn)
+        .metric("uplink_bytes", "COUNT")
+    )
+    with make_client(sandbox) as client:
+        df = client.fetch(report)
+    assert len(df) == 48
+    df.loc[0, "value"] = -1.0
+    assert df.loc[0, "value"] == -1.0
