@@ -192,3 +192,20 @@ def test_a_dropped_body_closes_a_kept_alive_connection(sandbox: SandboxHandle) -
         again = s.post(sandbox.report_endpoint, params={"apikey": sandbox.api_key}, json=body,
                        timeout=30)  # fmt: skip
         assert again.status_code == 200 and again.content == ok.content
+
+
+def test_a_client_s_kept_alive_connections_stay_open(make_sandbox: SandboxFactory) -> None:
+    """Twenty idle keep-alive connections (more than the sixteen a client keeps by default)
+    are all kept: cheroot's default limit, ten, answered "Connection: close" past the tenth,
+    and the client reconnected for about a third of a pull's requests."""
+    sb = make_sandbox()
+    sessions = [requests.Session() for _ in range(20)]
+    try:
+        for _ in range(2):
+            for s in sessions:  # one after another: the others' connections wait, idle
+                answer = s.get(f"{sb.base_url}/sandbox/clock", timeout=30)
+                assert answer.status_code == 200
+                assert answer.headers.get("Connection", "").lower() != "close"
+    finally:
+        for s in sessions:
+            s.close()
