@@ -2,8 +2,9 @@
 
 cheroot (CherryPy's WSGI server) keeps HTTP/1.1 connections alive, so a client that fans out
 hundreds of requests over one session does not pay a TCP connection and a thread per request
-as it does with werkzeug's development server (which closes every connection). Two hooks adapt
-it to the sandbox:
+as it does with werkzeug's development server (which closes every connection); it keeps up to
+``KEEP_ALIVE`` idle connections and queues ``BACKLOG`` new ones. Three hooks adapt it to the
+sandbox:
 
 - request headers whose names hold an underscore (``api_key``) are handed to the app as they
   were sent, under the environ key ``RAW_HEADERS`` (the CGI-style ``HTTP_API_KEY`` cannot tell
@@ -123,7 +124,8 @@ def start_server(
                 _LOG.info('"%s" %s', line, status)
 
     class Server(wsgi.Server):
-        """Keeps server errors out of the output when quiet; stops within 50 ms when idle."""
+        """Keeps ``KEEP_ALIVE`` idle connections, keeps server errors out of the output when
+        quiet, stops within 50 ms when idle."""
 
         expiration_interval = 0.05
         keep_alive_conn_limit = KEEP_ALIVE
