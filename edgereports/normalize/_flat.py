@@ -98,8 +98,7 @@ def column(arr: pa.Array | pa.ChunkedArray) -> KeyColumn:
     if len(arr) == 0 or arr.null_count or not _is_text(arr.type):
         return encoded(arr)
     pieces = _pieces(arr)
-    wide = pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type)
-    patterns = _Patterns(max(len(p) for p in pieces), wide)
+    patterns = _Patterns(pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type))
     firsts: list[str | bytes] = []
     lasts: list[str | bytes] = []
     mixed: list[bool] = []
@@ -223,30 +222,32 @@ def _pieces(arr: pa.Array | pa.ChunkedArray) -> list[pa.Array]:
 class _Patterns:
     """Values written over and over: the offsets and bytes of a text array holding only one."""
 
-    def __init__(self, rows: int, wide: bool) -> None:
-        self.rows = rows
+    def __init__(self, wide: bool) -> None:
         self.kind = np.dtype(np.int64 if wide else np.int32)
         self._made: dict[str | bytes, tuple[np.ndarray, pa.Buffer, pa.Buffer]] = {}
 
-    def of(self, value: str | bytes) -> tuple[np.ndarray, pa.Buffer, pa.Buffer]:
-        """Return the offsets (array and buffer) and bytes of ``value`` repeated ``rows`` times."""
+    def of(self, value: str | bytes, rows: int) -> tuple[np.ndarray, pa.Buffer, pa.Buffer]:
+        """Return the offsets (array and buffer) and bytes of ``value`` repeated at least
+        ``rows`` times: made once per value, and again for a longer piece."""
         made = self._made.get(value)
-        if made is None:
+        if made is None or len(made[0]) <= rows:
             data = value.encode() if isinstance(value, str) else value
-            offsets = np.arange(self.rows + 1, dtype=self.kind) * len(data)
-            made = offsets, pa.py_buffer(offsets), pa.py_buffer(data * self.rows)
+            offsets = np.arange(rows + 1, dtype=self.kind) * len(data)
+            made = offsets, pa.py_buffer(offsets), pa.py_buffer(data * rows)
             self._made[value] = made
         return made
 
 
 def _holds_only(piece: pa.Array, value: str | bytes, patterns: _Patterns) -> bool:
-    """Whether every row of ``piece`` (text, no nulls, at most ``patterns.rows`` rows) is
-    ``value``: its offsets and bytes are those of ``value`` repeated."""
-    offsets, offsets_buffer, data = patterns.of(value)
+    """Whether every row of ``piece`` (text, no nulls; its first row is ``value``) is ``value``:
+    its offsets and bytes are those of ``value`` repeated."""
     n, width = len(piece), patterns.kind.itemsize
     _, own_offsets, own_data = piece.buffers()
     own = np.frombuffer(own_offsets, patterns.kind, n + 1, piece.offset * width)
     start = int(own[0])
+    if int(own[n]) - start != n * (int(own[1]) - start):
+        return False  # not n rows of the first one's length; no pattern larger than the piece
+    offsets, offsets_buffer, data = patterns.of(value, n)
     if start == 0:
         own_bytes = own_offsets.slice(piece.offset * width, (n + 1) * width)
         same = bool(own_bytes.equals(offsets_buffer.slice(0, (n + 1) * width)))

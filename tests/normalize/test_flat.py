@@ -79,3 +79,23 @@ def test_a_column_of_one_value_across_chunks_is_a_constant() -> None:
     key = _flat.column(pa.chunked_array([chunk, chunk.slice(7), pa.array([], chunk.type)]))
     assert key.is_constant
     assert key.values == ["62c40843c7a1909709112345"]
+
+
+def test_a_pattern_is_never_larger_than_the_piece_it_checks() -> None:
+    """A long piece of a short value and a short piece of a long one: the long value's pattern
+    is as long as its own piece (it was once as long as the longest piece: a gigabyte here)."""
+    import tracemalloc
+
+    long_value = "x" * 100_000
+    rows = ["a"] * 10_000 + [long_value] * 2 + ["a" * 99_999 + "b", long_value]
+    arr = pa.chunked_array(
+        [pa.array(rows[:10_000], pa.large_string()), pa.array(rows[10_000:], pa.large_string())]
+    )
+    tracemalloc.start()
+    try:
+        key = _flat.column(arr)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_array_equal(key.changes(), expected(rows))
+    assert peak < 20 * 2**20
