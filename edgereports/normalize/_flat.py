@@ -245,7 +245,8 @@ def _holds_only(piece: pa.Array, value: str | bytes, patterns: _Patterns) -> boo
     _, own_offsets, own_data = piece.buffers()
     own = np.frombuffer(own_offsets, patterns.kind, n + 1, piece.offset * width)
     start = int(own[0])
-    if int(own[n]) - start != n * (int(own[1]) - start):
+    size = int(own[n]) - start
+    if size != n * (int(own[1]) - start):
         return False  # not n rows of the first one's length; no pattern larger than the piece
     offsets, offsets_buffer, data = patterns.of(value, n)
     if start == 0:
@@ -253,7 +254,6 @@ def _holds_only(piece: pa.Array, value: str | bytes, patterns: _Patterns) -> boo
         same = bool(own_bytes.equals(offsets_buffer.slice(0, (n + 1) * width)))
     else:
         same = bool(np.array_equal(own - start, offsets[: n + 1]))
-    size = int(offsets[n])
     if not same or size == 0:
         return same
     return bool(own_data.slice(start, size).equals(data.slice(0, size)))
