@@ -14,7 +14,7 @@ import functools
 import os
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +23,7 @@ from ..progress import open_progress
 from ..query import Report
 from .assemble import answer_frame, answer_part, as_frame, join_parts, owned
 from .budget import Budget, says_too_large
+from .lanes import Lanes
 from .plan import Part, Window, bucket_of, split_window, window_points
 
 if TYPE_CHECKING:
@@ -96,28 +97,15 @@ class PartRunner:
                     outcomes[i] = self._outcome(functools.partial(run, part, accept))
                     bar.update(1)
                 return outcomes
-            pool = self._pool(max_workers)
-            futures: dict[Future[Any], int] = {
-                pool.submit(run, part, accept): i for i, part in todo
-            }
-            pending: set[Future[Any]] = set(futures)
-            try:
-                # the readers (about 15 ms to import in a new process) load here, while the
-                # first answers travel, and not in a worker when its answer is in, the others
-                # then waiting on that import
-                from ..normalize import parts as _readers  # noqa: F401
 
-                while pending:
-                    # woken by a failed part, the last part or the bar's tick, not by each part
-                    done, pending = wait(pending, _TICK, return_when=FIRST_EXCEPTION)
-                    for future in done:
-                        # popped: the future would hold the part's frame after it is assembled
-                        outcomes[futures.pop(future)] = self._outcome(future.result)
-                        bar.update(1)
-            finally:  # on an error: no part of this pull starts or runs after it returns
-                for future in futures:
-                    future.cancel()
-                wait(futures)
+            def work(item: tuple[int, Part]) -> None:
+                outcomes[item[0]] = self._outcome(functools.partial(run, item[1], accept))
+
+            lanes = Lanes(self._pool(max_workers), todo, work, max_workers)
+            # the readers (about 15 ms to import in a new process) load while the first
+            # answers travel, and not in a worker when its answer is in, the others then
+            # waiting on that import
+            lanes.join(bar.update, _TICK, _import_readers)  # a failed part stops the others
             return outcomes
         finally:
             bar.close()
@@ -210,3 +198,7 @@ class PartRunner:
             assert start is not None and end is not None
             frames.append(self._window_frame(sent.between(start, end), piece, accept, what))
         return join_parts(frames, sent.to_request())
+
+
+def _import_readers() -> None:
+    from ..normalize import parts  # noqa: F401

@@ -1,0 +1,71 @@
+"""The lanes that run a pull's parts: every part once, more lanes while they wait, none after a
+failure."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from edgereports.reporting.lanes import START, Lanes
+
+
+@pytest.fixture
+def pool() -> Iterator[ThreadPoolExecutor]:
+    with ThreadPoolExecutor(8) as workers:
+        yield workers
+
+
+def test_every_item_is_worked_once(pool: ThreadPoolExecutor) -> None:
+    taken: list[int] = []
+    ticks: list[int] = []
+    calls: list[str] = []
+    lanes = Lanes(pool, range(200), taken.append, 8)
+    lanes.join(ticks.append, 0.01, lambda: calls.append("meanwhile"))
+    assert sorted(taken) == list(range(200))
+    assert sum(ticks) == 200
+    assert calls == ["meanwhile"]
+
+
+def test_lanes_grow_to_the_most_while_their_items_wait(pool: ThreadPoolExecutor) -> None:
+    """Eight items that each wait for the seven others can only be done on eight lanes."""
+    together = threading.Barrier(8, timeout=10)
+    lanes = Lanes(pool, range(8), lambda _: together.wait(), 8)
+    lanes.join(lambda _: None, 0.01)  # a broken barrier would raise here
+    assert START < 8
+
+
+def test_never_more_lanes_than_the_most(pool: ThreadPoolExecutor) -> None:
+    lock = threading.Lock()
+    running = [0, 0]  # now, most seen
+
+    def work(_: int) -> None:
+        with lock:
+            running[0] += 1
+            running[1] = max(running)
+        time.sleep(0.005)  # waits as on the network: the lanes grow
+        with lock:
+            running[0] -= 1
+
+    Lanes(pool, range(40), work, 3).join(lambda _: None, 0.01)
+    assert running == [0, 3]
+
+
+def test_a_failure_ends_the_run_and_nothing_runs_after_it(pool: ThreadPoolExecutor) -> None:
+    started: list[int] = []
+
+    def work(item: int) -> None:
+        started.append(item)
+        if item == 5:
+            raise KeyError("part 5")
+        time.sleep(0.001)
+
+    with pytest.raises(KeyError, match="part 5"):
+        Lanes(pool, range(1000), work, 4).join(lambda _: None, 0.01)
+    count = len(started)
+    assert 6 <= count < 1000
+    time.sleep(0.05)
+    assert len(started) == count  # the other lanes stopped taking items
