@@ -68,15 +68,19 @@ class SeriesPart:
             return self
         low, high = _micros(start), _micros(end)
         blocks = []
+        stamps: np.ndarray | None = None
         for b in self.blocks:
-            keep = np.ones(len(b.stamps), dtype=bool)
-            if not first:
-                keep &= (b.stamps > low) if right else (b.stamps >= low)
-            if not last:
-                keep &= (b.stamps <= high) if right else (b.stamps < high)
-            if keep.all():
+            if b.stamps is not stamps:  # the metrics of a series share their stamps
+                stamps = b.stamps
+                keep = np.ones(len(stamps), dtype=bool)
+                if not first:
+                    keep &= (stamps > low) if right else (stamps >= low)
+                if not last:
+                    keep &= (stamps <= high) if right else (stamps < high)
+                whole, some = bool(keep.all()), bool(keep.any())
+            if whole:
                 blocks.append(b)
-            elif keep.any():
+            elif some:
                 blocks.append(_kept(b, keep))
         return SeriesPart(self.echo_names, blocks, self.req)
 

@@ -107,17 +107,38 @@ def read_blocks(payload: Mapping[str, Any], *, owned: bool) -> tuple[list[Block]
         echo_values.append(ident(value, key))
     echo = tuple(echo_values)
     blocks: list[Block] = []
+    stamps = _Stamps()
     for i, arr in enumerate(result):
         if not isinstance(arr, list):
             fail("result item is not a list of points", f"result[{i}]", arr)
         if arr:
-            blocks.extend(Block(echo, *parts) for parts in _read_array(arr, i))
+            blocks.extend(Block(echo, *parts) for parts in _read_array(arr, i, stamps))
         if owned:
             result[i] = None
     return blocks, echo_names
 
 
-def _read_array(arr: list[Any], i: int) -> list[tuple[str, str | None, np.ndarray, np.ndarray]]:
+class _Stamps:
+    """Parses the stamps of an answer's inner arrays; an array whose stamps equal those of the
+    array before (every metric of a series, as the service answers) shares their parse, made
+    read-only (comparing the texts costs a tenth of parsing them)."""
+
+    def __init__(self) -> None:
+        self._texts: list[Any] = []
+        self._micros: np.ndarray | None = None
+
+    def __call__(self, texts: list[Any], i: int) -> np.ndarray:
+        if self._micros is not None and texts == self._texts:
+            return self._micros
+        micros = parse_stamps(texts, lambda j: f"result[{i}][{j}].time_stamp", "time_stamp")
+        micros.flags.writeable = False  # blocks share it; a frame copies it (timestamp_column)
+        self._texts, self._micros = texts, micros
+        return micros
+
+
+def _read_array(
+    arr: list[Any], i: int, parse: _Stamps
+) -> list[tuple[str, str | None, np.ndarray, np.ndarray]]:
     """Read one inner array: fast columnar path, or point by point when it does not fit."""
     try:
         first = arr[0]
@@ -137,7 +158,7 @@ def _read_array(arr: list[Any], i: int) -> list[tuple[str, str | None, np.ndarra
             return _read_points(arr, i)
     except (KeyError, TypeError, AttributeError):
         return _read_points(arr, i)
-    micros = parse_stamps(stamps, lambda j: f"result[{i}][{j}].time_stamp", "time_stamp")
+    micros = parse(stamps, i)
     numbers = parse_values(values, lambda j: f"result[{i}][{j}].value", allow_text=False)
     return [(name, agg, micros, numbers)]
 

@@ -244,3 +244,48 @@ def test_concat_frames_edge_cases() -> None:
         concat_frames([empty_frame("timeseries"), pd.DataFrame({"x": [1]})])
     only_empty = concat_frames([empty_frame("current", ["ue_ip"]), empty_frame("current")])
     assert "ue_ip" in only_empty.columns and len(only_empty) == 0
+
+
+def test_the_metrics_of_a_series_share_one_parse_of_their_stamps_and_keep_their_own_points() -> (
+    None
+):
+    """Arrays whose stamps equal those of the array before share their parse (read-only); a
+    part cut in a window keeps each array's own points, and its frame can be written."""
+    lo, hi = datetime(2022, 7, 7, 4, tzinfo=UTC), datetime(2022, 7, 7, 9, tzinfo=UTC)
+    req = request(lo, hi)
+    payload = answer(lo, hi, point_at_end=True, reverse=False)
+    later = [
+        {**p, "time_stamp": (datetime.fromisoformat(p["time_stamp"]) + HOUR * 1.5).isoformat()}
+        for p in payload["result"][1]
+    ]
+    payload["result"].append(
+        [{**p, "aggregation_type": "AVERAGE", "value": i} for i, p in enumerate(later)]
+    )
+    part = read_part(orjson.dumps(payload), req)
+    assert part is not None
+    first, second, third = part.blocks
+    assert first.stamps is second.stamps and not first.stamps.flags.writeable
+    assert third.stamps is not second.stamps
+    cut = lo + HOUR * 2
+    kept = part.owned(cut, hi, first=False, last=True)
+    frame = build_parts([kept], req)
+    assert frame is not None
+    expected = sorted(
+        (p["name"], p["aggregation_type"], datetime.fromisoformat(p["time_stamp"]), p["value"])
+        for array in payload["result"]
+        for p in array
+        if datetime.fromisoformat(p["time_stamp"]) >= cut
+    )
+    got = sorted(
+        zip(
+            frame["metric"],
+            frame["aggregation"],
+            frame["time_stamp"].dt.to_pydatetime(),
+            frame["value"],
+            strict=True,
+        )
+    )
+    assert got == expected
+    frame.loc[0, "time_stamp"] = pd.Timestamp(lo)
+    assert frame.loc[0, "time_stamp"] == pd.Timestamp(lo)
+    assert (first.stamps == second.stamps).all() and first.stamps.min() > 0
