@@ -98,6 +98,8 @@ class Lanes(Generic[T]):
                     pending |= self._add(self._count)
         finally:
             self._stopped = True
+            for lane in self._lanes:
+                lane.cancel()  # one still queued behind another pull's lanes never starts
             wait(self._lanes)
 
     def _stall(self) -> float:

@@ -39,18 +39,20 @@ def test_lanes_grow_to_the_most_while_their_items_wait(pool: ThreadPoolExecutor)
 
 
 def test_never_more_lanes_than_the_most(pool: ThreadPoolExecutor) -> None:
+    """Items done three at a time need three lanes; a fourth would show in ``running``."""
     lock = threading.Lock()
     running = [0, 0]  # now, most seen
+    together = threading.Barrier(3, timeout=10)
 
     def work(_: int) -> None:
         with lock:
             running[0] += 1
             running[1] = max(running)
-        time.sleep(0.005)  # waits as on the network: the lanes grow
+        together.wait()
         with lock:
             running[0] -= 1
 
-    Lanes(pool, range(40), work, 3).join(lambda _: None, 0.01)
+    Lanes(pool, range(39), work, 3).join(lambda _: None, 0.01)
     assert running == [0, 3]
 
 
