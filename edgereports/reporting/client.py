@@ -53,8 +53,8 @@ class ReportingClient(UsesConnection):
             dropped bodies), one budget shared by both retry layers.
         max_workers: the most requests in flight at once (16 by default): a pull waits
             mostly on round trips, and 16 make 50 subscribers four rounds; lower it (or set
-            ``rate_limit``) for a service that answers 429. A pull starts on two and adds more
-            while they wait on the service (:mod:`~edgereports.reporting.lanes`).
+            ``rate_limit``) for a service that answers 429. A client's later pulls start on fewer
+            and add more while they wait on the service (:mod:`~edgereports.reporting.lanes`).
         progress: show a progress bar (True), never (False), or when there is more than one
             request and stderr is a terminal or the code runs in a notebook (None).
         session: a ``requests.Session`` to use as is (proxies, certificates).

@@ -5,11 +5,13 @@ Threads that wait on the network cost nothing, but threads whose answers are in 
 Python's GIL, which each socket operation hands over: sixteen threads reading answers that come
 back at once spend about a third more CPU per small part than one (``docs/fetching.md``). So a
 pull's parts run on *lanes*, threads of the client's pool that take the pull's parts one after
-another. A pull starts on :data:`START` lanes and doubles them, up to ``max_workers``, each time
-:func:`Lanes._stall` seconds pass with parts waiting and no part done: the lanes are waiting on
-the service then, and more of them would wait alongside. Against the sandbox with 20 ms of
-latency a pull of 50 parts ran on sixteen lanes within about 8 ms of its start; against one that
-answers at once, small parts ran on two to four.
+another. A client's first pull starts on ``max_workers`` lanes, as nothing is known of the
+service yet; each later pull starts on half the lanes the pull before it ran on
+(:func:`next_start`). The lanes double, up to ``max_workers``, each time :meth:`Lanes._stall`
+seconds pass with parts waiting and no part done: the lanes are waiting on the service then, and
+more of them would wait alongside. Against the sandbox with 20 ms of latency, pulls of 50 parts
+ran on sixteen lanes; against one that answers at once, pulls of small parts settled on one or
+two.
 """
 
 from __future__ import annotations
@@ -20,10 +22,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import Generic, TypeVar
 
-__all__ = ["STALL", "START", "Lanes"]
+__all__ = ["STALL", "Lanes", "next_start"]
 
-#: Lanes a pull starts on.
-START = 2
 #: Seconds with parts waiting and none done after which the lanes double.
 STALL = 0.002
 
@@ -38,6 +38,7 @@ class Lanes(Generic[T]):
         items: what to work on, taken in order.
         work: the work on one item; an exception it raises ends the run (:meth:`join`).
         most: the most lanes at once.
+        start: the lanes to start on (at most ``most``).
     """
 
     def __init__(
@@ -46,6 +47,7 @@ class Lanes(Generic[T]):
         items: Sequence[T],
         work: Callable[[T], None],
         most: int,
+        start: int,
     ) -> None:
         self._pool = pool
         self._waiting = deque(items)
@@ -56,7 +58,12 @@ class Lanes(Generic[T]):
         self._lanes: set[Future[None]] = set()
         self._count = 0
         self._started = time.perf_counter()
-        self._add(min(START, most))
+        self._add(max(1, min(start, most)))
+
+    @property
+    def count(self) -> int:
+        """The lanes started so far."""
+        return self._count
 
     def join(
         self,
@@ -128,3 +135,9 @@ class Lanes(Generic[T]):
                 return
             self._work(item)
             self._done.append(None)
+
+
+def next_start(ran: int) -> int:
+    """The lanes a pull starts on after a pull that ran on ``ran``: half of them, at least one
+    (a pull that needed more doubles them again at its first stall)."""
+    return max(1, ran // 2)

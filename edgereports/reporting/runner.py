@@ -23,7 +23,7 @@ from ..progress import open_progress
 from ..query import Report
 from .assemble import answer_frame, answer_part, as_frame, join_parts, owned
 from .budget import Budget, says_too_large
-from .lanes import Lanes
+from .lanes import Lanes, next_start
 from .plan import Part, Window, bucket_of, split_window, window_points
 
 if TYPE_CHECKING:
@@ -60,6 +60,7 @@ class PartRunner:
         self._workers: ThreadPoolExecutor | None = None  # made on the first concurrent pull
         self._workers_pid = 0
         self._workers_lock = threading.Lock()
+        self._start = 0  # the lanes the next pull starts on (0: all, as nothing is known)
 
     def run(
         self,
@@ -101,11 +102,15 @@ class PartRunner:
             def work(item: tuple[int, Part]) -> None:
                 outcomes[item[0]] = self._outcome(functools.partial(run, item[1], accept))
 
-            lanes = Lanes(self._pool(max_workers), todo, work, max_workers)
+            start = self._start or max_workers  # a first pull knows nothing of the service
+            lanes = Lanes(self._pool(max_workers), todo, work, max_workers, start)
             # the readers (about 15 ms to import in a new process) load while the first
             # answers travel, and not in a worker when its answer is in, the others then
             # waiting on that import
-            lanes.join(bar.update, _TICK, _import_readers)  # a failed part stops the others
+            try:
+                lanes.join(bar.update, _TICK, _import_readers)  # a failed part stops the others
+            finally:
+                self._start = next_start(lanes.count)
             return outcomes
         finally:
             bar.close()

@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from edgereports.reporting.lanes import START, Lanes
+from edgereports.reporting.lanes import Lanes, next_start
 
 
 @pytest.fixture
@@ -23,7 +23,7 @@ def test_every_item_is_worked_once(pool: ThreadPoolExecutor) -> None:
     taken: list[int] = []
     ticks: list[int] = []
     calls: list[str] = []
-    lanes = Lanes(pool, range(200), taken.append, 8)
+    lanes = Lanes(pool, range(200), taken.append, 8, 1)
     lanes.join(ticks.append, 0.01, lambda: calls.append("meanwhile"))
     assert sorted(taken) == list(range(200))
     assert sum(ticks) == 200
@@ -33,9 +33,9 @@ def test_every_item_is_worked_once(pool: ThreadPoolExecutor) -> None:
 def test_lanes_grow_to_the_most_while_their_items_wait(pool: ThreadPoolExecutor) -> None:
     """Eight items that each wait for the seven others can only be done on eight lanes."""
     together = threading.Barrier(8, timeout=10)
-    lanes = Lanes(pool, range(8), lambda _: together.wait(), 8)
+    lanes = Lanes(pool, range(8), lambda _: together.wait(), 8, 1)
     lanes.join(lambda _: None, 0.01)  # a broken barrier would raise here
-    assert START < 8
+    assert lanes.count == 8
 
 
 def test_never_more_lanes_than_the_most(pool: ThreadPoolExecutor) -> None:
@@ -52,7 +52,7 @@ def test_never_more_lanes_than_the_most(pool: ThreadPoolExecutor) -> None:
         with lock:
             running[0] -= 1
 
-    Lanes(pool, range(39), work, 3).join(lambda _: None, 0.01)
+    Lanes(pool, range(39), work, 3, 1).join(lambda _: None, 0.01)
     assert running == [0, 3]
 
 
@@ -66,8 +66,21 @@ def test_a_failure_ends_the_run_and_nothing_runs_after_it(pool: ThreadPoolExecut
         time.sleep(0.001)
 
     with pytest.raises(KeyError, match="part 5"):
-        Lanes(pool, range(1000), work, 4).join(lambda _: None, 0.01)
+        Lanes(pool, range(1000), work, 4, 2).join(lambda _: None, 0.01)
     count = len(started)
     assert 6 <= count < 1000
     time.sleep(0.05)
     assert len(started) == count  # the other lanes stopped taking items
+
+
+def test_a_pull_starts_on_the_lanes_it_is_given_and_the_next_on_half(
+    pool: ThreadPoolExecutor,
+) -> None:
+    lanes = Lanes(pool, range(100), lambda _: time.sleep(0.001), 8, 8)
+    assert lanes.count == 8  # all started at once, before any stall
+    lanes.join(lambda _: None, 0.01)
+    assert lanes.count == 8
+    assert [next_start(n) for n in (16, 8, 3, 2, 1)] == [8, 4, 1, 1, 1]
+    few = Lanes(pool, range(3), lambda _: None, 8, 8)
+    assert few.count == 3  # no more lanes than items
+    few.join(lambda _: None, 0.01)
