@@ -26,7 +26,7 @@ from ..errors import EdgeReportsError, SchemaError
 from ..query import Report
 from .plan import Part, Window
 from .results import Failure, FetchResult
-from .rules import in_range, mark, part_in_range
+from .rules import in_range, mark, part_in_range, range_rule
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -209,6 +209,7 @@ def assemble(
     empty_values: list[dict[str, Any]] = []
     at = 0
     dropped = 0
+    rule = range_rule(report)
     for branch in plan:
         rows, failed = 0, False
         for part, result in zip(branch, outcomes[at : at + len(branch)], strict=True):
@@ -218,7 +219,7 @@ def assemble(
             else:
                 rows += len(result)
                 if isinstance(result, SeriesPart):  # the range rule on its points: no copy
-                    result, gone = part_in_range(result, report)
+                    result, gone = part_in_range(result, rule)
                     dropped += gone
                 frames.append(result)
         at += len(branch)

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from ..normalize.parts import SeriesPart
 
-__all__ = ["describe_empty", "in_range", "mark", "part_in_range", "warn_about"]
+__all__ = ["describe_empty", "in_range", "mark", "part_in_range", "range_rule", "warn_about"]
 
 
 def in_range(frame: pd.DataFrame, report: Report) -> tuple[pd.DataFrame, int]:
@@ -43,7 +43,7 @@ def in_range(frame: pd.DataFrame, report: Report) -> tuple[pd.DataFrame, int]:
     """
     from ..normalize.stitch import owned_rows
 
-    rule = _range_rule(report)
+    rule = range_rule(report)
     if rule is None or not len(frame):
         return frame, 0
     start, end, right = rule
@@ -52,9 +52,15 @@ def in_range(frame: pd.DataFrame, report: Report) -> tuple[pd.DataFrame, int]:
     return kept, len(frame) - len(kept)
 
 
-def part_in_range(part: SeriesPart, report: Report) -> tuple[SeriesPart, int]:
-    """:func:`in_range` for the points of a part, before any frame is built (no row copied)."""
-    rule = _range_rule(report)
+def part_in_range(
+    part: SeriesPart, rule: tuple[datetime, datetime, bool] | None
+) -> tuple[SeriesPart, int]:
+    """:func:`in_range` for the points of a part, before any frame is built (no row copied).
+
+    Args:
+        part: a part of the report's pull.
+        rule: the report's :func:`range_rule` (made once for all of its parts).
+    """
     if rule is None:
         return part, 0
     start, end, right = rule
@@ -62,7 +68,7 @@ def part_in_range(part: SeriesPart, report: Report) -> tuple[SeriesPart, int]:
     return kept, len(part) - len(kept)
 
 
-def _range_rule(report: Report) -> tuple[datetime, datetime, bool] | None:
+def range_rule(report: Report) -> tuple[datetime, datetime, bool] | None:
     """The report's range and whether it owns its end (v2 stamps each piece of the range at its
     end: the range owns the stamps in ``(start, end]``); None for a report without buckets."""
     span = report.time_range()
