@@ -7,11 +7,13 @@ back at once spend about a third more CPU per small part than one (``docs/fetchi
 pull's parts run on *lanes*, threads of the client's pool that take the pull's parts one after
 another. A client's first pull starts on ``max_workers`` lanes, as nothing is known of the
 service yet; each later pull starts on half the lanes the pull before it ran on
-(:func:`next_start`). The lanes double, up to ``max_workers``, each time :meth:`Lanes._stall`
-seconds pass with parts waiting and no part done: the lanes are waiting on the service then, and
-more of them would wait alongside. Against the sandbox with 20 ms of latency, pulls of 50 parts
-ran on sixteen lanes; against one that answers at once, pulls of small parts settled on one or
-two.
+(:func:`next_start`), and a pull that would start on one runs on the calling thread itself
+(:func:`run_here`) until two parts in a row wait on the service. The lanes double, up to
+``max_workers``, each time :meth:`Lanes._stall` seconds pass with parts waiting and no part
+done: the lanes are waiting on the service then, and more of them would wait alongside.
+Against the sandbox with 20 ms of latency, pulls of 50 parts ran on sixteen lanes; against one
+that answers at once, pulls of small parts went from sixteen lanes to eight, four, two, and
+then ran on the calling thread.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import Generic, TypeVar
 
-__all__ = ["STALL", "Lanes", "next_start"]
+__all__ = ["STALL", "Lanes", "next_start", "run_here"]
 
 #: Seconds with parts waiting and none done after which the lanes double.
 STALL = 0.002
@@ -110,12 +112,16 @@ class Lanes(Generic[T]):
             wait(self._lanes)
 
     def _stall(self) -> float:
-        """Seconds without an item done after which the lanes double: :data:`STALL`, or three
-        times the mean time per item done so far when that is longer (items that are done one
-        every millisecond or two leave gaps of a few by chance)."""
+        """Seconds without an item done after which the lanes double.
+
+        Before the first item is done, :data:`STALL` per lane running: the more requests a
+        pull sends at once, the longer a service takes to answer the first of them. After,
+        :data:`STALL` or three times the mean time per item done so far when that is longer
+        (items that are done one every millisecond or two leave gaps of a few by chance).
+        """
         done = len(self._done)
         if not done:
-            return STALL
+            return STALL * self._count
         return max(STALL, 3 * (time.perf_counter() - self._started) / done)
 
     def _add(self, count: int) -> set[Future[None]]:
@@ -141,3 +147,27 @@ def next_start(ran: int) -> int:
     """The lanes a pull starts on after a pull that ran on ``ran``: half of them, at least one
     (a pull that needed more doubles them again at its first stall)."""
     return max(1, ran // 2)
+
+
+def run_here(items: deque[T], work: Callable[[T], None], tick: Callable[[int], None]) -> bool:
+    """Work ``items`` on this thread, one after another, until two in a row wait on the service.
+
+    For a pull whose last pull settled on one lane: one thread that hands nothing to another
+    spends the least CPU per part. An item whose wall time exceeds this thread's CPU time by
+    :data:`STALL` waited for its answer; after two such items in a row (one alone may be a
+    pause of a loaded machine) the items left are for :class:`Lanes`.
+
+    Returns:
+        Whether it stopped on items that waited (``items`` then holds the rest, if any).
+    """
+    waited = 0
+    while items:
+        item = items.popleft()
+        clock, cpu = time.perf_counter(), time.thread_time()
+        work(item)
+        tick(1)
+        if (time.perf_counter() - clock) - (time.thread_time() - cpu) <= STALL:
+            waited = 0
+        elif (waited := waited + 1) == 2:
+            return True
+    return False

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import os
 import threading
+from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
@@ -23,7 +24,7 @@ from ..progress import open_progress
 from ..query import Report
 from .assemble import answer_frame, answer_part, as_frame, join_parts, owned
 from .budget import Budget, says_too_large
-from .lanes import Lanes, next_start
+from .lanes import Lanes, next_start, run_here
 from .plan import Part, Window, bucket_of, split_window, window_points
 
 if TYPE_CHECKING:
@@ -102,8 +103,13 @@ class PartRunner:
             def work(item: tuple[int, Part]) -> None:
                 outcomes[item[0]] = self._outcome(functools.partial(run, item[1], accept))
 
+            waiting = deque(todo)
             start = self._start or max_workers  # a first pull knows nothing of the service
-            lanes = Lanes(self._pool(max_workers), todo, work, max_workers, start)
+            if start == 1:  # the pull before settled on one lane: this thread is that lane
+                if not run_here(waiting, work, bar.update):
+                    return outcomes
+                start = 2  # a part waited on the service: lanes for the rest
+            lanes = Lanes(self._pool(max_workers), waiting, work, max_workers, start)
             # the readers (about 15 ms to import in a new process) load while the first
             # answers travel, and not in a worker when its answer is in, the others then
             # waiting on that import

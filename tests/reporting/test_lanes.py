@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from edgereports.reporting.lanes import Lanes, next_start
+from edgereports.reporting.lanes import Lanes, next_start, run_here
 
 
 @pytest.fixture
@@ -84,3 +85,24 @@ def test_a_pull_starts_on_the_lanes_it_is_given_and_the_next_on_half(
     few = Lanes(pool, range(3), lambda _: None, 8, 8)
     assert few.count == 3  # no more lanes than items
     few.join(lambda _: None, 0.01)
+
+
+def test_parts_that_do_not_wait_are_all_worked_here() -> None:
+    items = deque(range(50))
+    done: list[int] = []
+    assert not run_here(items, done.append, lambda n: None)
+    assert done == list(range(50)) and not items
+
+
+def test_two_parts_in_a_row_that_wait_hand_the_rest_to_lanes() -> None:
+    items = deque(range(10))
+    done: list[int] = []
+
+    def work(item: int) -> None:
+        done.append(item)
+        if item in (3, 5, 6):
+            time.sleep(0.01)  # waits as on the network: wall time without this thread's CPU
+
+    assert run_here(items, work, lambda n: None)
+    assert done == [0, 1, 2, 3, 4, 5, 6]  # 3 alone did not stop it; 5 and 6 did
+    assert list(items) == [7, 8, 9]
