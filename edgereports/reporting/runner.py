@@ -1,7 +1,8 @@
 """Running a pull's parts: the worker threads, and one part's request and owned rows.
 
-A part (:mod:`.plan`) is one window of one fan-out value. Each runs in one of the client's
-worker threads: its request is sent (in pieces when its window holds more points than the
+A part (:mod:`.plan`) is one window of one fan-out value. Each runs on a lane (:mod:`.lanes`:
+one of the client's worker threads, or the calling thread when the pull before settled on one
+lane): its request is sent (in pieces when its window holds more points than the
 budget, or when the service answers that it is too large, which also lowers the budget for
 the parts still waiting), its answer is decoded (a small JSON time series is kept as points,
 :class:`~edgereports.normalize.parts.SeriesPart`, with no frame) and cut to the rows its window
