@@ -232,7 +232,7 @@ def assemble(
     ruled = all(isinstance(f, SeriesPart) for f in frames)  # the range rule already ran
     frame = combine(frames, request, ordered=at == 1)
     if not ruled:
-        frame, gone = in_range(frame, report)
+        frame, gone = in_range(frame, rule)
         dropped += gone
     frame.attrs["request"] = copy.deepcopy(request)
     mark(frame, report, dropped, empty_values)

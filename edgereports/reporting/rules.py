@@ -34,16 +34,24 @@ if TYPE_CHECKING:
 __all__ = ["describe_empty", "in_range", "mark", "part_in_range", "range_rule", "warn_about"]
 
 
-def in_range(frame: pd.DataFrame, report: Report) -> tuple[pd.DataFrame, int]:
+#: A report's range and whether it owns its end (:func:`range_rule`).
+RangeRule = tuple[datetime, datetime, bool]
+
+
+def in_range(frame: pd.DataFrame, rule: RangeRule | None) -> tuple[pd.DataFrame, int]:
     """The rows of ``frame`` whose bucket begins before the report's end, and how many went.
 
     A v2 frame keeps the stamps up to and including the end (each is the end of a piece).
 
-    Reports without buckets (``NOW``, ``LAST ...``, PERCENTILE over a range) are kept as sent.
+    Reports without buckets (``NOW``, ``LAST ...``, PERCENTILE over a range; ``rule`` None)
+    are kept as sent.
+
+    Args:
+        frame: the report's assembled frame.
+        rule: the report's :func:`range_rule`.
     """
     from ..normalize.stitch import owned_rows
 
-    rule = range_rule(report)
     if rule is None or not len(frame):
         return frame, 0
     start, end, right = rule
@@ -52,9 +60,7 @@ def in_range(frame: pd.DataFrame, report: Report) -> tuple[pd.DataFrame, int]:
     return kept, len(frame) - len(kept)
 
 
-def part_in_range(
-    part: SeriesPart, rule: tuple[datetime, datetime, bool] | None
-) -> tuple[SeriesPart, int]:
+def part_in_range(part: SeriesPart, rule: RangeRule | None) -> tuple[SeriesPart, int]:
     """:func:`in_range` for the points of a part, before any frame is built (no row copied).
 
     Args:
@@ -68,7 +74,7 @@ def part_in_range(
     return kept, len(part) - len(kept)
 
 
-def range_rule(report: Report) -> tuple[datetime, datetime, bool] | None:
+def range_rule(report: Report) -> RangeRule | None:
     """The report's range and whether it owns its end (v2 stamps each piece of the range at its
     end: the range owns the stamps in ``(start, end]``); None for a report without buckets."""
     span = report.time_range()

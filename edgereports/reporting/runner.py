@@ -95,14 +95,15 @@ class PartRunner:
                         todo.append((i, part))
                     else:
                         bar.update(1)
-            if len(todo) <= 1 or max_workers == 1:
-                for i, part in todo:
-                    outcomes[i] = self._outcome(functools.partial(run, part, accept))
-                    bar.update(1)
-                return outcomes
 
             def work(item: tuple[int, Part]) -> None:
                 outcomes[item[0]] = self._outcome(functools.partial(run, item[1], accept))
+
+            if len(todo) <= 1 or max_workers == 1:
+                for item in todo:
+                    work(item)
+                    bar.update(1)
+                return outcomes
 
             waiting = deque(todo)
             start = self._start or max_workers  # a first pull knows nothing of the service
