@@ -402,7 +402,7 @@ def stitching() -> None:
     import pandas as pd
 
     from edgereports.normalize import concat_frames, stitch, to_frame
-    from edgereports.normalize.stitch import canonical_order
+    from edgereports.normalize.stitching import canonical_order
 
     def best(fn: Any, number: int) -> float:
         return min(timeit.repeat(fn, number=number, repeat=5)) / number

@@ -2,12 +2,12 @@
 
 Public names: :func:`to_frame`, :func:`read_csv`, :func:`stitch`, :func:`concat_frames` and
 :func:`detect_shape`. The two steps of stitching that the client applies part by part
-(``owned_rows``, ``canonical_order``) live in :mod:`.stitch`. The package imports pandas,
+(``owned_rows``, ``canonical_order``) live in :mod:`.stitching`. The package imports pandas,
 pyarrow and orjson, never ``requests``.
 
-The readers (:mod:`.api` and what it imports) are loaded on first use, so a module of the
-package that a pull needs before its first request (``output``, to check ``output=``) comes
-without them: a pull loads them once its first requests are out, while the answers travel.
+Every public name is loaded on first use, so a module of the package that a pull needs before
+its first request (``output``, to check ``output=``) comes without the readers and the
+stitching: a pull loads them once its first requests are out, while the answers travel.
 """
 
 from __future__ import annotations
@@ -16,19 +16,19 @@ from typing import TYPE_CHECKING
 
 from .._lazy import lazy_names
 
-# eager: the name is also a submodule's, which an import of ``.stitch`` would put here
-from .stitch import concat_frames, stitch
-
 if TYPE_CHECKING:
     from .api import read_csv, to_frame
     from .detect import detect_shape
     from .service import service_frame
+    from .stitching import concat_frames, stitch
 
 #: The public names loaded on first access: name -> module.
 _LAZY = {
+    "concat_frames": ".stitching",
     "detect_shape": ".detect",
     "read_csv": ".api",
     "service_frame": ".service",
+    "stitch": ".stitching",
     "to_frame": ".api",
 }
 

@@ -117,7 +117,7 @@ def join_parts(
 ) -> pd.DataFrame | SeriesPart:
     """The owned rows of one window fetched in pieces (in order), as one part."""
     from ..normalize.parts import SeriesPart
-    from ..normalize.stitch import canonical_order, concat_frames
+    from ..normalize.stitching import canonical_order, concat_frames
 
     if all(isinstance(p, SeriesPart) for p in pieces):
         parts = [p for p in pieces if isinstance(p, SeriesPart)]
@@ -144,7 +144,7 @@ def owned(
         (:func:`edgereports.normalize.owned_rows`).
     """
     from ..normalize.parts import SeriesPart
-    from ..normalize.stitch import owned_rows
+    from ..normalize.stitching import owned_rows
 
     if window is None:
         return frame
@@ -179,7 +179,7 @@ def combine(
         The frame; its ``attrs`` are those of the first part.
     """
     from ..normalize.parts import SeriesPart, build_parts
-    from ..normalize.stitch import canonical_order, concat_frames
+    from ..normalize.stitching import canonical_order, concat_frames
 
     if all(isinstance(f, SeriesPart) for f in frames):
         built = build_parts([f for f in frames if isinstance(f, SeriesPart)], request)

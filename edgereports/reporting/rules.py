@@ -50,7 +50,7 @@ def in_range(frame: pd.DataFrame, rule: RangeRule | None) -> tuple[pd.DataFrame,
         frame: the report's assembled frame.
         rule: the report's :func:`range_rule`.
     """
-    from ..normalize.stitch import owned_rows
+    from ..normalize.stitching import owned_rows
 
     if rule is None or not len(frame):
         return frame, 0

@@ -16,7 +16,7 @@ from edgereports.errors import InputError
 from edgereports.normalize import concat_frames, stitch
 from edgereports.normalize._order import Keys, _row_order, _run_order, _runs
 from edgereports.normalize._request import request_info
-from edgereports.normalize.stitch import canonical_order, owned_rows
+from edgereports.normalize.stitching import canonical_order, owned_rows
 from edgereports.schema import empty_frame, validate_frame
 
 T0 = datetime(2022, 7, 7, tzinfo=UTC)

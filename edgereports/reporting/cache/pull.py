@@ -102,7 +102,7 @@ class CachedPull:
         A series whose rows hold several echoed series is left as is: their order (by first
         appearance) depends on the range.
         """
-        from ...normalize.stitch import canonical_order, concat_frames
+        from ...normalize.stitching import canonical_order, concat_frames
         from ...schema import schema_for, shape_of
 
         entries = self.cache.store.entries(series)
@@ -334,7 +334,7 @@ def _assemble(
     pieces: list[pd.DataFrame], part: Part, span: tuple[datetime, datetime], attrs: dict[str, Any]
 ) -> pd.DataFrame:
     """The part's owned rows: its pieces in ``[start, end)``, sorted as one answer is."""
-    from ...normalize.stitch import canonical_order, concat_frames
+    from ...normalize.stitching import canonical_order, concat_frames
 
     request = part.sent.to_request()
     frame = pieces[0] if len(pieces) == 1 else concat_frames(pieces)
