@@ -214,4 +214,6 @@ class PartRunner:
 
 
 def _import_readers() -> None:
-    from ..normalize import parts  # noqa: F401
+    """What a part needs once its answer is in: the readers and the stitching (its window's
+    owned rows)."""
+    from ..normalize import parts, stitching  # noqa: F401
