@@ -17,6 +17,7 @@ from typing import Any
 from .. import presets
 from ..errors import ConfigError, QueryError
 from ..query import Report
+from ..query.timegrid import BUCKETS, bucket_length
 from ..query.versions import API_VERSIONS
 
 __all__ = [
@@ -56,7 +57,6 @@ _REPORT_KEYS = (
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _LOOKBACK = re.compile(r"(\d+)\s*(d|day|days|h|hour|hours)", re.IGNORECASE)
 _PLACEHOLDER = (date(2000, 1, 1), date(2000, 1, 2))
-_BUCKETS = {"DAY": timedelta(days=1), "HOUR": timedelta(hours=1)}
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,9 @@ class ReportJob:
     @property
     def bucket(self) -> timedelta:
         """The bucket size (one day for SIM counts)."""
-        return _BUCKETS[self.granularity] if self.granularity else timedelta(days=1)
+        bucket = bucket_length(self.granularity, daily=True)
+        assert bucket is not None  # DAY or HOUR, checked when the job was read
+        return bucket
 
     def for_window(self, start: datetime, end: datetime) -> Report:
         """The report over ``[start, end)``."""
@@ -177,7 +179,7 @@ def parse_report(
     report = _build(item, merged, label)
     grain = item.get("granularity")
     if grain is not None:
-        if not isinstance(grain, str) or grain.strip().upper() not in _BUCKETS:
+        if not isinstance(grain, str) or grain.strip().upper() not in BUCKETS:
             raise ConfigError(f'{label}: granularity must be "DAY" or "HOUR", got {grain!r}')
         report = report.granularity(grain.strip().upper())
     report = _check_exportable(report, label)
@@ -325,7 +327,7 @@ def _check_exportable(report: Report, label: str) -> Report:
             f'{label}: no granularity; add granularity = "DAY" or "HOUR" (the export writes '
             "time series and SIM counts)"
         )
-    if report.grain not in _BUCKETS:
+    if report.grain not in BUCKETS:
         raise ConfigError(f'{label}: granularity must be "DAY" or "HOUR", got {report.grain!r}')
     return report
 
