@@ -17,7 +17,7 @@ from typing import Any
 from .. import presets
 from ..errors import ConfigError, QueryError
 from ..query import Report
-from ..query.timegrid import BUCKETS, bucket_length
+from ..query.timegrid import BUCKETS, bucket_length, is_relative, resolve_relative
 from ..query.versions import API_VERSIONS
 
 __all__ = [
@@ -68,6 +68,8 @@ class ReportJob:
         report: the request without its range (a placeholder range; see :meth:`for_window`).
         granularity: ``"DAY"`` or ``"HOUR"``; ``None`` for SIM counts (daily).
         start: the first UTC midnight to export.
+        relative_start: the relative date ``start`` was written as (``"60d"``), resolved
+            again against the service's present by :meth:`at`; None for a date.
         lookback: how far before the watermark each run re-fetches (rounded out to whole days).
         window_days: UTC days per fetch window.
     """
@@ -78,6 +80,15 @@ class ReportJob:
     start: datetime
     lookback: timedelta
     window_days: int
+    relative_start: str | None = None
+
+    def at(self, now: datetime) -> ReportJob:
+        """The report job with a relative ``start`` resolved against ``now`` (the service's
+        present when a run has a client), rounded down to a UTC midnight."""
+        if self.relative_start is None:
+            return self
+        start = parse_start(self.relative_start, "start", now=now)
+        return dataclasses.replace(self, start=start)
 
     @property
     def shape(self) -> str:
@@ -124,13 +135,20 @@ def parse_lookback(value: object, where: str) -> timedelta:
     )
 
 
-def parse_start(value: object, where: str) -> datetime:
-    """Read a start: a TOML date, an offset datetime, or such a string; floored to a UTC day.
+def parse_start(value: object, where: str, *, now: datetime | None = None) -> datetime:
+    """Read a start: a TOML date, an offset datetime, such a string, or a relative date
+    (``"60d"``, ``"8w"``, ``"yesterday"``: UTC midnights before ``now``, the local clock when
+    None); floored to a UTC day.
 
     Raises:
         ConfigError: anything else, naming ``where``.
     """
     when: datetime | None = None
+    if is_relative(value):
+        try:
+            value = resolve_relative(value, UTC, now)
+        except OverflowError:
+            value = None
     if isinstance(value, str):
         text = value.strip()
         try:
@@ -144,8 +162,9 @@ def parse_start(value: object, where: str) -> datetime:
         when = datetime(value.year, value.month, value.day, tzinfo=UTC)
     if when is None:
         raise ConfigError(
-            f"{where}: start must be a date such as 2024-01-01 or a timestamp with an offset "
-            "such as 2024-01-01T00:00:00Z (it is rounded down to a UTC day)"
+            f"{where}: start must be a date such as 2024-01-01, a timestamp with an offset "
+            "such as 2024-01-01T00:00:00Z (it is rounded down to a UTC day) or a relative date "
+            'such as "60d" (days before the service\'s today)'
         )
     return when.replace(hour=0, minute=0, second=0, microsecond=0)
 
@@ -200,6 +219,7 @@ def parse_report(
         start=start,
         lookback=lookback,
         window_days=window_days,
+        relative_start=str(merged["start"]).strip() if is_relative(merged["start"]) else None,
     )
 
 
