@@ -61,6 +61,7 @@ __all__ = [
     "relative_end",
     "resolve_relative",
     "row_bucket_micros",
+    "shown_range",
     "whole_buckets",
 ]
 
@@ -134,6 +135,31 @@ def inclusive_last(start: datetime, end: datetime, bucket: timedelta) -> datetim
         datetime.date(2022, 7, 7)
     """
     return max(floor(start, bucket), ceil(end, bucket) - bucket)
+
+
+def shown_range(
+    start: datetime, end: datetime, zone: tzinfo, bucket: timedelta | None = None
+) -> tuple[datetime, datetime, str]:
+    """The range ``[start, end)`` as a title prints it, its last day or hour included.
+
+    Returns:
+        ``(first, last, unit)`` in ``zone``: with ``unit`` ``"day"`` when both bounds are
+        midnights in ``zone`` (``last`` is the last day), ``"hour"`` for whole hours of an
+        hourly report (``last`` is the last hour), else ``"time"`` (``last`` is ``end``).
+
+    Example:
+        >>> first, last, unit = shown_range(datetime(2022, 7, 1, tzinfo=UTC),
+        ...                                 datetime(2022, 7, 8, tzinfo=UTC), UTC)
+        >>> first.day, last.day, unit
+        (1, 7, 'day')
+    """
+    first, finish = start.astimezone(zone), end.astimezone(zone)
+    if first.time() == time(0) and finish.time() == time(0):
+        return first, max(first, finish - timedelta(days=1)), "day"
+    whole = all(t.minute == t.second == t.microsecond == 0 for t in (first, finish))
+    if whole and bucket == BUCKETS["HOUR"]:
+        return first, max(first, finish - bucket), "hour"
+    return first, finish, "time"
 
 
 @dataclass(frozen=True)
