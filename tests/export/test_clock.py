@@ -39,4 +39,3 @@ def test_a_dry_run_plans_up_to_the_service_present(tmp_path: Path, sb: Any) -> N
     assert "2024-03-07" in dry.stdout  # three days before the service's today
     assert "2026" not in dry.stdout and "2025" not in dry.stdout, dry.stdout
     assert not job.output.exists()
-
