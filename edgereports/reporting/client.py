@@ -51,10 +51,9 @@ class ReportingClient(UsesConnection):
         timeout: seconds, or ``(connect, read)`` seconds, per attempt.
         retries: retries per request after the first attempt (5xx, 429, connection errors,
             dropped bodies), one budget shared by both retry layers.
-        max_workers: the most requests in flight at once (16 by default): a pull waits
-            mostly on round trips, and 16 make 50 subscribers four rounds; lower it (or set
-            ``rate_limit``) for a service that answers 429. A client's later pulls start on fewer
-            and add more while they wait on the service (:mod:`~edgereports.reporting.lanes`).
+        max_workers: the most requests in flight at once (16 by default), the same on every
+            pull: a pull waits mostly on round trips, and 16 make 50 subscribers four rounds;
+            lower it (or set ``rate_limit``) for a service that answers 429.
         progress: show a progress bar (True), never (False), or when there is more than one
             request and stderr is a terminal or the code runs in a notebook (None).
         session: a ``requests.Session`` to use as is (proxies, certificates).
