@@ -1,11 +1,12 @@
 """Running a pull's parts: the worker threads, and one part's request and owned rows.
 
 A part (:mod:`.plan`) is one window of one fan-out value. Each runs on one of the client's
-worker threads, at most ``max_workers`` at once on every pull: its request is sent (in pieces when its window holds more points than the
-budget, or when the service answers that it is too large, which also lowers the budget for
-the parts still waiting), its answer is decoded (a small JSON time series is kept as points,
-:class:`~edgereports.normalize.parts.SeriesPart`, with no frame) and cut to the rows its window
-owns. :mod:`.assemble` then makes one frame of the parts.
+worker threads, at most ``max_workers`` at once on every pull: its request is sent (in pieces
+when its window holds more points than the budget, or when the service answers that it is too
+large, which also lowers the budget for the parts still waiting), its answer is decoded (a
+small JSON time series is kept as points, :class:`~edgereports.normalize.parts.SeriesPart`,
+with no frame) and cut to the rows its window owns. :mod:`.assemble` then makes one frame of
+the parts.
 """
 
 from __future__ import annotations
@@ -134,14 +135,14 @@ class PartRunner:
         :meth:`close` (threads started and joined per pull would cost CPU on every pull); a
         forked child, which inherits no thread, and a new ``max_workers`` make new ones."""
         with self._workers_lock:
-            old = self._workers
-            if old is None or self._workers_pid != os.getpid() or self._workers_size != max_workers:
-                self._workers = ThreadPoolExecutor(max_workers, "edgereports")
-                self._workers_size = max_workers
-                if old is not None and self._workers_pid == os.getpid():
-                    old.shutdown(wait=False)  # parts another pull queued on it still run
-                self._workers_pid = os.getpid()
-            return self._workers
+            workers = self._workers
+            pid = os.getpid()
+            if workers is None or self._workers_pid != pid or self._workers_size != max_workers:
+                if workers is not None and self._workers_pid == pid:
+                    workers.shutdown(wait=False)  # parts another pull queued on it still run
+                workers = self._workers = ThreadPoolExecutor(max_workers, "edgereports")
+                self._workers_size, self._workers_pid = max_workers, pid
+            return workers
 
     def close(self) -> None:
         """Stop the worker threads (a later pull starts new ones)."""
