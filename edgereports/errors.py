@@ -146,9 +146,9 @@ class ConfigError(InputError):
 
     Example:
         >>> from edgereports import Settings
-        >>> Settings(reporting_url="ftp://x")  # doctest: +SKIP
+        >>> Settings(reporting_url="ftp://x")
         Traceback (most recent call last):
-        ConfigError: reporting_url must be an http(s) URL ...
+        edgereports.errors.ConfigError: reporting_url must be an http(s) URL ...
     """
 
 
@@ -244,9 +244,9 @@ class SchemaError(EdgeReportsError):
 
     Example:
         >>> import edgereports as er
-        >>> er.to_frame({"unexpected": 1})  # doctest: +SKIP
+        >>> er.to_frame({"unexpected": 1})
         Traceback (most recent call last):
-        SchemaError: ... matches no known answer shape ...
+        edgereports.errors.SchemaError: object matches no known answer shape ...
     """
 
     def __init__(self, message: str, *, where: str = "") -> None:
@@ -312,7 +312,12 @@ class EdgeReportsWarning(UserWarning):
 
     Example:
         >>> import warnings
-        >>> warnings.simplefilter("error", EdgeReportsWarning)  # doctest: +SKIP
+        >>> from edgereports import Report
+        >>> with warnings.catch_warnings():  # every warning of edgereports an error, here
+        ...     warnings.simplefilter("error", EdgeReportsWarning)
+        ...     Report(account_id="A").metric("new_metric", "MAX")
+        Traceback (most recent call last):
+        edgereports.errors.VocabularyWarning: metrics[0].name 'new_metric' is not a known name ...
     """
 
 
@@ -320,9 +325,13 @@ class VocabularyWarning(EdgeReportsWarning):
     """A name outside the known vocabulary was used; it is sent as given.
 
     Example:
+        >>> import warnings
         >>> from edgereports import Report
-        >>> Report(account_id="A").now().metric("new_metric", "MAX")  # doctest: +SKIP
-        VocabularyWarning: metrics[0].name 'new_metric' is not a known metric ...
+        >>> with warnings.catch_warnings(record=True) as seen:
+        ...     warnings.simplefilter("always")
+        ...     report = Report(account_id="A").now().metric("new_metric", "MAX")
+        >>> print(seen[0].message)
+        metrics[0].name 'new_metric' is not a known name (known: ...); sending it as given
     """
 
 
@@ -334,9 +343,13 @@ class TopTalkerWarning(EdgeReportsWarning):
     one row each.
 
     Example:
+        >>> import warnings
         >>> import edgereports as er
-        >>> er.fetch("concurrent_online_ues", sandbox=True)  # doctest: +SKIP
-        TopTalkerWarning: grouped by customer_site_id, which no filter pins: ...
+        >>> with warnings.catch_warnings(record=True) as seen:
+        ...     warnings.simplefilter("always")
+        ...     df = er.fetch("concurrent_online_ues", sandbox=True)
+        >>> print([str(w.message) for w in seen if w.category is TopTalkerWarning][0])
+        grouped by customer_site_id, which no filter pins: ...
     """
 
 

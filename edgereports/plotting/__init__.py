@@ -93,7 +93,13 @@ def plot(
         InputError: the frame cannot be plotted (wrong shape, mixed units, a bad ``tz``).
 
     Example:
-        >>> ax = plot(df)                     # doctest: +SKIP
-        >>> ax.figure.savefig("report.png")   # doctest: +SKIP
+        >>> import edgereports as er
+        >>> df = er.to_frame({"result": [[
+        ...     {"time_stamp": "2022-07-07T00:00:00Z", "name": "sim", "value": 3,
+        ...      "aggregation_type": "COUNT"},
+        ...     {"time_stamp": "2022-07-08T00:00:00Z", "name": "sim", "value": 5,
+        ...      "aggregation_type": "COUNT"}]]})
+        >>> ax = plot(df)
+        >>> ax.figure.savefig("report.png")
     """
     return chart_for(df)(df, ax=ax, tz=tz, title=title)
