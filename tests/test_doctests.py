@@ -26,9 +26,7 @@ def modules() -> list[str]:
 
 
 @pytest.mark.parametrize("name", modules())
-def test_docstring_examples_run(
-    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_docstring_examples_run(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     module = importlib.import_module(name)
     finder = doctest.DocTestFinder(exclude_empty=True)

@@ -26,6 +26,7 @@ N = 20
 PARTS = 60
 
 
+@pytest.mark.slow
 def test_a_pull_at_three_quarters_of_the_limit_gets_no_429(make_sandbox: SandboxFactory) -> None:
     sb = make_sandbox(limits=Limits(requests_per_second=N))
     end = datetime(2022, 7, 8, tzinfo=UTC)
