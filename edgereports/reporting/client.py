@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 import orjson
 
+from .._dependencies import lazy_import
 from ..config import API_VERSIONS, DEFAULT_MAX_WORKERS, Settings, Timeout, check_api_key
 from ..errors import ConfigError, InputError, PartialFailure
+from ..normalize.output import check_output, convert
 from ..query import Report
 from .assemble import assemble_pull, parse_json
 from .budget import Budget
@@ -28,6 +30,9 @@ if TYPE_CHECKING:
 
     from ..normalize.output import Output
     from .cache import Cache, CachedPull
+
+# the store (SQLite, Arrow files) loads for a client that has a cache, not for every client
+_cache = lazy_import("edgereports.reporting.cache")
 
 __all__ = ["CSV", "JSON", "REPORT_PATH", "REPORT_PATHS", "ReportingClient"]
 
@@ -341,8 +346,6 @@ class ReportingClient(UsesConnection):
         """
         if on_error not in ("raise", "collect"):
             raise InputError(f"on_error must be 'raise' or 'collect', got {on_error!r}")
-        from ..normalize.output import check_output, convert
-
         check_output(output)
         check_partial(partial)
         result, counts = self._pull([self._as_report(report)], window, accept, refresh, partial)
@@ -457,9 +460,7 @@ class ReportingClient(UsesConnection):
     def _cached_pull(self, reports: int, accept: str, refresh: bool) -> CachedPull | None:
         if self._cache is None:
             return None
-        from .cache import CachedPull
-
-        return CachedPull(
+        pull: CachedPull = _cache.CachedPull(
             self._cache,
             reports=reports,
             accept=accept,
@@ -469,6 +470,7 @@ class ReportingClient(UsesConnection):
             clock=functools.partial(self.service_now, probe=False),
             refresh=refresh,
         )
+        return pull
 
     def close(self) -> None:
         """Stop the worker threads and close the HTTP session if the client created it."""
@@ -491,9 +493,8 @@ def _open_cache(option: object) -> Cache | None:
     """:func:`~.cache.open_cache`, imported only for a client that has a cache."""
     if option is None or option is False:
         return None
-    from .cache import open_cache
-
-    return open_cache(option)
+    cache: Cache = _cache.open_cache(option)
+    return cache
 
 
 def _check_accept(accept: str) -> str:
