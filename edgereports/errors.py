@@ -160,9 +160,14 @@ class TransportError(EdgeReportsError):
             is wrong or the service is not running. Such a request is not retried.
 
     Example:
-        >>> client.fetch(report)  # nothing answers at the address  # doctest: +SKIP
-        Traceback (most recent call last):
-        TransportError: ... Connection refused ... hint: ... start a local sandbox ...
+        >>> import edgereports as er
+        >>> client = er.ReportingClient("my-key", "http://127.0.0.1:9")  # nothing listens there
+        >>> try:
+        ...     client.fetch(er.presets.time_usage_enterprise(
+        ...         account_id="A", start="2022-07-01", end="2022-07-02"))
+        ... except TransportError as error:
+        ...     print(error.unreachable, "start a local sandbox" in str(error))
+        True True
     """
 
     def __init__(self, message: str, *, unreachable: bool = False) -> None:
@@ -362,8 +367,16 @@ class PartialBucketWarning(EdgeReportsWarning):
     range; ``partial="drop"`` keeps whole buckets only.
 
     Example:
-        >>> df = client.fetch(report.timezone("+05:30"))  # doctest: +SKIP
-        PartialBucketWarning: 2 of 8 DAY buckets lie partly outside the range ...
+        >>> import warnings
+        >>> import edgereports as er
+        >>> with warnings.catch_warnings(record=True) as seen:
+        ...     warnings.simplefilter("always")
+        ...     df = er.fetch("time_usage_enterprise", start="2022-07-01T09:50:00+05:30",
+        ...                   end="2022-07-04T09:50:00+05:30", sandbox=True)
+        >>> print([str(w.message) for w in seen if w.category is PartialBucketWarning][0])
+        the range covers 2 DAY buckets only in part (2022-07-01T00:00Z: 82%, ...); ...
+        >>> [bucket["start"] for bucket in df.attrs["partial_buckets"]]
+        ['2022-07-01T00:00:00+00:00', '2022-07-04T00:00:00+00:00']
     """
 
 
@@ -371,7 +384,14 @@ class EmptyResultWarning(EdgeReportsWarning):
     """A report, or one fan-out value of it, returned no rows over its whole range.
 
     Example:
-        >>> df = client.fetch(report)  # a subscriber not on the account  # doctest: +SKIP
-        EmptyResultWarning: no rows for account_id=..., msisdn=... from ... to ...
-        >>> df.attrs["empty"]  # doctest: +SKIP
+        >>> import warnings
+        >>> import edgereports as er
+        >>> with warnings.catch_warnings(record=True) as seen:  # a subscriber not on the account
+        ...     warnings.simplefilter("always")
+        ...     df = er.fetch("byte_usage_subscriber", msisdn=["910000000000"],
+        ...                   start="2022-07-01", end="2022-07-02", sandbox=True)
+        >>> print([str(w.message) for w in seen if w.category is EmptyResultWarning][0])
+        no rows for account_id=..., msisdn=910000000000 from 2022-07-01T00:00:00+00:00 to ...
+        >>> df.attrs["empty"][0]["msisdn"]
+        '910000000000'
     """
