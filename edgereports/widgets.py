@@ -24,7 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import presets
+from ._dependencies import lazy_import
 from .errors import EdgeReportsError, EdgeReportsWarning, InputError
+from .export import save_parquet
+from .plotting import plot, shown_columns
 from .query import Report
 from .query.timegrid import relative_end, resolve_relative
 from .query.times import parse_tz
@@ -33,6 +36,12 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from .reporting import ReportingClient
+
+
+# the widgets and the chart renderer load when an explorer is made or draws
+ipywidgets = lazy_import("ipywidgets")
+plt = lazy_import("matplotlib.pyplot")
+matplotlib_figure = lazy_import("matplotlib.figure")
 
 __all__ = ["DIMENSION_PARAMS", "RANGES", "Explorer"]
 
@@ -84,8 +93,7 @@ class Explorer:
         tz: str = "UTC",
         export_dir: str | Path = ".",
     ) -> None:
-        import ipywidgets as w
-
+        w = ipywidgets
         self.client = client
         self.export_dir = Path(export_dir)
         self.frame: pd.DataFrame | None = None
@@ -332,8 +340,6 @@ class Explorer:
         name = self.export_path.value.strip()
         if not name:
             raise InputError("give a file name to export to")
-        from .export import save_parquet
-
         path = save_parquet(self.frame, Path(name).expanduser())
         self._say(f"Wrote {len(self.frame)} rows to {path}")
         return path
@@ -384,8 +390,6 @@ def _preset_options(api_version: str) -> list[tuple[str, str]]:
 
 
 def _table_html(frame: pd.DataFrame) -> str:
-    from .plotting import shown_columns
-
     head = shown_columns(frame.head(_HEAD_ROWS)).to_html(index=False, border=0, na_rep="")
     return f"<p><b>{len(frame)} rows × {len(frame.columns)} columns</b> (first rows)</p>{head}"
 
@@ -394,13 +398,8 @@ def _chart_png(frame: pd.DataFrame, tz: str) -> bytes:
     """The frame's chart as PNG bytes, times in ``tz`` (the explorer's zone, also for
     ``LAST ...`` reports, whose request carries no offset); the figure is closed, so notebooks
     do not show it twice."""
-    import matplotlib.pyplot as plt
-    from matplotlib.figure import Figure
-
-    from .plotting import plot
-
     figure = plot(frame, tz=tz).figure
-    assert isinstance(figure, Figure)
+    assert isinstance(figure, matplotlib_figure.Figure)
     buffer = io.BytesIO()
     try:
         figure.savefig(buffer, format="png", dpi=96, facecolor="white")
