@@ -10,8 +10,6 @@ read through such proxies, so ``import edgereports`` loads neither pandas nor th
 from __future__ import annotations
 
 import importlib
-import importlib.util
-import sys
 import types
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from typing import Any
@@ -71,7 +69,11 @@ class LazyModule(types.ModuleType):
 
 
 def lazy_import(name: str, *, pip: str | None = None) -> Any:
-    """The module ``name`` if it is loaded already, else a :class:`LazyModule` for it.
+    """A :class:`LazyModule` for ``name``, to name at the top of a module.
+
+    The proxy imports through :func:`importlib.import_module` even when the module is in
+    ``sys.modules`` already: another thread may still be running its body, and the import
+    system waits for it to finish where a look-up in ``sys.modules`` would not.
 
     Args:
         name: the module's absolute name.
@@ -81,8 +83,7 @@ def lazy_import(name: str, *, pip: str | None = None) -> Any:
         >>> lazy_import("json").loads("[2]")
         [2]
     """
-    module = sys.modules.get(name)
-    return module if module is not None else LazyModule(name, pip)
+    return LazyModule(name, pip)
 
 
 def lazy_names(
@@ -109,7 +110,8 @@ def lazy_names(
         module = names.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(lazy_import(importlib.util.resolve_name(module, package)), name)
+        # import_module waits for a module another thread is still importing
+        value = getattr(importlib.import_module(module, package), name)
         namespace[name] = value
         return value
 
