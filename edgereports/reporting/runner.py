@@ -103,7 +103,8 @@ class PartRunner:
                     bar.update(1)
                 return outcomes
 
-            futures = [self._pool(max_workers).submit(work, item) for item in todo]
+            pool = self._pool(max_workers)
+            futures = [pool.submit(work, item) for item in todo]
             # the readers load on this thread while the first answers travel, rather than in
             # a worker whose answer is in while the others wait on that import
             _import_readers()
