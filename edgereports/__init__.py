@@ -39,6 +39,7 @@ from .errors import (
     VocabularyWarning,
 )
 from .fetch import fetch  # light (no pandas); eager, so `fetch` is never the submodule
+from .health import health  # light too; eager for the same reason
 from .query import Metric, Report, ServiceReport
 
 if TYPE_CHECKING:  # the lazily loaded names, typed for checkers and IDEs
@@ -103,6 +104,7 @@ __all__ = [
     "VocabularyWarning",
     "__version__",
     "fetch",
+    "health",
     "long",
     "plot",
     "presets",

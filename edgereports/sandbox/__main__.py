@@ -31,7 +31,8 @@ examples:
 
 Per-request faults: send the header X-Sandbox-Fault (e.g. "503", "429;retry-after=1",
 "drop", "latency=0.2"). Helper routes: /sandbox/info, /sandbox/network, /sandbox/faults,
-/sandbox/requests, /sandbox/clock, /sandbox/rate-limit, /sandbox/incidents; the OpenAPI document is at /openapi.json.
+/sandbox/requests, /sandbox/clock, /sandbox/rate-limit, /sandbox/incidents; the OpenAPI
+document is at /openapi.json.
 """
 
 

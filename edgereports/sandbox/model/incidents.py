@@ -20,6 +20,7 @@ datetime) on a whole UTC hour, because the network draws its activity per UTC ho
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -222,7 +223,7 @@ def segments(effects: Iterable[Effect], h0: int, h1: int) -> list[tuple[int, int
     effects = [e for e in effects if e.h0 < h1 and e.h1 > h0]
     cuts = sorted({h0, h1} | {min(max(x, h0), h1) for e in effects for x in (e.h0, e.h1)})
     out: list[tuple[int, int, int, float]] = []
-    for a, b in zip(cuts, cuts[1:], strict=False):
+    for a, b in itertools.pairwise(cuts):
         live = [e for e in effects if e.h0 <= a and b <= e.h1]
         mode, factor = -1, 1.0
         if live:
