@@ -111,9 +111,16 @@ def judge(
             found[inc["kind"]] = found.get(inc["kind"], 0) + 1
             first = min(rows[i].start for i in hits)
             errors.append((first - t0).total_seconds() / 3600)
+            if abs(errors[-1]) > 12:
+                print(f"    start off by {errors[-1]:+.0f} h: {inc['kind']} {inc['subject']} from "
+                      f"{inc['start']} for {inc['hours']} h "
+                      f"({profiles.get(inc['subject'], 'a site')})")  # fmt: skip
         else:
             print(f"    missed: {inc['kind']} {inc['subject']} from {inc['start']} for "
                   f"{inc['hours']} h ({profiles.get(inc['subject'], 'a site')})")  # fmt: skip
+    for f, ok in zip(rows, used, strict=True):
+        if not ok:
+            print(f"    false flag: {f.kind} {f.subject} {f.start:%Y-%m-%d %H:%M}: {f.evidence}")
     return found, used.count(False), errors
 
 
@@ -172,8 +179,10 @@ def main() -> None:
     reqs = [r["requests"] for r in results]
     wall = statistics.median(r["wall"] for r in results)
     pull = statistics.median(r["pull"] for r in results)
-    print(f"  requests per run:       {min(reqs)} to {max(reqs)} (64 subscribers, 58 days hourly)")
-    print(f"  wall time per run:      {wall:.2f} s median; the pull alone {pull:.2f} s: "
+    print(
+        f"  requests per run:       {min(reqs)} to {max(reqs)} (64 subscribers hourly over 58 days, and SIM counts)"
+    )
+    print(f"  wall time per run:      {wall:.2f} s median; the hourly pull alone {pull:.2f} s: "
           f"ratio {wall / pull:.2f}")  # fmt: skip
 
 

@@ -71,7 +71,10 @@ def health(
 
     Pulls one report (per subscriber and hour: seconds online and bytes, with the site each
     device belongs to) over ``history`` before ``start`` up to ``end``, through ``client``
-    (its windows, cache and request budget; one request per MSISDN), and judges every
+    (its windows, cache and request budget; one request per MSISDN), and the account's active
+    SIMs per day (one request: a device whose silence begins as the count falls and lasts to
+    the end is taken for a deactivated SIM, listed in ``df.attrs["deactivated"]`` rather
+    than flagged), and judges every
     subscriber and site against its own history per local hour of day, weekdays and weekends
     apart. Kinds: ``site_dark``, ``device_offline``, ``usage_drop``, ``usage_spike``,
     ``sim_idle`` (docs: "Health flags").
@@ -92,8 +95,8 @@ def health(
         end of the data ends there), ``severity`` (``high``, ``medium`` or ``low``) and
         ``evidence`` (one line of numbers), ordered by start, kind and subject.
         ``df.attrs`` holds ``range``, ``history_start``, ``judged_until``, ``subjects``,
-        ``sites`` and ``reports`` (the provenance of the pulled report: request, requests
-        sent, cache).
+        ``sites``, ``deactivated`` and ``reports`` (the provenance of each pulled report:
+        request, requests sent, cache).
 
     Raises:
         InputError: a bad argument (before any request).
@@ -122,17 +125,22 @@ def health(
         raise InputError(f"end ({t1.isoformat()}) must be after start ({t0.isoformat()})")
     zone = zone or t0.tzinfo or UTC
     first = _hour(t0 - history)
-    report = _report(account_id, numbers, first, t1)
-    frame = client.fetch(report)
+    hourly_report, sims_report = _reports(account_id, numbers, first, t1)
+    frame = client.fetch(hourly_report)
+    sims = client.fetch(sims_report)
     present = _hour(client.service_now(probe=False))
     stop = min(_hour(t1, up=True), present)
-    return build_flags(frame, numbers, first, t0, stop, t1, zone, history)
+    return build_flags(frame, sims, numbers, first, t0, stop, t1, zone, history)
 
 
-def _report(account_id: str, numbers: tuple[str, ...], first: datetime, end: datetime) -> Report:
+def _reports(
+    account_id: str, numbers: tuple[str, ...], first: datetime, end: datetime
+) -> tuple[Report, Report]:
+    from .. import presets
     from .series import health_report
 
-    return health_report(account_id, numbers, first, end)
+    sims = presets.active_sim_count(account_id=account_id, start=first, end=end)
+    return health_report(account_id, numbers, first, end), sims
 
 
 def _zone_of(value: object) -> tzinfo:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Flag", "build_flags", "empty_flags"]
 
+_DAY = timedelta(days=1)
 _PROVENANCE = ("request", "shape", "source", "dropped_after_end", "cache", "empty", "failures")
 
 
@@ -41,8 +42,21 @@ def _share(p: float) -> str:
     return f"{100 * p:.0f}%" if p >= 0.01 or p == 0 else f"{100 * p:.1f}%"
 
 
+def _sim_drops(sims: pd.DataFrame) -> list[Any]:
+    """The days (UTC midnights) on which the account's active SIMs fell."""
+    import pandas as pd
+
+    if not len(sims):
+        return []
+    daily = sims.assign(total=sims["physical"].astype("float") + sims["esim"].astype("float"))
+    daily = daily.groupby("date")["total"].sum().sort_index()
+    fell = daily.diff() < 0
+    return [pd.Timestamp(d).tz_localize("UTC") for d in daily.index[fell.to_numpy()]]
+
+
 def build_flags(
     frame: pd.DataFrame,
+    sims: pd.DataFrame,
     msisdns: Sequence[str],
     first: datetime,
     start: datetime,
@@ -55,6 +69,7 @@ def build_flags(
 
     Args:
         frame: the pulled hourly report (:func:`~.series.health_report`).
+        sims: the account's active SIMs per day over the same range.
         msisdns: the subscribers asked for.
         first: the first hour of the history.
         start: the start of the range judged.
@@ -87,6 +102,8 @@ def build_flags(
                               f"was dark in {_share(was)} of such hours over its last {days} "
                               f"days; {_chance(g.score)}"))  # fmt: skip
             dark.setdefault(site, []).append((g.a, g.b))
+    drops = _sim_drops(sims)
+    deactivated: list[dict[str, str]] = []
     history_mask = np.zeros(len(grid), dtype=bool)
     history_mask[:i0] = True
     for i, number in enumerate(data.msisdns):
@@ -100,6 +117,12 @@ def build_flags(
             rest = float(cost[g.a : g.b][~inside[g.a : g.b]].sum())
             if inside[g.a : g.b].any() and rest < GAP_SCORE:
                 continue  # the site went dark: its flag says it
+            began = grid[g.a]
+            if g.b == len(grid) and any(
+                began - _DAY * 2 <= day < began + _DAY for day in drops
+            ):  # silent to the end from the day the account's SIM count fell
+                deactivated.append({"msisdn": number, "silent_from": began.isoformat()})
+                continue
             was = 1.0 - float(np.mean(base.per_class[cls[g.a : g.b]]))
             hours = g.b - g.a
             found.append(Flag("device_offline", number, g.a, g.b,
@@ -125,7 +148,17 @@ def build_flags(
                               f"{s.ratio:.2g}x its usual bytes per second online over "
                               f"{s.samples} online hours in {hours} h (median against the "
                               f"same hours of its last {days} days)"))  # fmt: skip
-    return _frame(found, data.hours, start, end, stop, first, msisdns, sorted(by_site), frame)
+    out = _frame(found, data.hours, start, end, stop, first, msisdns, sorted(by_site), frame)
+    out.attrs["deactivated"] = deactivated
+    out.attrs["reports"].append(_provenance(sims, 1))
+    return out
+
+
+def _provenance(pulled: pd.DataFrame, requests: int) -> dict[str, Any]:
+    out: dict[str, Any] = {k: pulled.attrs[k] for k in _PROVENANCE if k in pulled.attrs}
+    out["rows"] = len(pulled)
+    out["requests"] = requests
+    return out
 
 
 def empty_flags() -> pd.DataFrame:
@@ -175,9 +208,6 @@ def _frame(
                 "evidence": pd.array([f.evidence for f in found], dtype="string"),
             }
         )
-    provenance: dict[str, Any] = {k: pulled.attrs[k] for k in _PROVENANCE if k in pulled.attrs}
-    provenance["rows"] = len(pulled)
-    provenance["requests"] = len(msisdns)
     out.attrs = {
         "shape": "health",
         "range": [start.isoformat(), end.isoformat()],
@@ -185,6 +215,6 @@ def _frame(
         "judged_until": stop.isoformat(),
         "subjects": len(msisdns),
         "sites": sites,
-        "reports": [provenance],
+        "reports": [_provenance(pulled, len(msisdns))],
     }
     return out

@@ -75,7 +75,7 @@ def hourly(
 
     grid = pd.date_range(first, stop, freq="h", inclusive="left", tz="UTC", unit="us")
     local = grid.tz_convert(zone)
-    cls = (np.asarray(local.hour) + 24 * (np.asarray(local.dayofweek) >= 5)).astype(np.int64)
+    cls = (np.asarray(local.hour) + 24 * (np.asarray(local.day_of_week) >= 5)).astype(np.int64)
     n, h = len(msisdns), len(grid)
     seconds = np.zeros((n, h))
     octets = np.zeros((n, h))
