@@ -180,7 +180,8 @@ def main() -> None:
     wall = statistics.median(r["wall"] for r in results)
     pull = statistics.median(r["pull"] for r in results)
     print(
-        f"  requests per run:       {min(reqs)} to {max(reqs)} (64 subscribers hourly over 58 days, and SIM counts)"
+        f"  requests per run:       {min(reqs)} to {max(reqs)} "
+        "(64 subscribers hourly over 58 days, and SIM counts)"
     )
     print(f"  wall time per run:      {wall:.2f} s median; the hourly pull alone {pull:.2f} s: "
           f"ratio {wall / pull:.2f}")  # fmt: skip

@@ -48,8 +48,8 @@ def _sim_drops(sims: pd.DataFrame) -> list[Any]:
 
     if not len(sims):
         return []
-    daily = sims.assign(total=sims["physical"].astype("float") + sims["esim"].astype("float"))
-    daily = daily.groupby("date")["total"].sum().sort_index()
+    both = sims.assign(total=sims["physical"].astype("float") + sims["esim"].astype("float"))
+    daily = both.groupby("date")["total"].sum().sort_index()
     fell = daily.diff() < 0
     return [pd.Timestamp(d).tz_localize("UTC") for d in daily.index[fell.to_numpy()]]
 

@@ -151,9 +151,11 @@ def test_bad_input_is_refused_before_any_request(
     args: dict[str, Any] = {"account_id": ACCOUNT, "msisdn": NUMBERS, "start": START, "end": END}
     args.update(options)
     sb.reset_counters()
-    with er.ReportingClient(sb.api_key, sb.reporting_url) as client:
-        with pytest.raises(er.InputError, match=message):
-            er.health(client, **args)
+    with (
+        er.ReportingClient(sb.api_key, sb.reporting_url) as client,
+        pytest.raises(er.InputError, match=message),
+    ):
+        er.health(client, **args)
     assert sb.request_count() == 0
 
 

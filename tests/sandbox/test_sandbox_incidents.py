@@ -155,9 +155,11 @@ def test_sim_counts_do_not_change(pair: tuple[SandboxHandle, SandboxHandle]) -> 
     ],
 )  # fmt: skip
 def test_bad_incidents_are_refused_with_the_field_named(spec: Any, message: str) -> None:
-    with pytest.raises(ValueError, match="incident 1: .*" + message.replace("(", r"\(")):
-        with serve(seed=0, clock=CLOCK, incidents=[spec]):
-            pass  # pragma: no cover - never reached
+    with (
+        pytest.raises(ValueError, match="incident 1: .*" + message.replace("(", r"\(")),
+        serve(seed=0, clock=CLOCK, incidents=[spec]),
+    ):
+        pass  # pragma: no cover - never reached
 
 
 def test_the_command_takes_incidents_and_refuses_bad_ones_in_one_line() -> None:
