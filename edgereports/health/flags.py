@@ -39,7 +39,7 @@ def _chance(score: float) -> str:
 
 
 def _share(p: float) -> str:
-    return f"{100 * p:.0f}%" if p >= 0.01 or p == 0 else f"{100 * p:.1f}%"
+    return f"{100 * p:.0f}%" if p >= 0.01 or p == 0 else f"{100 * p:.2g}%"
 
 
 def _sim_drops(sims: pd.DataFrame) -> list[Any]:
