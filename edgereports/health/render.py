@@ -81,5 +81,5 @@ def flags_table(flags: pd.DataFrame) -> str:
     shown = flags.assign(
         start=[_when(v) for v in flags["start"]], end=[_when(v) for v in flags["end"]]
     )
-    text: str = shown.to_string(index=False, justify="left")
+    text: str = shown.to_string(index=False)
     return text
