@@ -108,7 +108,9 @@ def _subscribers(args: argparse.Namespace) -> list[str]:
         try:
             text = Path(args.msisdn_file).read_text(encoding="utf-8")
         except OSError as exc:
-            raise InputError(f"--msisdn-file: cannot read {args.msisdn_file}: {exc.strerror}")
+            raise InputError(
+                f"--msisdn-file: cannot read {args.msisdn_file}: {exc.strerror}"
+            ) from None
         numbers += [line.strip() for line in text.splitlines() if line.strip()]
     return numbers
 
@@ -136,7 +138,7 @@ def cmd_health(args: argparse.Namespace) -> int:
                 )
             except ValueError as exc:
                 raise InputError(str(exc)) from None
-            account = sb.account_id
+            account: str | None = sb.account_id
             numbers = _subscribers(args) or [s.msisdn for s in sb.network.sims_of(account)]
             client = ReportingClient(sb.api_key, sb.reporting_url)
         else:
@@ -148,6 +150,7 @@ def cmd_health(args: argparse.Namespace) -> int:
             numbers = _subscribers(args)
             client = ReportingClient.from_settings(settings)
         stack.enter_context(client)
+        assert account is not None
         flags = health(client, account_id=account, msisdn=numbers, start=start, end=end, tz=args.tz)
     if args.json:
         records = [
