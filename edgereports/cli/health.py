@@ -139,7 +139,7 @@ def cmd_health(args: argparse.Namespace) -> int:
             except ValueError as exc:
                 raise InputError(str(exc)) from None
             account: str | None = sb.account_id
-            numbers = _subscribers(args) or [s.msisdn for s in sb.network.sims_of(account)]
+            numbers = _subscribers(args) or [s.msisdn for s in sb.network.sims_of(sb.account_id)]
             client = ReportingClient(sb.api_key, sb.reporting_url)
         else:
             if args.incident or args.now:
