@@ -8,12 +8,12 @@ import matplotlib
 
 matplotlib.use("Agg", force=True)
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
+import pytest
 
-import edgereports as er  # noqa: E402
-from edgereports.sandbox import SandboxHandle, serve  # noqa: E402
+import edgereports as er
+from edgereports.sandbox import SandboxHandle, serve
 
 DROPPED, SITE = "917225457202", "CHE-1005"
 INCIDENTS = [
@@ -89,7 +89,7 @@ def test_a_sites_chart_and_the_accounts_chart(sb: SandboxHandle, flags: pd.DataF
 
 def test_flags_need_a_flags_frame_and_a_time_axis(sb: SandboxHandle, flags: pd.DataFrame) -> None:
     account = er.presets.time_usage_enterprise(account_id=sb.account_id, start=WEEK[0], end=WEEK[1])
-    with pytest.raises(er.InputError, match="flags= takes the frame er.health returns"):
+    with pytest.raises(er.InputError, match=r"flags= takes the frame er\.health returns"):
         er.plot(_fetch(sb, account), flags=pd.DataFrame({"kind": ["x"]}))
     now = _fetch(sb, er.presets.realtime_bandwidth(account_id=sb.account_id))
     with pytest.raises(er.InputError, match="flags= needs a chart with a time axis"):
