@@ -15,7 +15,8 @@ from the rest. The methods (docs/health.md explains them with their thresholds):
 - **usage** (``usage_drop``, ``usage_spike``): per online hour, ``log10`` of the bytes per
   second online, against its class's median in the history, in units of the history's spread;
   a CUSUM per direction (:data:`CUSUM_DROP`, :data:`CUSUM_SPIKE`: reference and threshold)
-  finds sustained shifts, starting where the sum last left zero and ending where it peaked.
+  finds sustained shifts, starting where the sum last left zero and ending where it peaked;
+  one whose median rate is within :data:`MIN_RATIO` times normal is not flagged.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ __all__ = [
     "CUSUM_SPIKE",
     "GAP_SCORE",
     "IDLE_HOURS",
+    "MIN_RATIO",
     "Baseline",
     "Gap",
     "Shift",
@@ -51,6 +53,9 @@ IDLE_HOURS = 24
 #: direction: drops (whose left tail is heavier: a quiet hour is common) and spikes.
 CUSUM_DROP = (1.0, 10.0)
 CUSUM_SPIKE = (0.5, 10.0)
+#: A shift is flagged only when its median rate is at least this many times normal (a spike)
+#: or at most its inverse (a drop): a sustained but small change is not acted on.
+MIN_RATIO = 2.0
 #: How many hours of a class weigh as much as the subject's overall figure.
 SHRINK = 4.0
 #: The smallest spread of log10 rates (a subject whose rate hardly varies).
@@ -223,5 +228,7 @@ def shifts(rate: F64, sampled: B1, cls: I64, i0: int) -> list[Shift]:
             if b <= i0:
                 continue
             ratio = float(10 ** (np.median(dev[i:j])))
+            if ratio**sign < MIN_RATIO:
+                continue
             found.append(Shift(a, b, sign, ratio, j - i))
     return sorted(found, key=lambda s: (s.a, s.direction))
