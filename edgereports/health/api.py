@@ -70,7 +70,8 @@ def health(
     """Flag what is wrong with an account's subscribers and sites over ``[start, end)``.
 
     Pulls one report (per subscriber and hour: seconds online and bytes, with the site each
-    device belongs to) over ``history`` before ``start`` up to ``end``, through ``client``
+    device belongs to) from the UTC midnight at least ``history`` before ``start`` to the hour
+    holding ``end`` (whole days and hours, which the cache keeps), through ``client``
     (its windows, cache and request budget; one request per MSISDN), and the account's active
     SIMs per day (one request: a device whose silence begins as the count falls and lasts to
     the end is taken for a deactivated SIM, listed in ``df.attrs["deactivated"]`` rather
@@ -124,8 +125,10 @@ def health(
     if t1 <= t0:
         raise InputError(f"end ({t1.isoformat()}) must be after start ({t0.isoformat()})")
     zone = zone or t0.tzinfo or UTC
-    first = _hour(t0 - history)
-    hourly_report, sims_report = _reports(account_id, numbers, first, t1)
+    # whole UTC days from the history's first one to the hour holding the end: the cache
+    # keeps whole days, and the hour cut by the end is judged whole
+    first = _hour(t0 - history).replace(hour=0)
+    hourly_report, sims_report = _reports(account_id, numbers, first, _hour(t1, up=True))
     frame = client.fetch(hourly_report)
     sims = client.fetch(sims_report)
     present = _hour(client.service_now(probe=False))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -94,7 +95,7 @@ def test_the_frame_its_columns_types_and_provenance(sb: SandboxHandle, flags: pd
     assert all("\n" not in e and any(ch.isdigit() for ch in e) for e in flags.evidence)
     attrs = flags.attrs
     assert attrs["range"] == [START, END]
-    assert attrs["history_start"] == "2024-01-17T18:00:00+00:00"
+    assert attrs["history_start"] == "2024-01-17T00:00:00+00:00"  # a whole UTC day
     assert attrs["subjects"] == len(NUMBERS)
     hourly, sims = attrs["reports"]
     assert hourly["requests"] == len(NUMBERS) and sims["requests"] == 1
@@ -169,3 +170,17 @@ def test_flags_as_html_and_text(flags: pd.DataFrame) -> None:
     text = flags_table(flags)
     assert text.splitlines()[0].split()[:4] == ["kind", "subject", "start", "end"]
     assert flags_table(flags.head(0)) == f"no flags from {START} to {END}"
+
+
+def test_a_second_look_is_served_from_the_clients_cache(sb: SandboxHandle, tmp_path: Path) -> None:
+    args: dict[str, Any] = {"account_id": ACCOUNT, "msisdn": NUMBERS, "start": START, "end": END}
+    runs = []
+    for _ in range(2):
+        sb.reset_counters()
+        with er.ReportingClient(sb.api_key, sb.reporting_url, cache=tmp_path) as client:
+            runs.append((er.health(client, **args), sb.request_count()))
+    (first, sent_first), (second, sent_second) = runs
+    pd.testing.assert_frame_equal(first, second)
+    assert sent_first == len(NUMBERS) + 1
+    assert sent_second <= 1  # the final chunks come from disk
+    assert second.attrs["reports"][0]["cache"]["misses"] == 0

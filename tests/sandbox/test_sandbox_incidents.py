@@ -181,3 +181,26 @@ def test_the_command_takes_incidents_and_refuses_bad_ones_in_one_line() -> None:
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1 and "must be the MSISDN of a device" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_an_idle_sim_keeps_its_sessions_and_a_drop_cuts_its_rates(
+    make_sandbox: Callable[..., SandboxHandle],
+) -> None:
+    idle, dropped = DEVICES[5].msisdn, DEVICES[6].msisdn
+    window = {"start": "2024-03-10T00:00:00+00:00", "hours": 48}
+    hit = make_sandbox(seed=0, clock=CLOCK, incidents=[
+        {"kind": "sim_idle", "subject": idle, **window},
+        {"kind": "usage_drop", "subject": dropped, **window},
+    ])  # fmt: skip
+    calm = make_sandbox(seed=0, clock=CLOCK)
+    for number in (idle, dropped):
+        got, base = _hourly(hit, number), _hourly(calm, number)
+        inside = (got.time_stamp >= "2024-03-10T00:00Z") & (got.time_stamp < "2024-03-12T00:00Z")
+        seconds = got.metric == "time_usage_seconds"
+        assert got.loc[seconds, "value"].tolist() == base.loc[seconds, "value"].tolist()
+        octets = ~seconds & inside
+        if number == idle:
+            assert (got.loc[octets, "value"] == 0).all() and base.loc[octets, "value"].sum() > 0
+        else:
+            assert 0 < got.loc[octets, "value"].sum() < 0.2 * base.loc[octets, "value"].sum()
+        assert got.loc[~inside, "value"].tolist() == base.loc[~inside, "value"].tolist()
