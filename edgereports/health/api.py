@@ -8,14 +8,8 @@ from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from ..query import Report
-from ..query.times import (
-    TimeLike,
-    is_keyword,
-    parse_timestamp,
-    parse_tz,
-    render_time,
-    resolve_relative,
-)
+from ..query.timegrid import BUCKETS, ceil, floor, resolve_relative
+from ..query.times import TimeLike, is_keyword, parse_timestamp, parse_tz, render_time
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,6 +24,7 @@ KINDS = ("site_dark", "device_offline", "usage_drop", "usage_spike", "sim_idle")
 COLUMNS = ("kind", "subject", "start", "end", "severity", "evidence")
 #: How much history before ``start`` the baselines are learnt from.
 DEFAULT_HISTORY = timedelta(days=28)
+_HOUR = BUCKETS["HOUR"]
 
 
 def _msisdns(values: object) -> tuple[str, ...]:
@@ -127,12 +122,12 @@ def health(
     zone = zone or t0.tzinfo or UTC
     # whole UTC days from the history's first one to the hour holding the end: the cache
     # keeps whole days, and the hour cut by the end is judged whole
-    first = _hour(t0 - history).replace(hour=0)
-    hourly_report, sims_report = _reports(account_id, numbers, first, _hour(t1, up=True))
+    first = floor(t0 - history, BUCKETS["DAY"])
+    hourly_report, sims_report = _reports(account_id, numbers, first, t1)
     frame = client.fetch(hourly_report)
     sims = client.fetch(sims_report)
-    present = _hour(client.service_now(probe=False))
-    stop = min(_hour(t1, up=True), present)
+    present = floor(client.service_now(probe=False), _HOUR)
+    stop = min(ceil(t1, _HOUR), present)
     return build_flags(frame, sims, numbers, first, t0, stop, t1, zone, history)
 
 
@@ -142,8 +137,9 @@ def _reports(
     from .. import presets
     from .series import health_report
 
-    sims = presets.active_sim_count(account_id=account_id, start=first, end=end)
-    return health_report(account_id, numbers, first, end), sims
+    day = BUCKETS["DAY"]
+    sims = presets.active_sim_count(account_id=account_id, start=first, end=ceil(end, day))
+    return health_report(account_id, numbers, first, ceil(end, _HOUR)), sims
 
 
 def _zone_of(value: object) -> tzinfo:
@@ -156,10 +152,3 @@ def _zone_of(value: object) -> tzinfo:
             return UTC
         return parsed.tzinfo or UTC
     return UTC
-
-
-def _hour(when: datetime, up: bool = False) -> datetime:
-    """``when`` in UTC, floored (or ceiled) to a whole hour."""
-    utc = when.astimezone(UTC)
-    base = utc.replace(minute=0, second=0, microsecond=0)
-    return base + timedelta(hours=1) if up and base != utc else base

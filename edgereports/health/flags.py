@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from ..query.timegrid import BUCKETS, floor
 from .detect import GAP_SCORE, class_baseline, gaps, idle_runs, shifts
 from .series import hourly
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Flag", "build_flags", "empty_flags"]
 
-_DAY = timedelta(days=1)
+_DAY = BUCKETS["DAY"]
 _PROVENANCE = ("request", "shape", "source", "dropped_after_end", "cache", "empty", "failures")
 
 
@@ -80,7 +81,7 @@ def build_flags(
     """
     data = hourly(frame, msisdns, first, max(stop, first), zone)
     grid = data.hours
-    i0 = int(grid.searchsorted(start.replace(minute=0, second=0, microsecond=0), side="left"))
+    i0 = int(grid.searchsorted(floor(start, BUCKETS["HOUR"]), side="left"))
     i0 = min(max(i0, 0), len(grid))
     days = history.days
     cls = data.cls
@@ -192,7 +193,7 @@ def _frame(
 
     from .api import KINDS
 
-    step = pd.Timedelta(hours=1)
+    step = pd.Timedelta(BUCKETS["HOUR"])
     edge = hours[0] if len(hours) else pd.Timestamp(first)
     order = {k: n for n, k in enumerate(KINDS)}
     found = sorted(found, key=lambda f: (f.a, order[f.kind], f.subject, f.b))

@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..query import Report
+from ..query.timegrid import BUCKETS, bucket_starts
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -73,7 +74,7 @@ def hourly(
     """
     import pandas as pd
 
-    grid = pd.date_range(first, stop, freq="h", inclusive="left", tz="UTC", unit="us")
+    grid = pd.DatetimeIndex(bucket_starts(first, stop, BUCKETS["HOUR"]), tz="UTC").as_unit("us")
     local = grid.tz_convert(zone)
     cls = (np.asarray(local.hour) + 24 * (np.asarray(local.day_of_week) >= 5)).astype(np.int64)
     n, h = len(msisdns), len(grid)
