@@ -65,11 +65,19 @@ CLASSES = 48
 
 @dataclass(frozen=True)
 class Baseline:
-    """A per-class estimate: ``per_class[c]`` and the overall value it was shrunk towards."""
+    """A per-class estimate: ``per_class[c]``, the overall value it was shrunk towards, and the
+    history's raw counts per class (``hits`` of ``counts`` hours)."""
 
     per_class: F64
     overall: float
     samples: int
+    hits: F64
+    counts: F64
+
+    def seen(self, classes: I64) -> tuple[int, int]:
+        """Raw ``(hits, hours)`` of the history in the distinct ``classes`` given."""
+        distinct = np.unique(classes)
+        return int(self.hits[distinct].sum()), int(self.counts[distinct].sum())
 
 
 def class_baseline(hit: B1, cls: I64, counted: B1) -> Baseline:
@@ -80,7 +88,7 @@ def class_baseline(hit: B1, cls: I64, counted: B1) -> Baseline:
     n = np.bincount(cls[counted], minlength=CLASSES).astype(float)
     k = np.bincount(cls[counted & hit], minlength=CLASSES).astype(float)
     overall = (k.sum() + 1.0) / (n.sum() + 2.0)
-    return Baseline((k + SHRINK * overall) / (n + SHRINK), float(overall), int(n.sum()))
+    return Baseline((k + SHRINK * overall) / (n + SHRINK), float(overall), int(n.sum()), k, n)
 
 
 @dataclass(frozen=True)

@@ -39,10 +39,6 @@ def _chance(score: float) -> str:
     return f"chance by its own history about 1e-{int(score)}" if score < 99 else "chance ~0"
 
 
-def _share(p: float) -> str:
-    return f"{100 * p:.0f}%" if p >= 0.01 or p == 0 else f"{100 * p:.2g}%"
-
-
 def _sim_drops(sims: pd.DataFrame) -> list[Any]:
     """The days (UTC midnights) on which the account's active SIMs fell."""
     import pandas as pd
@@ -83,7 +79,7 @@ def build_flags(
     grid = data.hours
     i0 = int(grid.searchsorted(floor(start, BUCKETS["HOUR"]), side="left"))
     i0 = min(max(i0, 0), len(grid))
-    days = history.days
+    days = round(i0 / 24)
     cls = data.cls
     online = data.seconds > 0
     traffic = data.bytes > 0
@@ -97,11 +93,11 @@ def build_flags(
         lit: npt.NDArray[np.bool_] = np.asarray(online[members].any(axis=0), dtype=bool)
         site_gaps, base = gaps(lit, cls, i0)
         for g in site_gaps:
-            was = float(np.mean(base.per_class[cls[g.a : g.b]]))
+            dark_hours, seen = base.seen(cls[g.a : g.b])
             found.append(Flag("site_dark", site, g.a, g.b, "high",
                               f"all {len(members)} devices offline for {g.b - g.a} h; the site "
-                              f"was dark in {_share(was)} of such hours over its last {days} "
-                              f"days; {_chance(g.score)}"))  # fmt: skip
+                              f"was dark in {dark_hours} of {seen} hours at these hours of day "
+                              f"over its last {days} days; {_chance(g.score)}"))  # fmt: skip
             dark.setdefault(site, []).append((g.a, g.b))
     drops = _sim_drops(sims)
     deactivated: list[dict[str, str]] = []
@@ -124,19 +120,21 @@ def build_flags(
             ):  # silent to the end from the day the account's SIM count fell
                 deactivated.append({"msisdn": number, "silent_from": began.isoformat()})
                 continue
-            was = 1.0 - float(np.mean(base.per_class[cls[g.a : g.b]]))
+            off, seen = base.seen(cls[g.a : g.b])
             hours = g.b - g.a
             found.append(Flag("device_offline", number, g.a, g.b,
                               "high" if hours >= 24 else "medium",
-                              f"no time online for {hours} h; online in {_share(was)} of such "
-                              f"hours over its last {days} days; {_chance(g.score)}"))  # fmt: skip
+                              f"no time online for {hours} h; online in {seen - off} of {seen} "
+                              f"hours at these hours of day over its last {days} days; "
+                              f"{_chance(g.score)}"))  # fmt: skip
         for g in idle_runs(online[i], traffic[i], cls, i0)[0]:
             idle = int((online[i, g.a : g.b] & ~traffic[i, g.a : g.b]).sum())
-            quiet = class_baseline(~traffic[i], cls, history_mask & online[i]).overall
+            quiet = class_baseline(~traffic[i], cls, history_mask & online[i])
+            silent, online_hours = int(quiet.hits.sum()), int(quiet.counts.sum())
             found.append(Flag("sim_idle", number, g.a, g.b, "low",
                               f"no bytes for {g.b - g.a} h though online in {idle} of those "
-                              f"hours; {_share(quiet)} of its online hours passed no byte over "
-                              f"its last {days} days"))  # fmt: skip
+                              f"hours; {silent} of its {online_hours} online hours over its last "
+                              f"{days} days passed no byte"))  # fmt: skip
         sampled = (data.seconds[i] >= 60) & traffic[i]
         rate = np.where(sampled, data.bytes[i] / np.maximum(data.seconds[i], 1.0), 0.0)
         for s in shifts(rate, sampled, cls, i0):
