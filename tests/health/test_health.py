@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -120,13 +120,15 @@ def test_two_runs_give_the_same_flags(sb: SandboxHandle, flags: pd.DataFrame) ->
     assert again.attrs["reports"][0]["request"] == flags.attrs["reports"][0]["request"]
 
 
-def test_without_incidents_few_or_no_flags(make_sandbox: Callable[..., SandboxHandle]) -> None:
-    calm = make_sandbox(seed=0, clock=CLOCK)
-    quiet = _health(calm)
+@pytest.mark.parametrize("seed", [0, 3])
+def test_without_incidents_few_or_no_flags(
+    make_sandbox: Callable[..., SandboxHandle], seed: int
+) -> None:
+    calm = make_sandbox(seed=seed, clock=CLOCK)
+    numbers = [s.msisdn for s in calm.network.sims_of(calm.account_id)]
+    with er.ReportingClient(calm.api_key, calm.reporting_url) as client:
+        quiet = er.health(client, account_id=calm.account_id, msisdn=numbers, start=START, end=END)
     assert len(quiet) <= 1, flags_table(quiet)
-    assert quiet.attrs["deactivated"] == [] or all(
-        "msisdn" in d for d in quiet.attrs["deactivated"]
-    )
 
 
 def test_relative_dates_resolve_against_the_service_clock(sb: SandboxHandle) -> None:
@@ -184,3 +186,17 @@ def test_a_second_look_is_served_from_the_clients_cache(sb: SandboxHandle, tmp_p
     assert sent_first == len(NUMBERS) + 1
     assert sent_second <= 1  # the final chunks come from disk
     assert second.attrs["reports"][0]["cache"]["misses"] == 0
+
+
+def test_a_deactivated_sim_is_listed_not_flagged(
+    make_sandbox: Callable[..., SandboxHandle],
+) -> None:
+    gone = next(s for s in NET.sims_of(ACCOUNT) if s.deactivation_date == date(2025, 12, 19))
+    calm = make_sandbox(seed=0, clock="2025-12-31T12:00:00+00:00")
+    with er.ReportingClient(calm.api_key, calm.reporting_url) as client:
+        flags = er.health(client, account_id=ACCOUNT, msisdn=NUMBERS,
+                          start="2025-12-01", end="2025-12-31")  # fmt: skip
+    assert gone.msisdn not in set(flags.subject), flags_table(flags)
+    listed = flags.attrs["deactivated"]
+    assert [d["msisdn"] for d in listed] == [gone.msisdn]
+    assert listed[0]["silent_from"].startswith("2025-12-1")  # the day before, or of
