@@ -68,8 +68,8 @@ def health(
     device belongs to) from the UTC midnight at least ``history`` before ``start`` to the hour
     holding ``end`` (whole days and hours, which the cache keeps), through ``client`` (its
     windows, cache and request budget; one request per MSISDN), and the account's active SIMs
-    per day (one request: a device whose silence begins as the count falls and lasts to the
-    end is taken for a deactivated SIM, listed in ``df.attrs["deactivated"]`` rather than
+    per day (one request: a device silent to the end from at most two days before the count
+    falls is taken for a deactivated SIM, listed in ``df.attrs["deactivated"]`` rather than
     flagged). Then judges every subscriber and site against its own history per local hour of
     day, weekdays and weekends apart. Kinds: ``site_dark``, ``device_offline``,
     ``usage_drop``, ``usage_spike``, ``sim_idle`` (docs: "Health flags").

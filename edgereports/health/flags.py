@@ -116,8 +116,8 @@ def build_flags(
                 continue  # the site went dark: its flag says it
             began = grid[g.a]
             if g.b == len(grid) and any(
-                began - _DAY * 2 <= day < began + _DAY for day in drops
-            ):  # silent to the end from the day the account's SIM count fell
+                began - _DAY <= day <= began + 2 * _DAY for day in drops
+            ):  # silent to the end from (up to two days before) the SIM count fell
                 deactivated.append({"msisdn": number, "silent_from": began.isoformat()})
                 continue
             off, seen = base.seen(cls[g.a : g.b])
