@@ -5,9 +5,11 @@ accepts ``ax=`` to draw into an existing figure. :func:`plot` picks the chart fr
 ``df.attrs`` and the metric names. Plotting never fetches: give it a frame.
 
 Example:
-    >>> import edgereports as er                                      # doctest: +SKIP
-    >>> ax = er.plot(client.fetch(er.presets.active_sim_count(...)))  # doctest: +SKIP
-    >>> ax.figure.savefig("sims.png")                                 # doctest: +SKIP
+    >>> import edgereports as er
+    >>> ax = er.plot(er.fetch("active_sim_count", start="30d", end="today", sandbox=True))
+    >>> ax.get_title().splitlines()[0]
+    'Active SIMs per day: physical and eSIM'
+    >>> ax.figure.savefig("sims.png")
 """
 
 from __future__ import annotations
