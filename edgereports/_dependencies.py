@@ -10,6 +10,7 @@ read through such proxies, so ``import edgereports`` loads neither pandas nor th
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import types
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from typing import Any
@@ -110,8 +111,7 @@ def lazy_names(
         module = names.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        # import_module waits for a module another thread is still importing
-        value = getattr(importlib.import_module(module, package), name)
+        value = getattr(LazyModule(importlib.util.resolve_name(module, package)), name)
         namespace[name] = value
         return value
 
