@@ -67,11 +67,13 @@ class DeltaWrite:
         rows: rows written.
         written: days that got rows.
         empty: days of the range that came back empty (their old rows are gone).
+        bytes: the size of the data files that now hold those days.
     """
 
     rows: int
     written: int
     empty: int
+    bytes: int = 0
 
 
 def require_deltalake() -> Any:
@@ -227,7 +229,27 @@ def write_days(
     predicate = f"day >= '{days[0].isoformat()}' AND day <= '{days[-1].isoformat()}'"
     _commit(location, table, predicate, txns, metadata, storage_options)
     filled = len(set(table.column("day").to_pylist()))
-    return DeltaWrite(rows=table.num_rows, written=filled, empty=len(days) - filled)
+    size = _size_of_days(location, days, storage_options) if filled else 0
+    return DeltaWrite(rows=table.num_rows, written=filled, empty=len(days) - filled, bytes=size)
+
+
+def _size_of_days(
+    location: str, days: list[date], storage_options: Mapping[str, str] | None
+) -> int:
+    """The bytes of the table's data files in the partitions of ``days`` (what a commit that
+    replaced those days wrote)."""
+    from deltalake import DeltaTable
+
+    wanted = {d.isoformat() for d in days}
+    actions = DeltaTable(location, storage_options=_options(storage_options)).get_add_actions(
+        flatten=True
+    )
+    names = actions.schema.names
+    if "partition.day" not in names or "size_bytes" not in names:
+        return 0
+    parts = actions.column("partition.day").to_pylist()
+    sizes = actions.column("size_bytes").to_pylist()
+    return sum(int(n) for d, n in zip(parts, sizes, strict=True) if str(d) in wanted)
 
 
 def remove_outside(

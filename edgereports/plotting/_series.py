@@ -41,7 +41,7 @@ from ._common import (
     unit_scale,
     zone_name,
 )
-from ._labels import bucket_word, counted, member_text
+from ._labels import bucket_word, counted, member_text, whose
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -83,7 +83,8 @@ def _text(value: object) -> str:
 def _labels(series: list[_Series], dims: list[str], df: pd.DataFrame) -> list[str]:
     """Name each series by what varies between them (dimension values, metric, aggregation).
 
-    A top talker's value is named as the total it is (:func:`._labels.member_text`).
+    A top talker's value is named as what it is, a total (COUNT) or its own value (MAX, MIN,
+    AVG): :func:`._labels.member_text`.
     """
 
     def varies(column: str) -> bool:
@@ -93,7 +94,9 @@ def _labels(series: list[_Series], dims: list[str], df: pd.DataFrame) -> list[st
     labels = []
     for s in series:
         parts = (
-            [" / ".join(member_text(df, d, s.key[d]) for d in varying_dims)] if varying_dims else []
+            [" / ".join(member_text(df, d, s.key[d], s.key["aggregation"]) for d in varying_dims)]
+            if varying_dims
+            else []
         )
         if varies("metric") or not parts:
             metric = metric_title(str(s.key["metric"]))
@@ -267,6 +270,9 @@ def _heading(
         )
     elif dims and df.empty:
         parts.append("by " + ", ".join(dimension_title(d) for d in dims))
+    if not dims:
+        who = whose(df)  # whose value it is: the account's total, or one member's
+        parts.append(f"· {who}" if who else "")
     head = " ".join(p for p in parts if p)
     return f"{head}\n{range_text(df, zone)}".rstrip()
 
@@ -313,7 +319,8 @@ def plot_ue_connections(
     heading = f"UE connections {_GRAIN_WORDS.get(grain or '', '')}: peak and average".replace(
         "  ", " "
     )
-    heading = f"{heading}\n{range_text(df, zone)}".rstrip()
+    who = whose(df)
+    heading = f"{heading}{f', {who}' if who else ''}\n{range_text(df, zone)}".rstrip()
     ax = new_axes(ax, (10.0, 4.8))
     if df.empty:
         return no_data(ax, title or heading)
@@ -330,10 +337,10 @@ def plot_ue_connections(
     peak, avg = parts["MAX"], parts["AVG"]
     xa, ya = date_numbers(avg["time_stamp"]), avg["value"].to_numpy(dtype=float)
     ax.fill_between(xa, 0, ya, step=None, alpha=0.35, color="tab:blue", linewidth=0)
-    ax.plot(xa, ya, color="tab:blue", linewidth=1.4, label="Average (AVG)")
+    ax.plot(xa, ya, color="tab:blue", linewidth=1.4, label="Average (AVG, time average)")
     ax.plot(date_numbers(peak["time_stamp"]), peak["value"].to_numpy(dtype=float),
             color="tab:red", linewidth=1.6, marker="o" if len(peak) <= 60 else None,
-            markersize=3, label="Peak (MAX)")  # fmt: skip
+            markersize=3, label="Peak (MAX, peak 5 minutes)")  # fmt: skip
     time_axis(ax, zone)
     value_axis(ax, unit_scale("ue_connections", []), "UE connections (devices at once)")
     ax.set_ylim(bottom=0)
