@@ -188,7 +188,7 @@ class Explorer:
         params: dict[str, Any] = {}
         if "account_id" in names:
             params["account_id"] = self.account.value.strip() or None
-        if "start" in names:
+        if "start" in names and not info.is_now:  # a current-value preset stays at NOW
             params.update(zip(("start", "end"), self._range(), strict=True))
         for name in DIMENSION_PARAMS:
             if name in names:
