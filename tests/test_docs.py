@@ -116,6 +116,12 @@ def test_site_builds_strict(tmp_path: Path) -> None:
     reference = (site / "reference" / "index.html").read_text(encoding="utf-8")
     for anchor in ("edgereports.query.Report", "edgereports.reporting.ReportingClient"):
         assert f'id="{anchor}"' in reference, f"the API reference does not document {anchor}"
+    # the docstrings' Sphinx roles are cross-references, not raw text
+    raw = re.findall(r":(?:meth|class|func|mod|attr|data|exc|obj):(?:`|<code>)", reference)
+    assert raw == [], raw[:5]
+    # ReportingClient.fetch's ':class:`PartialFailure`' links to the error's entry
+    link = 'href="#edgereports.errors.PartialFailure"><code>PartialFailure</code></a>'
+    assert link in reference
 
 
 @pytest.mark.parametrize("page", pages_with("python"))
@@ -183,3 +189,12 @@ def test_readme_links_resolve() -> None:
     assert not missing, f"README.md links to missing files: {missing}"
     for page in ("query", "fetching", "frames", "export", "sandbox", "cli", "reference"):
         assert f"docs/{page}.md" in targets
+
+
+def test_the_install_instructions_install_from_the_repository() -> None:
+    # the package is on no index: a bare 'pip install edgereports' finds nothing
+    bare = re.compile(r"pip install edgereports(?![\w\[-])")
+    said = [name_of(p) for p in PAGES if bare.search(p.read_text(encoding="utf-8"))]
+    assert said == []
+    readme = README.read_text(encoding="utf-8")
+    assert "pip install ." in readme and "not published on a package" in readme
