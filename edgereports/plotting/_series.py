@@ -205,14 +205,12 @@ def plot_timeseries(
                    label=labels[i], color=color)  # fmt: skip
         else:
             marker = "o" if len(x) <= 60 else None
+            if grain == "DAY":  # a day's point in the middle of its day, under its date
+                x = x + width / 2
             ax.plot(x, y, marker=marker, markersize=3.5, linewidth=1.6, label=labels[i],
                     color=color, linestyle=dash)  # fmt: skip
-    if bar:
-        starts = pd.DatetimeIndex(df["time_stamp"].drop_duplicates().sort_values())
-        middles = starts + pd.Timedelta(days=width / 2)
-        days = [t.tz_convert(zone).to_pydatetime() for t in middles]
-        label = bucket_word(grain, zone, zone_name(zone))
-        day_axis(ax, date_numbers(starts) + width / 2, days, label)
+    if bar or grain == "DAY":
+        _day_ticks(ax, df, width, grain, zone)
     else:
         time_axis(ax, zone)
     what = _what(present, kind_of_values, axis=True)
@@ -227,6 +225,14 @@ def plot_timeseries(
     if len(shown) > 1:
         legend_outside(ax, title=", ".join(dimension_title(d) for d in varying) or None)
     return ax
+
+
+def _day_ticks(ax: Axes, df: pd.DataFrame, width: float, grain: str | None, zone: tzinfo) -> None:
+    """Label day buckets with their dates (``7 Mar``) at their middles, not hours of a day."""
+    starts = pd.DatetimeIndex(df["time_stamp"].drop_duplicates().sort_values())
+    middles = starts + pd.Timedelta(days=width / 2)
+    days = [t.tz_convert(zone).to_pydatetime() for t in middles]
+    day_axis(ax, date_numbers(starts) + width / 2, days, bucket_word(grain, zone, zone_name(zone)))
 
 
 def _styles(series: list[_Series], dims: list[str], bar: bool) -> list[tuple[Any, str]]:
@@ -335,13 +341,17 @@ def plot_ue_connections(
             "missing (use plot_timeseries for other frames)"
         )
     peak, avg = parts["MAX"], parts["AVG"]
-    xa, ya = date_numbers(avg["time_stamp"]), avg["value"].to_numpy(dtype=float)
+    shift = 0.5 if grain == "DAY" else 0.0  # a day's point in the middle of its day
+    xa, ya = date_numbers(avg["time_stamp"]) + shift, avg["value"].to_numpy(dtype=float)
     ax.fill_between(xa, 0, ya, step=None, alpha=0.35, color="tab:blue", linewidth=0)
     ax.plot(xa, ya, color="tab:blue", linewidth=1.4, label="Average (AVG, time average)")
-    ax.plot(date_numbers(peak["time_stamp"]), peak["value"].to_numpy(dtype=float),
+    ax.plot(date_numbers(peak["time_stamp"]) + shift, peak["value"].to_numpy(dtype=float),
             color="tab:red", linewidth=1.6, marker="o" if len(peak) <= 60 else None,
             markersize=3, label="Peak (MAX, peak 5 minutes)")  # fmt: skip
-    time_axis(ax, zone)
+    if grain == "DAY":
+        _day_ticks(ax, rows, 1.0, grain, zone)
+    else:
+        time_axis(ax, zone)
     value_axis(ax, unit_scale("ue_connections", []), "UE connections (devices at once)")
     ax.set_ylim(bottom=0)
     ax.grid(axis="y", alpha=0.3)

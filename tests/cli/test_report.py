@@ -76,6 +76,12 @@ def test_report_to_csv_parquet_json_and_table(
 
     assert run_cli([*enterprise_args(env), "--parquet", str(tmp_path / "u.parquet")]) == 0
     pdt.assert_frame_equal(pd.read_parquet(tmp_path / "u.parquet"), expected, check_dtype=False)
+    out = capsys.readouterr().out  # a file written is named in one line
+    n, columns = len(expected), len(expected.columns)
+    assert out.splitlines()[-2:] == [
+        f"wrote {n} rows × {columns} columns to {tmp_path / 'u.csv'}",
+        f"wrote {n} rows × {columns} columns to {tmp_path / 'u.parquet'}",
+    ]
 
     capsys.readouterr()
     assert run_cli([*enterprise_args(env), "--json", "--accept", "csv"]) == 0
