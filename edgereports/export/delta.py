@@ -344,8 +344,9 @@ def read_delta(
     start: datetime | None,
     end: datetime | None,
     storage_options: Mapping[str, str] | None = None,
-) -> tuple[Any, str]:
-    """Read the rows of ``[start, end)`` of a table as an Arrow table, and its shape.
+) -> tuple[Any, str, dict[str, Any]]:
+    """Read the rows of ``[start, end)`` of a table as an Arrow table, its shape and the
+    definition it records (the report's request without its range).
 
     The range rule of every read: the bucket holding ``start`` is kept (its HOUR or DAY from
     the definition the table records). The ``day`` partitions outside the range are skipped;
@@ -359,14 +360,15 @@ def read_delta(
     names = dataset.schema.names
     shape = "timeseries" if "time_stamp" in names else "sim_count"
     key = "time_stamp" if shape == "timeseries" else "date"
-    start = bucket_start(start, shape, _recorded(table).get("definition") or {})
+    definition = _recorded(table).get("definition") or {}
+    start = bucket_start(start, shape, definition)
     expr = bounds_filter(start, end, shape, dataset.schema.field(key).type)
     if start is not None:
         expr = _and(expr, ds.field("day") >= start.astimezone(UTC).date())
     if end is not None:
         expr = _and(expr, ds.field("day") <= (end - timedelta(microseconds=1)).date())
     found = dataset.to_table(filter=expr)
-    return found.drop_columns(["day"]), shape
+    return found.drop_columns(["day"]), shape, definition
 
 
 def _recorded(table: Any) -> dict[str, Any]:
