@@ -16,15 +16,27 @@ from __future__ import annotations
 import io
 import json
 import re
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from . import presets
 from .errors import ApiError, EdgeReportsError, InputError
+from .query.timegrid import relative_end, resolve_relative
 from .query.times import parse_tz
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["HEAD_ROWS", "chart_png", "error_text", "short", "table_html", "tags_input"]
+__all__ = [
+    "HEAD_ROWS",
+    "chart_png",
+    "error_text",
+    "preset_options",
+    "relative_days",
+    "short",
+    "table_html",
+    "tags_input",
+]
 
 #: The rows of the frame the explorer's table shows.
 HEAD_ROWS = 10
@@ -116,3 +128,37 @@ def tags_input() -> Any:
             return proposal["value"]
 
     return Tags
+
+
+def preset_options(api_version: str) -> list[tuple[str, str]]:
+    """The preset dropdown's options for one API version."""
+    return [
+        (f"{p.name} — {p.purpose.rstrip('.')}", p.name)
+        for p in presets.CATALOGUE
+        if p.api_version == api_version
+    ]
+
+
+def relative_days(client: Any, choice: str, tz: str) -> tuple[date, date] | None:
+    """The days a relative range (``7d``, ``30d``) covers, as the explorer's date pickers show
+    them (From: the first day, To: the day after), or None for other choices.
+
+    The range is resolved as Run resolves it: on the service's clock (``client.service_now()``,
+    the local clock when the service cannot be asked), in the zone ``tz``; a zone that does not
+    parse gives None (Run says what is wrong).
+    """
+    end = relative_end(choice)
+    if end is None:
+        return None
+    try:
+        zone = parse_tz(tz)
+    except EdgeReportsError:
+        return None
+    try:
+        now = client.service_now()
+    except EdgeReportsError:
+        now = client.service_now(probe=False)
+    first, last = resolve_relative(choice, zone, now), resolve_relative(end, zone, now)
+    if first is None or last is None:
+        return None
+    return first.date(), last.date()

@@ -24,7 +24,15 @@ from typing import TYPE_CHECKING, Any
 
 from . import presets
 from .errors import EdgeReportsError, EdgeReportsWarning, InputError
-from .explorer_parts import chart_png, error_text, short, table_html, tags_input
+from .explorer_parts import (
+    chart_png,
+    error_text,
+    preset_options,
+    relative_days,
+    short,
+    table_html,
+    tags_input,
+)
 from .query import Report
 from .query.timegrid import relative_end, resolve_relative
 from .query.times import parse_tz
@@ -101,7 +109,7 @@ class Explorer:
             tooltip="the reporting API version: v1 or the live service's v2",
         )
         self.preset = w.Dropdown(
-            options=_preset_options(str(self.version.value)),
+            options=preset_options(str(self.version.value)),
             description="Preset",
             layout=w.Layout(width="46em"),
         )
@@ -172,7 +180,7 @@ class Explorer:
 
     def _pick_version(self) -> None:
         """Offer the presets of the chosen API version."""
-        self.preset.options = _preset_options(str(self.version.value))
+        self.preset.options = preset_options(str(self.version.value))
         self._sync()
 
     def _sync(self) -> None:
@@ -190,23 +198,10 @@ class Explorer:
         self.export_path.value = str(self.export_dir / f"{info.name}.parquet")
 
     def _show_range(self) -> None:
-        """Show a relative range's days (``7d``, ``30d``) in the disabled date pickers.
-
-        The pickers keep their convention (From: the first day, To: the day after the range);
-        the days are those :meth:`_range` sends, in the explorer's zone. A zone that does not
-        parse leaves them as they are (Run says what is wrong).
-        """
-        choice = str(self.range.value)
-        end = relative_end(choice)
-        if end is None:
-            return
-        try:
-            zone = parse_tz(self.tz.value)
-        except EdgeReportsError:
-            return
-        first, last = resolve_relative(choice, zone), resolve_relative(end, zone)
-        if first is not None and last is not None:
-            self.start.value, self.end.value = first.date(), last.date()
+        """Show a relative range's days (``7d``, ``30d``) in the disabled date pickers."""
+        days = relative_days(self.client, str(self.range.value), str(self.tz.value))
+        if days is not None:
+            self.start.value, self.end.value = days
 
     def _params(self) -> dict[str, Any]:
         """The preset's keyword arguments, as the controls give them."""
@@ -399,12 +394,3 @@ def _service_today(client: ReportingClient, tz: str) -> date:
     except EdgeReportsError:
         zone = UTC
     return client.service_now().astimezone(zone).date()
-
-
-def _preset_options(api_version: str) -> list[tuple[str, str]]:
-    """The preset dropdown's options for one API version."""
-    return [
-        (f"{p.name} — {p.purpose.rstrip('.')}", p.name)
-        for p in presets.CATALOGUE
-        if p.api_version == api_version
-    ]
