@@ -297,6 +297,10 @@ _DIMENSION_NAMES = {
     "ue_ip": "UE IP",
     "lr_id": "LR id",
     "account_id": "account",
+    "device": "Edge Point",  # v2: the customer site serving the UE, not a UE
+    "enb_ip": "eNodeB IP",
+    "seid": "session id",
+    "edgepoint": "Edge Point",
 }
 
 

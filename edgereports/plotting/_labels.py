@@ -38,7 +38,15 @@ _OVER = {
     "EXISTS": "any activity",
 }
 #: The filters that name one member, and what the member is called.
-_MEMBERS = {"msisdn": "device", "imsi": "device", "customer_site_id": "site"}
+_MEMBERS = {
+    "msisdn": "device",
+    "imsi": "device",
+    "customer_site_id": "site",
+    "device": "Edge Point",  # v2: the customer site
+    "customer_name": "customer",
+    "enb_ip": "eNodeB",
+    "enodeb_ip": "eNodeB",
+}
 
 _FRAME: Any = object()  # member_text's default: the frame's one aggregation
 
@@ -172,8 +180,12 @@ def whose(df: pd.DataFrame) -> str | None:
     if not request:
         return None
     named: list[str] = []
-    for clause in request.get("dimension_filter_clauses") or ():
-        for f in clause.get("filters") or ():
+    filters = [
+        f for c in request.get("dimension_filter_clauses") or () for f in c.get("filters") or ()
+    ]
+    filters += list(request.get("dimension_filters") or ())  # the v2 reporting service's
+    for f in filters:
+        if isinstance(f, dict):
             name = str(f.get("dimension_name"))
             values = list(f.get("expressions") or ())
             if name in _MEMBERS:
