@@ -73,3 +73,15 @@ def test_a_value_not_given_to_the_explorer_is_a_clear_error(
     given = explorer.dimensions["msisdn"].allowed_tags[:2]
     explorer.dimensions["msisdn"].value = given
     assert explorer.dimensions["msisdn"].value == given
+
+
+def test_a_top_talkers_row_says_total_in_the_header_and_the_table(
+    explorer: Explorer,  # noqa: F811
+) -> None:
+    explorer.preset.value = "concurrent_online_ues"  # ue_connections COUNT
+    explorer.dimensions["customer_site_id"].value = []  # no site: one row, the top talker
+    explorer.run_button.click()
+    assert explorer.error is None, explorer.message
+    assert "a COUNT row is the total of the whole scope" in explorer.message
+    site = str(explorer.frame["customer_site_id"].iloc[0])  # type: ignore[index]
+    assert f"total (top talker {site})" in explorer.table.value
