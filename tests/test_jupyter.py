@@ -317,6 +317,13 @@ def _descendants(pid: int) -> set[int]:
     return found
 
 
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text()
+    except OSError:
+        return ""  # it ended meanwhile
+
+
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -340,7 +347,7 @@ def test_sigterm_stops_the_explorer_its_server_and_its_kernels(
         "Run button",
     )
     started = _descendants(proc.pid)
-    kernels = [p for p in started if "ipykernel" in Path(f"/proc/{p}/cmdline").read_text()]
+    kernels = [p for p in started if "ipykernel" in _cmdline(p)]
     assert kernels, "no kernel runs for the page"
     os.kill(proc.pid, signal.SIGTERM)  # the command only, not its process group
     assert proc.wait(timeout=START_TIMEOUT) in (130, -signal.SIGTERM, 0)
