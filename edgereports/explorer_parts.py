@@ -58,16 +58,17 @@ def table_html(frame: pd.DataFrame, tz: str) -> str:
     return f"<p><b>{len(frame)} rows × {len(frame.columns)} columns</b> (first rows)</p>{head}"
 
 
-def chart_png(frame: pd.DataFrame, tz: str) -> bytes:
+def chart_png(frame: pd.DataFrame, tz: str, flags: pd.DataFrame | None = None) -> bytes:
     """The frame's chart as PNG bytes, times in ``tz`` (the explorer's zone, also for
-    ``LAST ...`` reports, whose request carries no offset); the figure is closed, so notebooks
-    do not show it twice."""
+    ``LAST ...`` reports, whose request carries no offset), with the health flags that concern
+    it on a time axis; the figure is closed, so notebooks do not show it twice."""
     import matplotlib.pyplot as plt
     from matplotlib.figure import Figure
 
-    from .plotting import plot
+    from .plotting import chart_for, plot, plot_sim_count, plot_timeseries, plot_ue_connections
 
-    figure = plot(frame, tz=tz).figure
+    timed = chart_for(frame) in (plot_timeseries, plot_ue_connections, plot_sim_count)
+    figure = plot(frame, tz=tz, flags=flags if timed else None).figure
     assert isinstance(figure, Figure)
     buffer = io.BytesIO()
     try:
