@@ -93,6 +93,7 @@ def fetch(
     client: ReportingClient | None = None,
     settings: Settings | None = None,
     output: Output = "pandas",
+    compare: str | tuple[TimeLike, TimeLike] | None = None,
     **params: Any,
 ) -> Any:
     """Fetch a preset or a report as a frame in one call.
@@ -106,6 +107,9 @@ def fetch(
         client: the client to use (its settings win over ``settings`` and ``sandbox``).
         settings: the settings; by default ``Settings.from_env()``.
         output: ``"pandas"``, ``"arrow"`` or ``"polars"``.
+        compare: ``"previous_period"``, ``"previous_year"`` or ``(start, end)``: also pull
+            that period and add ``compare_time_stamp``, ``compare_value``, ``change`` and
+            ``change_pct`` (see :meth:`ReportingClient.fetch`; pandas output only).
         **params: the preset's parameters (``msisdn=[...]``, ``account_id=...``; the account
             defaults to ``EDGEREPORTS_ACCOUNT_ID`` or the sandbox's).
 
@@ -138,6 +142,8 @@ def fetch(
         assert settings is not None
         _require(settings, "api_key", "reporting_url")
         client = _CLIENTS.client(settings)
+    if compare is not None:
+        return client.fetch(built, output=output, compare=compare)
     return client.fetch(built, output=output)
 
 

@@ -30,6 +30,7 @@ import pandas as pd
 import pyarrow as pa
 
 __all__ = [
+    "COMPARE_COLUMNS",
     "COUNT",
     "CSV_CURRENT_FIXED",
     "CSV_SIM_COUNT_HEADER",
@@ -62,6 +63,10 @@ DATE: Final = np.dtype("datetime64[us]")
 FLOAT: Final = np.dtype("float64")
 #: Counts that are integral by definition (nullable).
 COUNT: Final = pd.Int64Dtype()
+
+#: The columns a comparison with another period adds at the end of a frame (only then):
+#: the other period's bucket and value at the same offset, and the change from it.
+COMPARE_COLUMNS: Final = ("compare_time_stamp", "compare_value", "change", "change_pct")
 
 #: The shape names, as found in ``df.attrs["shape"]``.
 SHAPES: Final = ("timeseries", "current", "sim_count")
@@ -155,8 +160,9 @@ class FrameSchema:
         return df
 
     def dimensions_of(self, df: pd.DataFrame) -> tuple[str, ...]:
-        """Return the dimension columns of ``df`` (every column that is not a fixed one)."""
-        fixed = set(self.fixed)
+        """Return the dimension columns of ``df`` (every column that is not a fixed one, nor
+        one of the :data:`COMPARE_COLUMNS` a comparison adds)."""
+        fixed = {*self.fixed, *COMPARE_COLUMNS}
         return tuple(str(c) for c in df.columns if c not in fixed)
 
     def validate(self, df: pd.DataFrame) -> pd.DataFrame:

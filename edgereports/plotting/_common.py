@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import pandas as pd
 
 from ..errors import InputError
-from ..schema import shape_of
+from ..schema import COMPARE_COLUMNS, shape_of
 
 __all__ = ["Scale", "TzLike", "unit_scale"]
 
@@ -241,7 +241,7 @@ def _day(moment: datetime, with_time: bool) -> str:
 
 def dimension_columns(df: pd.DataFrame, fixed: Iterable[str]) -> list[str]:
     """Return the dimension columns of a frame (those that are not fixed columns)."""
-    skip = set(fixed)
+    skip = {*fixed, *COMPARE_COLUMNS}
     return [str(c) for c in df.columns if c not in skip]
 
 

@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import orjson
 
 from ..config import API_VERSIONS, DEFAULT_MAX_WORKERS, Settings, Timeout, check_api_key
-from ..errors import ConfigError, InputError, PartialFailure
+from ..errors import ConfigError, InputError
 from ..query import Report
 from .assemble import assemble_pull, parse_json
 from .budget import Budget
 from .cache import check_horizon
 from .connection import UsesConnection, open_connection
 from .plan import DEFAULT_POINTS, plan_parts
-from .results import FetchResult, all_failed, describe_failures
+from .results import FetchResult, settle
 from .rules import warn_about
 from .runner import CSV, JSON, PartRunner
 
@@ -38,6 +38,8 @@ REPORT_PATHS = {"v1": (REPORT_PATH, "apikey"), "v2": ("connectivity/v2/report", 
 _ACCEPTS = (JSON, CSV)
 
 OnError = Literal["raise", "collect"]
+#: What ``compare=`` takes: ``"previous_period"``, ``"previous_year"`` or ``(start, end)``.
+Compare = str | tuple[Any, Any]
 
 
 class ReportingClient(UsesConnection):
@@ -269,6 +271,7 @@ class ReportingClient(UsesConnection):
         on_error: OnError = ...,
         output: Literal["pandas"] = ...,
         refresh: bool = ...,
+        compare: Compare | None = ...,
     ) -> pd.DataFrame: ...
     @overload
     def fetch(
@@ -280,6 +283,7 @@ class ReportingClient(UsesConnection):
         on_error: OnError = ...,
         output: Output,
         refresh: bool = ...,
+        compare: Compare | None = ...,
     ) -> Any: ...
     def fetch(
         self,
@@ -290,6 +294,7 @@ class ReportingClient(UsesConnection):
         on_error: OnError = "raise",
         output: Output = "pandas",
         refresh: bool = False,
+        compare: Compare | None = None,
     ) -> Any:
         """Fetch ``report`` as one tidy frame, split into windows and fan-out requests.
 
@@ -311,6 +316,14 @@ class ReportingClient(UsesConnection):
             output: ``"pandas"`` (a DataFrame), ``"arrow"`` (a ``pyarrow.Table`` with the
                 pinned Arrow schema) or ``"polars"`` (needs ``edgereports[polars]``).
             refresh: with a cache, fetch every part again and rewrite its entries.
+            compare: also pull another period through this client and align it with the
+                report's (see "Comparing periods" in the docs): ``"previous_period"`` (the
+                N buckets before the range's N), ``"previous_year"`` (the same dates a year
+                earlier) or a ``(start, end)`` pair. The frame gains ``compare_time_stamp``,
+                ``compare_value``, ``change`` and ``change_pct``; each row meets the other
+                period's row at the same offset with the same dimensions, metric,
+                aggregation and percentile; rows without one keep nulls and are counted in
+                ``df.attrs["compare"]``. Pandas output only.
 
         Returns:
             The frame; ``df.attrs["request"]`` is the report's request (no key in it). A report
@@ -324,8 +337,8 @@ class ReportingClient(UsesConnection):
             (chunks ``hits``, ``misses``, ``provisional``, and why parts were ``not_cached``).
 
         Raises:
-            QueryError: the report is invalid; InputError: a bad ``window``/``accept``/
-                ``on_error`` (all before any request).
+            QueryError: the report or ``compare`` is invalid; InputError: a bad
+                ``window``/``accept``/``on_error``/``output`` (all before any request).
             AuthError: the key is refused (at once; the rest of the pull is cancelled).
             PartialFailure: some parts failed (``.failures``, ``.frame``).
             EdgeReportsError: every part failed: the first part's error.
@@ -335,21 +348,26 @@ class ReportingClient(UsesConnection):
         from ..normalize.output import check_output, convert
 
         check_output(output)
-        result, counts = self._pull([self._as_report(report)], window, accept, refresh)
-        frame, failures = result.frames[0], result.failures
-        if frame is not None:
-            warn_about(frame, stacklevel=2)
-        if not failures:
-            assert frame is not None
+        reports = [self._as_report(report)]
+        comparison = None
+        if compare is not None:
+            from .compare import plan_comparison
+
+            comparison = plan_comparison(reports[0], compare)
+            assert comparison is not None
+            if output != "pandas":
+                raise InputError(
+                    f"compare= gives a pandas frame; output must be 'pandas', got {output!r}"
+                )
+            reports.append(comparison.report)
+        result, counts = self._pull(reports, window, accept, refresh)
+        frame = settle(result, counts, 0, on_error)
+        if comparison is None:
             return convert(frame, output)
-        if frame is None:
-            raise all_failed(failures, counts[0]) from None
-        if on_error == "raise":
-            raise PartialFailure(
-                describe_failures(failures, counts[0]), failures=failures, frame=frame
-            )
-        frame.attrs["failures"] = [f.to_dict() for f in failures]
-        return convert(frame, output)
+        from .compare import align
+
+        other = settle(result, counts, 1, on_error)
+        return align(frame, other, comparison)
 
     def fetch_many(
         self,
