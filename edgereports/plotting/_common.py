@@ -218,7 +218,11 @@ def check_shape(df: pd.DataFrame, wanted: str, function: str) -> None:
 
 def range_text(df: pd.DataFrame, tz: tzinfo) -> str:
     """Return the report's range from its request, in ``tz``, e.g. ``7 Jul 2022 – 8 Jul 2022``."""
-    request = df.attrs.get("request")
+    return request_range_text(df.attrs.get("request"), tz)
+
+
+def request_range_text(request: object, tz: tzinfo) -> str:
+    """The range of a request (its dict), as :func:`range_text` writes it."""
     if not isinstance(request, Mapping):
         return ""
     start, end = request.get("start_date_time"), request.get("end_date_time")
@@ -232,6 +236,18 @@ def range_text(df: pd.DataFrame, tz: tzinfo) -> str:
     with_time = any((t.hour, t.minute) != (0, 0) for t in (begin, finish))
     end_text = f"{finish:%H:%M}" if begin.date() == finish.date() else _day(finish, with_time)
     return f"{_day(begin, with_time)} – {end_text} ({zone_name(tz)})"
+
+
+def compare_text(df: pd.DataFrame, tz: tzinfo) -> str:
+    """``vs 1 Jul 2022 – 8 Jul 2022 (UTC), lighter`` for a frame compared with another period
+    that has values; else empty."""
+    facts = df.attrs.get("compare")
+    if "compare_value" not in df.columns or not isinstance(facts, Mapping):
+        return ""
+    if not bool(df["compare_value"].notna().any()):
+        return ""
+    other = request_range_text(facts.get("request"), tz)
+    return f"vs {other}, lighter" if other else ""
 
 
 def _day(moment: datetime, with_time: bool) -> str:

@@ -220,6 +220,17 @@ class ReportingClient(UsesConnection):
         return now if now is not None else datetime.now(UTC)
 
     @property
+    def last_answer_date(self) -> datetime | None:
+        """The service's clock as its latest answer stated it (the HTTP ``Date``, UTC), or
+        None before any answer: what a report of a run says it was made against.
+
+        Example:
+            >>> ReportingClient("k3y-secret", "http://127.0.0.1:9").last_answer_date is None
+            True
+        """
+        return self._http.last_date
+
+    @property
     def cache(self) -> Cache | None:
         """The client's cache (``info()``, ``clear()``), or None."""
         return self._cache

@@ -1,0 +1,226 @@
+"""The sections of a report page: one per report, and pluggable ones (health flags).
+
+A section maker is any function that takes the :class:`PageContext` and returns sections;
+:func:`~edgereports.page.build_page` runs the report sections, then each maker given. The
+health section is one such maker: :func:`health_sections`.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from .._version import __version__
+from ..errors import ConfigError, EdgeReportsError, InputError
+from .html import Section, chart_img, table_html
+from .summary import summary_table
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..reporting import ReportingClient
+
+__all__ = [
+    "HEAD_ROWS",
+    "PageContext",
+    "SectionMaker",
+    "failed_section",
+    "health_sections",
+    "load_health",
+    "period_notes",
+    "report_section",
+]
+
+#: The rows of each report shown as they are (the first ones).
+HEAD_ROWS = 8
+
+
+@dataclass
+class PageContext:
+    """What a section maker may use.
+
+    Attributes:
+        client: the reporting client of the page (its API version is the job's first).
+        start: the page's range start (tz-aware).
+        end: the page's range end.
+        compare: the comparison asked for (``previous_period``, ...), or None.
+        accounts: the accounts the job's reports filter on, in order.
+        frames: the report frames fetched so far, by report name.
+    """
+
+    client: ReportingClient
+    start: datetime
+    end: datetime
+    compare: str | None = None
+    accounts: tuple[str, ...] = ()
+    frames: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+
+#: A pluggable section: the context in, sections out (failures as sections with ``failed``).
+SectionMaker = Callable[[PageContext], Sequence[Section]]
+
+
+def report_section(
+    id: str,
+    title: str,
+    frame: pd.DataFrame | None,
+    *,
+    purpose: str = "",
+    error: str | None = None,
+    chart: str | None = None,
+    extra: str = "",
+) -> Section:
+    """A report's section: its chart, summary (with the comparison), notes and first rows.
+
+    Args:
+        id: the anchor.
+        title: the heading.
+        frame: the report's frame, or None when it failed.
+        purpose: one line under the heading (plain text).
+        error: what failed (plain text): the section is marked failed.
+        chart: the chart's ``<img>`` when the caller drew it; by default it is drawn here
+            from the frame (a frame that cannot be drawn gets a note instead).
+        extra: an HTML fragment at the end (links, the request).
+
+    Returns:
+        The section.
+    """
+    parts = [f'<p class="purpose">{html.escape(purpose)}</p>'] if purpose else []
+    if frame is not None:
+        parts.append(chart if chart is not None else _chart(frame, title))
+        parts += [f'<p class="note">{html.escape(n)}</p>' for n in period_notes(frame)]
+        parts.append(f"<h3>Summary</h3>{table_html(summary_table(frame))}")
+        shown = min(HEAD_ROWS, len(frame))
+        parts.append(
+            f"<details><summary>First {shown} of {len(frame)} rows</summary>"
+            f"{table_html(frame.head(HEAD_ROWS))}</details>"
+        )
+    parts.append(extra)
+    return Section(id, title, "".join(parts), failed=error)
+
+
+def failed_section(id: str, title: str, error: str, *, purpose: str = "") -> Section:
+    """The section of a report that gave no frame: it names the report and the error."""
+    return report_section(id, title, None, purpose=purpose, error=error)
+
+
+def _chart(frame: pd.DataFrame, title: str) -> str:
+    from ..plotting import plot
+
+    if frame.empty:
+        return '<p class="note">No rows: no chart.</p>'
+    try:
+        ax = plot(frame)
+    except InputError as exc:
+        return f'<p class="note">No chart: {html.escape(str(exc))}</p>'
+    return chart_img(ax, f"chart of {title}")
+
+
+def period_notes(frame: pd.DataFrame) -> list[str]:
+    """What a reader must know about the frame's periods (plain text lines).
+
+    The comparison (which period, rows without a counterpart), buckets covered only in part
+    and provisional buckets (the service's present, "so far") of both periods, buckets the
+    service added after the range, and parts that failed.
+    """
+    notes = []
+    facts = frame.attrs.get("compare")
+    periods: list[tuple[str, Any]] = [("this period", frame.attrs)]
+    if isinstance(facts, dict):
+        notes.append(
+            f"Compared with {_when(facts.get('start'))} to {_when(facts.get('end'))} "
+            f"({str(facts.get('mode', '')).replace('_', ' ')}, end excluded); lighter in the "
+            "chart."
+        )
+        if facts.get("unmatched") or facts.get("unmatched_other"):
+            notes.append(
+                f"Rows without a counterpart: {facts.get('unmatched', 0)} here (their comparison "
+                f"is blank), {facts.get('unmatched_other', 0)} in the other period."
+            )
+        periods.append(("the other period", facts))
+    for label, attrs in periods:
+        partial = attrs.get("partial_buckets")
+        if partial:
+            notes.append(f"Buckets covered only in part ({label}): {_listed(partial)}.")
+        provisional = attrs.get("provisional_from")
+        if provisional:
+            notes.append(f"Provisional from {provisional} ({label}): figures so far.")
+    failures = frame.attrs.get("failures")
+    if failures:
+        notes.append(f"{len(failures)} part(s) failed; the figures lack them.")
+    return notes
+
+
+def _when(text: object) -> str:
+    """An ISO timestamp as ``2024-03-03 00:00 UTC`` (other text as it is)."""
+    try:
+        moment = datetime.fromisoformat(str(text))
+    except ValueError:
+        return str(text)
+    if moment.tzinfo is None:
+        return str(text)
+    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
+
+
+def _listed(value: object) -> str:
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+# -- health flags ---------------------------------------------------------------------------
+
+_HEALTH = "edgereports.health"
+_FLAG_COLUMNS = ["kind", "subject", "start", "end", "severity", "evidence"]
+
+
+def load_health() -> Any:
+    """The health flags package, imported now (it is optional).
+
+    Raises:
+        ConfigError: the package is not installed with this edgereports (one line).
+    """
+    try:
+        # By name: the package is optional, and a page without --health never loads it.
+        return importlib.import_module(_HEALTH)
+    except ModuleNotFoundError as exc:
+        if exc.name not in (_HEALTH, "edgereports"):
+            raise
+        raise ConfigError(
+            f"--health needs the health flags ({_HEALTH}), which edgereports {__version__} "
+            "does not have; build the page without --health"
+        ) from None
+
+
+def health_sections(context: PageContext) -> list[Section]:
+    """One section of health flags per account of the page's reports.
+
+    Uses ``edgereports.health.health(client, account_id=..., start=..., end=...)`` (a frame
+    of kind, subject, start, end, severity and evidence) and the package's ``to_html`` when
+    it has one, else a table of the flags.
+    """
+    module = load_health()
+    render = getattr(module, "to_html", None)
+    sections = []
+    for account in context.accounts:
+        anchor, title = f"health-{account}", f"Health flags · account {account}"
+        try:
+            flags = module.health(
+                context.client, account_id=account, start=context.start, end=context.end
+            )
+        except EdgeReportsError as exc:
+            sections.append(failed_section(anchor, title, f"{type(exc).__name__}: {exc}"))
+            continue
+        if callable(render):
+            body = str(render(flags))
+        elif len(flags):
+            shown = [c for c in _FLAG_COLUMNS if c in flags.columns]
+            body = table_html(flags[shown])
+        else:
+            body = '<p class="note">No flags over the range.</p>'
+        sections.append(Section(anchor, title, f"<p>{len(flags)} flag(s).</p>{body}"))
+    return sections
