@@ -212,11 +212,17 @@ def _fetch(
 
 
 def _partial(frame: pd.DataFrame) -> str | None:
-    failures = frame.attrs.get("failures")
-    if not failures:
-        return None
-    first = failures[0]
-    return f"{len(failures)} part(s) failed, first: {first.get('error', first)}"
+    """What failed of a frame that came back in part (its period, or the compared one)."""
+    compared = frame.attrs.get("compare") or {}
+    for label, failures in (
+        ("", frame.attrs.get("failures")),
+        (" of the compared period", compared.get("failures")),
+    ):
+        if failures:
+            first = failures[0]
+            what = f"{first.get('error')}: {first.get('message')}"
+            return f"{len(failures)} part(s){label} failed, first: {what}"
+    return None
 
 
 def _purpose(rj: ReportJob) -> str:

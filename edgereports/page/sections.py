@@ -149,9 +149,10 @@ def period_notes(frame: pd.DataFrame) -> list[str]:
         provisional = attrs.get("provisional_from")
         if provisional:
             notes.append(f"Provisional from {provisional} ({label}): figures so far.")
-    failures = frame.attrs.get("failures")
-    if failures:
-        notes.append(f"{len(failures)} part(s) failed; the figures lack them.")
+    for label, attrs in periods:
+        failures = attrs.get("failures")
+        if failures:
+            notes.append(f"{len(failures)} part(s) of {label} failed; the figures lack them.")
     return notes
 
 

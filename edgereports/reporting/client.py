@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import orjson
 
 from ..config import API_VERSIONS, DEFAULT_MAX_WORKERS, Settings, Timeout, check_api_key
-from ..errors import ConfigError, InputError
+from ..errors import ConfigError, EdgeReportsError, InputError
 from ..query import Report
 from .assemble import assemble_pull, parse_json
 from .budget import Budget
@@ -377,7 +377,14 @@ class ReportingClient(UsesConnection):
             return convert(frame, output)
         from .compare import align
 
-        other = settle(result, counts, 1, on_error)
+        try:
+            other = settle(result, counts, 1, on_error)
+        except EdgeReportsError as exc:
+            exc.add_note(
+                f"these failures are of the compared period ({comparison.mode}, report 1 of the "
+                "pull); the report's own period was fetched"
+            )
+            raise
         return align(frame, other, comparison)
 
     def fetch_many(

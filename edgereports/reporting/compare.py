@@ -117,7 +117,8 @@ def align(frame: pd.DataFrame, other: pd.DataFrame, comparison: Comparison) -> p
         ``attrs["compare"]`` says which period it was (``mode``, ``start``, ``end``, its
         ``request``), how many rows had no counterpart on either side (``unmatched``,
         ``unmatched_other``) and the other period's ``partial_buckets``,
-        ``provisional_from`` and ``dropped_after_end`` when it has them.
+        ``provisional_from``, ``dropped_after_end`` and (with ``on_error="collect"``) its
+        ``failures`` when it has them.
     """
     import numpy as np
     import pandas as pd
@@ -210,7 +211,7 @@ def _facts(comparison: Comparison, other: pd.DataFrame, mine: int, theirs: int) 
         "unmatched": mine,
         "unmatched_other": theirs,
     }
-    for name in ("partial_buckets", "provisional_from", "dropped_after_end"):
+    for name in ("partial_buckets", "provisional_from", "dropped_after_end", "failures"):
         if other.attrs.get(name):
             facts[name] = other.attrs[name]
     return facts

@@ -7,7 +7,7 @@ import contextlib
 import io
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -274,3 +274,46 @@ def test_page_range_counts_back_from_the_service_clock() -> None:
         "2024-03-10T06:00:00+00:00",
     ]
     assert page_range("1w", now)[0].isoformat() == "2024-03-03T00:00:00+00:00"
+
+
+def test_the_notes_name_partial_and_provisional_buckets_of_both_periods() -> None:
+    import pandas as pd
+
+    from edgereports.page import period_notes
+
+    frame = pd.DataFrame({"value": [1.0]})
+    frame.attrs.update(
+        partial_buckets=["2024-03-03T00:00:00+00:00 (0.5)"],
+        provisional_from="2024-03-09T00:00:00+00:00",
+        compare={
+            "mode": "previous_period",
+            "start": "2024-02-25T00:00:00+00:00",
+            "end": "2024-03-03T00:00:00+00:00",
+            "unmatched": 2,
+            "unmatched_other": 0,
+            "partial_buckets": ["2024-02-25T00:00:00+00:00 (0.5)"],
+        },
+    )
+    assert period_notes(frame) == [
+        "Compared with 2024-02-25 00:00 UTC to 2024-03-03 00:00 UTC (previous period, end "
+        "excluded); lighter in the chart.",
+        "Rows without a counterpart: 2 here (their comparison is blank), 0 in the other period.",
+        "Buckets covered only in part (this period): 2024-03-03T00:00:00+00:00 (0.5).",
+        "Provisional from 2024-03-09T00:00:00+00:00 (this period): figures so far.",
+        "Buckets covered only in part (the other period): 2024-02-25T00:00:00+00:00 (0.5).",
+    ]
+
+
+def test_a_report_fetched_in_part_is_drawn_and_named(
+    make_sandbox: Callable[..., SandboxHandle], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sb = make_sandbox(clock=NOW)
+    sb.enqueue_faults("400")  # the first request of the first report is refused
+    run = _run(sb, tmp_path, monkeypatch, "--compare", "previous_period")
+    assert run.status == 1
+    lines = run.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("edgereports: page: report usage: 1 part(s)")
+    parser = check(run.page)
+    assert len([t for t, _ in parser.tags if t == "img"]) == 3  # usage still has its chart
+    text = " ".join(parser.text)
+    assert "1 of 3 sections failed" in text and "Failed: 1 part(s)" in text
