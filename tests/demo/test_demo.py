@@ -96,7 +96,7 @@ def test_the_page_shows_every_chart_and_table(demo: tuple[DemoResult, list[str]]
         assert f'href="frames/{outcome.parquet.name}"' in page
         assert f'id="{outcome.plan.slug}"' in page
     assert page.count("<h3>Summary</h3>") == 11
-    assert page.count("<img ") == 11 and "src=\"charts/" not in page  # nothing to load
+    assert page.count("<img ") == 11 and 'src="charts/' not in page  # nothing to load
     assert "the local sandbox (seed 0, 64 devices" in page
     # the sandbox's clock: the demo's fixed clock, 12:00 in India
     assert "Service clock (the Date of its last answer): 2024-03-15 06:30:00 UTC" in page
