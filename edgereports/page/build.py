@@ -144,7 +144,8 @@ def build_page(
     clients = {client.api_version: client}
     try:
         start, end = page_range(last, client.service_now())
-        context = PageContext(client, start, end, compare, _accounts(spec))
+        accounts, subscribers = _subjects(spec)
+        context = PageContext(client, start, end, compare, accounts, subscribers)
         built = _report_sections(spec, context, clients, notify)
         for maker in sections:
             made = list(maker(context))
@@ -244,12 +245,14 @@ def _request(rj: ReportJob, context: PageContext) -> str:
     return f"<details><summary>Request</summary><pre>{body}</pre></details>"
 
 
-def _accounts(job: Job) -> tuple[str, ...]:
-    found: dict[str, None] = {}
+def _subjects(job: Job) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
+    """The accounts the job's reports filter on, and per account the MSISDNs they name."""
+    found: dict[str, dict[str, None]] = {}
     for rj in job.reports:
+        msisdns = [str(m) for m in rj.report.filter_values("msisdn")]
         for value in rj.report.filter_values("account_id"):
-            found.setdefault(str(value), None)
-    return tuple(found)
+            found.setdefault(str(value), {}).update(dict.fromkeys(msisdns))
+    return tuple(found), {account: tuple(m) for account, m in found.items()}
 
 
 def _facts(

@@ -34,6 +34,7 @@ main { max-width: 1180px; margin: 0 auto; padding: 1rem 2rem 3rem; }
 section { background: white; border: 1px solid #d9e2ec; border-radius: 8px;
           margin: 1.2rem 0; padding: 1rem 1.4rem; }
 section h2 { margin: .2rem 0; font-size: 1.15rem; }
+section section { border: none; padding: 0; margin: .4rem 0; }
 .purpose { color: #52606d; margin: 0 0 .8rem 0; }
 .meta { color: #7b8794; font-size: .85rem; }
 .note { color: #52606d; font-size: .9rem; margin: .3rem 0; }

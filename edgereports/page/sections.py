@@ -49,6 +49,7 @@ class PageContext:
         end: the page's range end.
         compare: the comparison asked for (``previous_period``, ...), or None.
         accounts: the accounts the job's reports filter on, in order.
+        subscribers: per account, the MSISDNs the job's reports filter on.
         frames: the report frames fetched so far, by report name.
     """
 
@@ -57,6 +58,7 @@ class PageContext:
     end: datetime
     compare: str | None = None
     accounts: tuple[str, ...] = ()
+    subscribers: dict[str, tuple[str, ...]] = field(default_factory=dict)
     frames: dict[str, pd.DataFrame] = field(default_factory=dict)
 
 
@@ -200,28 +202,38 @@ def load_health() -> Any:
 def health_sections(context: PageContext) -> list[Section]:
     """One section of health flags per account of the page's reports.
 
-    Uses ``edgereports.health.health(client, account_id=..., start=..., end=...)`` (a frame
-    of kind, subject, start, end, severity and evidence) and the package's ``to_html`` when
-    it has one, else a table of the flags.
+    Calls ``edgereports.health.health(client, account_id=..., msisdn=..., start=..., end=...)``
+    (a frame of kind, subject, start, end, severity and evidence) for the subscribers the
+    job's reports name, and renders it with the package's ``flags_html`` (a table of the
+    flags when it has none).
     """
     module = load_health()
-    render = getattr(module, "to_html", None)
+    render = getattr(module, "flags_html", None)
     sections = []
     for account in context.accounts:
         anchor, title = f"health-{account}", f"Health flags · account {account}"
+        msisdns = context.subscribers.get(account, ())
+        if not msisdns:
+            why = "the job's reports name no subscriber (msisdn) of this account to check"
+            sections.append(failed_section(anchor, title, why))
+            continue
         try:
             flags = module.health(
-                context.client, account_id=account, start=context.start, end=context.end
+                context.client,
+                account_id=account,
+                msisdn=list(msisdns),
+                start=context.start,
+                end=context.end,
             )
         except EdgeReportsError as exc:
             sections.append(failed_section(anchor, title, f"{type(exc).__name__}: {exc}"))
             continue
         if callable(render):
-            body = str(render(flags))
+            body = str(render(flags, title=None))
         elif len(flags):
-            shown = [c for c in _FLAG_COLUMNS if c in flags.columns]
-            body = table_html(flags[shown])
+            body = table_html(flags[[c for c in _FLAG_COLUMNS if c in flags.columns]])
         else:
             body = '<p class="note">No flags over the range.</p>'
-        sections.append(Section(anchor, title, f"<p>{len(flags)} flag(s).</p>{body}"))
+        note = f"{len(flags)} flag(s) for {len(msisdns)} subscriber(s)."
+        sections.append(Section(anchor, title, f'<p class="purpose">{note}</p>{body}'))
     return sections
