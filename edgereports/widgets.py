@@ -14,7 +14,6 @@ Example:
 from __future__ import annotations
 
 import html
-import io
 import json
 import time
 import warnings
@@ -33,13 +32,16 @@ if TYPE_CHECKING:
 
     from .reporting import ReportingClient
 
-__all__ = ["DIMENSION_PARAMS", "RANGES", "Explorer"]
+__all__ = ["COMPARE_OPTIONS", "DIMENSION_PARAMS", "RANGES", "Explorer"]
 
 #: The range choices: dates from the pickers, a relative range ending today (``7d``, ``30d``)
 #: or at the current hour (``24h``), or a service keyword ending at NOW.
 RANGES = ("dates", "7d", "30d", "24h", "LAST HOUR", "LAST DAY", "LAST WEEK", "LAST MONTH")
 #: Preset parameters that take dimension values.
 DIMENSION_PARAMS = ("msisdn", "imsi", "customer_site_id", "device", "customer_name")
+#: The comparison choices (``compare=`` of ``client.fetch``): none, or another period.
+COMPARE_OPTIONS = [("none", None), ("previous period", "previous_period"),
+                   ("previous year", "previous_year")]  # fmt: skip
 _DEFAULT_GRAIN = "preset default"
 _HEAD_ROWS = 10
 
@@ -53,7 +55,8 @@ class Explorer:
     are midnight in; the granularity (the preset's, or DAY/HOUR); the dimension values the
     preset needs (MSISDNs, IMSIs, sites) and the percentile. Buttons: **Run** (a progress bar,
     then the frame's first rows and size, and its chart), **Show request** (the JSON request and
-    the equivalent Python code) and **Export** (the current frame to a Parquet file). Errors
+    the equivalent Python code) and **Export** (the current frame to a Parquet file). **Compare**
+    also fetches the previous period (or year) and draws it lighter behind the chart. Errors
     appear as a message in the widget, never as a traceback.
 
     Args:
@@ -113,6 +116,7 @@ class Explorer:
         self.granularity = w.Dropdown(
             options=[_DEFAULT_GRAIN, "DAY", "HOUR"], description="Granularity"
         )
+        self.compare = w.Dropdown(options=COMPARE_OPTIONS, value=None, description="Compare")
         self.percentile = w.BoundedFloatText(
             value=presets.DEFAULT_PERCENTILE, min=0, max=100, description="Percentile"
         )
@@ -143,7 +147,7 @@ class Explorer:
             [
                 self.version,
                 self.preset,
-                w.HBox([self.account, self.granularity, self.percentile]),
+                w.HBox([self.account, self.granularity, self.percentile, self.compare]),
                 w.HBox([self.range, self.start, self.end, self.tz]),
                 *self._dimension_rows.values(),
                 w.HBox(
@@ -175,7 +179,7 @@ class Explorer:
         for name, row in self._dimension_rows.items():
             row.layout.display = "" if name in params else "none"
         self.percentile.layout.display = "" if "percentile" in params else "none"
-        for control in (self.range, self.tz, self.granularity):
+        for control in (self.range, self.tz, self.granularity, self.compare):
             control.disabled = info.is_now
         for control in (self.start, self.end):
             control.disabled = info.is_now or self.range.value != "dates"
@@ -198,6 +202,11 @@ class Explorer:
             value = float(self.percentile.value)
             params["percentile"] = int(value) if value.is_integer() else value
         return params
+
+    def _compare(self) -> str | None:
+        """The comparison chosen (None for none, and for a NOW preset)."""
+        value = self.compare.value
+        return None if value is None or presets.get(str(self.preset.value)).is_now else str(value)
 
     def _range(self) -> tuple[str, str]:
         choice = str(self.range.value)
@@ -241,7 +250,8 @@ class Explorer:
         lines.append(")")
         if self.granularity.value != _DEFAULT_GRAIN and not presets.get(name).is_now:
             lines[-1] += f".granularity({self.granularity.value!r})"
-        lines += ["df = client.fetch(report)  # client = er.ReportingClient(api_key, url)"]
+        compare = f", compare={self.compare.value!r}" if self._compare() else ""
+        lines += [f"df = client.fetch(report{compare})  # client = er.ReportingClient(key, url)"]
         return "\n".join(lines) + "\n"
 
     # -- buttons ---------------------------------------------------------------------------
@@ -274,7 +284,11 @@ class Explorer:
                 client = client.for_version(report.api_version)
             with warnings.catch_warnings(record=True) as seen:
                 warnings.simplefilter("always", EdgeReportsWarning)
-                frame = client.fetch(report, on_error="collect")
+                compare = self._compare()
+                if compare is None:
+                    frame = client.fetch(report, on_error="collect")
+                else:
+                    frame = client.fetch(report, on_error="collect", compare=compare)
         except BaseException:
             self.progress.value, self.progress.bar_style = 1, "danger"  # full and red
             self._clear()  # no stale answer
@@ -284,7 +298,9 @@ class Explorer:
         self.progress.value, self.progress.bar_style = 1, "success"
         self.frame = frame
         self.table.value = _table_html(frame)
-        self.chart.value = _chart_png(frame, str(self.tz.value))
+        from .plotting import chart_png
+
+        self.chart.value = chart_png(frame, tz=str(self.tz.value))  # the explorer's zone
         self.chart.layout.display = None
         failures = frame.attrs.get("failures") or []
         text = (
@@ -377,22 +393,3 @@ def _table_html(frame: pd.DataFrame) -> str:
 
     head = shown_columns(frame.head(_HEAD_ROWS)).to_html(index=False, border=0, na_rep="")
     return f"<p><b>{len(frame)} rows × {len(frame.columns)} columns</b> (first rows)</p>{head}"
-
-
-def _chart_png(frame: pd.DataFrame, tz: str) -> bytes:
-    """The frame's chart as PNG bytes, times in ``tz`` (the explorer's zone, also for
-    ``LAST ...`` reports, whose request carries no offset); the figure is closed, so notebooks
-    do not show it twice."""
-    import matplotlib.pyplot as plt
-    from matplotlib.figure import Figure
-
-    from .plotting import plot
-
-    figure = plot(frame, tz=tz).figure
-    assert isinstance(figure, Figure)
-    buffer = io.BytesIO()
-    try:
-        figure.savefig(buffer, format="png", dpi=96, facecolor="white")
-    finally:
-        plt.close(figure)
-    return buffer.getvalue()

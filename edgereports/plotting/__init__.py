@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Scale",
     "chart_for",
+    "chart_png",
     "member_text",
     "plot",
     "plot_current",
@@ -97,3 +98,37 @@ def plot(
         >>> ax.figure.savefig("report.png")   # doctest: +SKIP
     """
     return chart_for(df)(df, ax=ax, tz=tz, title=title)
+
+
+def chart_png(df: pd.DataFrame, *, tz: TzLike = None, dpi: int = 96) -> bytes:
+    """Draw the chart that suits a frame and return it as PNG bytes (the figure is closed).
+
+    Args:
+        df: a normalized frame.
+        tz: as in :func:`plot` (e.g. the zone of a ``LAST ...`` report, whose request carries
+            no offset).
+        dpi: the image's resolution.
+
+    Returns:
+        The PNG file's bytes.
+
+    Raises:
+        InputError: the frame cannot be plotted.
+
+    Example:
+        >>> chart_png(df)[:4]  # doctest: +SKIP
+        b'\\x89PNG'
+    """
+    import io
+
+    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+
+    figure = plot(df, tz=tz).figure
+    assert isinstance(figure, Figure)
+    buffer = io.BytesIO()
+    try:
+        figure.savefig(buffer, format="png", dpi=dpi, facecolor="white")
+    finally:
+        plt.close(figure)
+    return buffer.getvalue()
