@@ -94,6 +94,7 @@ def fetch(
     settings: Settings | None = None,
     output: Output = "pandas",
     compare: str | tuple[TimeLike, TimeLike] | None = None,
+    partial: str = "keep",
     **params: Any,
 ) -> Any:
     """Fetch a preset or a report as a frame in one call.
@@ -101,7 +102,8 @@ def fetch(
     Args:
         report: a preset name (see ``er.presets.names()``), a :class:`Report` or its request.
         start: the range start; a datetime, date, ISO-8601 text, a relative date (``"30d"``,
-            ``"yesterday"``) or a service keyword (``"LAST DAY"``).
+            ``"yesterday"``, resolved against the service's present) or a service keyword
+            (``"LAST DAY"``).
         end: the range end (``"today"``, ``"tomorrow"`` for today so far, ``"NOW"``...).
         sandbox: run against an embedded sandbox on loopback (needs ``edgereports[sandbox]``).
         client: the client to use (its settings win over ``settings`` and ``sandbox``).
@@ -110,6 +112,8 @@ def fetch(
         compare: ``"previous_period"``, ``"previous_year"`` or ``(start, end)``: also pull
             that period and add ``compare_time_stamp``, ``compare_value``, ``change`` and
             ``change_pct`` (see :meth:`ReportingClient.fetch`; pandas output only).
+        partial: ``"keep"`` the buckets the range covers only in part (named, with a
+            warning) or ``"drop"`` them.
         **params: the preset's parameters (``msisdn=[...]``, ``account_id=...``; the account
             defaults to ``EDGEREPORTS_ACCOUNT_ID`` or the sandbox's).
 
@@ -128,8 +132,10 @@ def fetch(
         ['time_stamp', 'account_id', 'metric']
     """
     from .normalize.output import check_output
+    from .reporting.rules import check_partial
 
     check_output(output)
+    check_partial(partial)
     if client is None:
         if sandbox:
             settings = _CLIENTS.sandbox()
@@ -142,9 +148,7 @@ def fetch(
         assert settings is not None
         _require(settings, "api_key", "reporting_url")
         client = _CLIENTS.client(settings)
-    if compare is not None:
-        return client.fetch(built, output=output, compare=compare)
-    return client.fetch(built, output=output)
+    return client.fetch(built, output=output, partial=partial, compare=compare)
 
 
 def _build(

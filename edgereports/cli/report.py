@@ -47,6 +47,8 @@ examples:
   edgereports report --preset time_usage_enterprise --account-id A --start 7d --end today \
       --compare previous_period               # this week against the week before
 
+Relative dates (--start 7d --end today, --last 7d) count back from the service's present, as
+its answers state it, not from this machine's clock.
 settings come from EDGEREPORTS_API_KEY and EDGEREPORTS_REPORTING_URL (or --reporting-url).
 The API version is the report's: --api-version v2 for a report from flags, v2 presets are v2.
 Without --json/--csv/--parquet the frame is printed as a table. The report flags (--tz,
@@ -120,6 +122,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     net.add_argument("--retries", type=int, default=4, help="retries per request (default 4)")
     net.add_argument(
         "--accept", choices=["json", "csv"], default="json", help="answer format to ask for"
+    )
+    net.add_argument(
+        "--partial",
+        choices=["keep", "drop"],
+        default="keep",
+        help="the buckets a range covers only in part (a range off the UTC grid): keep them, "
+        "named on stderr (default), or drop them",
     )
     net.add_argument(
         "--progress",
@@ -215,8 +224,10 @@ def _fetch(args: argparse.Namespace) -> pd.DataFrame:
         accept = CSV if args.accept == "csv" else JSON
         compare = parse_compare(args.compare)
         if compare is None:
-            return client.fetch(report, window=window, accept=accept)
-        return client.fetch(report, window=window, accept=accept, compare=compare)
+            return client.fetch(report, window=window, accept=accept, partial=args.partial)
+        return client.fetch(
+            report, window=window, accept=accept, partial=args.partial, compare=compare
+        )
 
 
 def parse_compare(text: str | None) -> str | tuple[str, str] | None:

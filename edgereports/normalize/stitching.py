@@ -17,6 +17,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..errors import InputError
+from ..query.timegrid import owned_mask
 from ..schema import FrameSchema, schema_for, shape_of
 from ._order import canonical, datetimes, take_rows
 from ._request import request_info
@@ -211,13 +212,9 @@ def _owned(
     if bucket.dtype.kind != "M":
         raise InputError(f"{shape} frame's {column} column is not a timestamp ({bucket.dtype})")
     stamps = datetimes(bucket)
-    keep = np.ones(len(frame), dtype=bool)
     low, high = lo.tz_localize(None).to_datetime64(), hi.tz_localize(None).to_datetime64()
-    if not first:
-        keep &= (stamps > low) if right else (stamps >= low)
-    if not last:
-        keep &= (stamps <= high) if right else (stamps < high)
-    return None if keep.all() else keep
+    keep = owned_mask(stamps, low, high, first=first, last=last, at_end=right)
+    return None if keep is None or keep.all() else keep
 
 
 def canonical_order(

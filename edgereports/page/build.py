@@ -263,9 +263,20 @@ def _facts(
     compare: str | None,
     clock: datetime | None,
 ) -> list[str]:
+    from ..plotting import request_range_text
+
+    grain = "HOUR" if last.strip().lower().endswith("h") else "DAY"
+    shown = request_range_text(
+        {
+            "start_date_time": start.isoformat(),
+            "end_date_time": end.isoformat(),
+            "granularity": grain,
+        },
+        UTC,
+    )
     facts = [
-        f"Range: the last {last}, {start:%Y-%m-%d %H:%M} to {end:%Y-%m-%d %H:%M} UTC "
-        "(start included, end excluded)",
+        f"Range: the last {last}, {shown}: from {start:%Y-%m-%d %H:%M} up to "
+        f"{end:%Y-%m-%d %H:%M} UTC",
     ]
     if compare is not None:
         facts.append(f"Compared with the {compare.replace('_', ' ')}")

@@ -134,9 +134,9 @@ def period_notes(frame: pd.DataFrame) -> list[str]:
     periods: list[tuple[str, Any]] = [("this period", frame.attrs)]
     if isinstance(facts, dict):
         notes.append(
-            f"Compared with {_when(facts.get('start'))} to {_when(facts.get('end'))} "
-            f"({str(facts.get('mode', '')).replace('_', ' ')}, end excluded); lighter in the "
-            "chart."
+            f"Compared with {_shown(facts.get('request'))} "
+            f"({str(facts.get('mode', '')).replace('_', ' ')}: from {_when(facts.get('start'))} "
+            f"up to {_when(facts.get('end'))}); lighter in the chart."
         )
         if facts.get("unmatched") or facts.get("unmatched_other"):
             notes.append(
@@ -150,12 +150,19 @@ def period_notes(frame: pd.DataFrame) -> list[str]:
             notes.append(f"Buckets covered only in part ({label}): {_listed(partial)}.")
         provisional = attrs.get("provisional_from")
         if provisional:
-            notes.append(f"Provisional from {provisional} ({label}): figures so far.")
+            notes.append(f"Provisional from {_when(provisional)} ({label}): figures so far.")
     for label, attrs in periods:
         failures = attrs.get("failures")
         if failures:
             notes.append(f"{len(failures)} part(s) of {label} failed; the figures lack them.")
     return notes
+
+
+def _shown(request: object) -> str:
+    """A request's range as titles print it (its last bucket included), in UTC."""
+    from ..plotting import request_range_text
+
+    return request_range_text(request, UTC) or "another period"
 
 
 def _when(text: object) -> str:
@@ -170,9 +177,18 @@ def _when(text: object) -> str:
 
 
 def _listed(value: object) -> str:
-    if isinstance(value, list | tuple):
-        return ", ".join(str(v) for v in value)
-    return str(value)
+    """Partial buckets (``{"start": ISO, "share": 0.68}`` each) as ``2024-03-03 00:00 UTC
+    (68%)``."""
+    items = value if isinstance(value, list | tuple) else [value]
+    shown = []
+    for item in items:
+        if isinstance(item, dict) and "start" in item:
+            share = item.get("share")
+            part = f" ({float(share):.0%})" if isinstance(share, int | float) else ""
+            shown.append(f"{_when(item['start'])}{part}")
+        else:
+            shown.append(str(item))
+    return ", ".join(shown)
 
 
 # -- health flags ---------------------------------------------------------------------------

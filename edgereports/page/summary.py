@@ -6,11 +6,14 @@ change beside its own: the total for COUNT series, the mean for the others.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import pandas as pd
 
+from ..normalize.buckets import bucket_start
 from ..plotting import member_text, unit_scale
+from ..query.timegrid import frame_buckets
 from ..schema import CURRENT, TIMESERIES, shape_of
 
 __all__ = ["change_text", "summary_table"]
@@ -22,7 +25,9 @@ def summary_table(df: pd.DataFrame) -> pd.DataFrame:
     """Summarize a frame in a few rows of text, values in readable units.
 
     Time series: one row per series (dimension values, metric, aggregation) with its points,
-    first and last bucket, and min, mean and max (plus the total for COUNT); with a
+    first and last bucket (the last marked "so far" when the service may still revise it; a
+    PERCENTILE over a range gives the range, its last day included), and min, mean and max
+    (plus the total for COUNT); with a
     comparison, ``previous`` (the other period's total for COUNT, mean otherwise, over the
     rows that have a counterpart) and ``change`` (in percent of it). Current values:
     one row per value (per eNodeB with online counts when there are many devices). SIM counts:
@@ -51,6 +56,9 @@ def _series(df: pd.DataFrame) -> pd.DataFrame:
     dims = TIMESERIES.dimensions_of(df)
     keys = [*dims, "metric", "aggregation", "percentile"]
     rows = []
+    starts = bucket_start(df)  # a v2 row covers the bucket before its stamp
+    bucketed = frame_buckets(df.attrs) is not None
+    provisional = df.attrs.get("provisional_from")
     for key, part in df.groupby(keys, dropna=False, sort=False):
         named = dict(zip(keys, key, strict=True))
         values = part["value"].astype(float)
@@ -58,15 +66,20 @@ def _series(df: pd.DataFrame) -> pd.DataFrame:
         agg = _text(named["aggregation"])
         pct = _text(named["percentile"])
         how = f"p{float(pct):g}" if pct else agg
-        stamps = part["time_stamp"]
+        stamps = starts.loc[part.index]
+        first, last = f"{stamps.min():%Y-%m-%d %H:%M}Z", f"{stamps.max():%Y-%m-%d %H:%M}Z"
+        if not bucketed:  # one value over the whole range (PERCENTILE): the range
+            first, last = _request_range(df)
+        elif provisional and stamps.max() >= pd.Timestamp(provisional):
+            last += " (so far)"
         rows.append(
             {
                 **{d: _member(df, d, named[d]) for d in dims},
                 "metric": str(named["metric"]),
                 "agg": how,
                 "points": len(part),
-                "from": f"{stamps.min():%Y-%m-%d %H:%M}Z",
-                "to": f"{stamps.max():%Y-%m-%d %H:%M}Z",
+                "from": first,
+                "to": last,
                 "min": _readable(metric, values.min()),
                 "mean": _readable(metric, values.mean()),
                 "max": _readable(metric, values.max()),
@@ -112,6 +125,20 @@ def change_text(value: float, previous: float) -> str:
         return "0.0%" if value == 0 else "new"
     pct = (value - previous) / abs(previous) * 100.0
     return f"{pct:+.1f}%" if round(pct, 1) != 0 else "0.0%"
+
+
+def _request_range(df: pd.DataFrame) -> tuple[str, str]:
+    """The request's range in UTC, its end excluded (``to`` is the instant it stops)."""
+    request = df.attrs.get("request") or {}
+    shown = []
+    for key in ("start_date_time", "end_date_time"):
+        try:
+            moment = pd.Timestamp(datetime.fromisoformat(str(request.get(key))))
+        except ValueError:
+            shown.append(str(request.get(key, "")))
+            continue
+        shown.append(f"{moment.tz_convert('UTC'):%Y-%m-%d %H:%M}Z")
+    return shown[0], f"before {shown[1]}"
 
 
 def _current(df: pd.DataFrame) -> pd.DataFrame:

@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ._common import Scale, TzLike, frame_metrics, frame_shape, unit_scale
+from ._common import (
+    Scale,
+    TzLike,
+    frame_metrics,
+    frame_shape,
+    request_range_text,
+    unit_scale,
+)
 from ._labels import member_text, shown_columns
 from ._panels import plot_current, plot_device_status, plot_sim_count
 from ._series import plot_percentiles, plot_timeseries, plot_ue_connections
@@ -37,6 +44,7 @@ __all__ = [
     "plot_sim_count",
     "plot_timeseries",
     "plot_ue_connections",
+    "request_range_text",
     "shown_columns",
     "unit_scale",
 ]

@@ -5,13 +5,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import tzinfo
+from datetime import timedelta, tzinfo
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..query.timegrid import BUCKETS
 from ..schema import TIMESERIES
 from ._axes import (
     colors,
@@ -43,6 +44,7 @@ from ._common import (
     zone_name,
 )
 from ._labels import bucket_word, counted, member_text
+from ._time import mark_buckets, placed, time_note
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -51,7 +53,7 @@ __all__ = ["plot_percentiles", "plot_timeseries", "plot_ue_connections"]
 
 _KIND_NAMES = {"bytes": "Bytes", "seconds": "Time", "bandwidth": "Bandwidth", "count": "Count"}
 _GRAIN_WORDS = {"DAY": "per day", "HOUR": "per hour"}
-_BUCKET_DAYS = {"DAY": 1.0, "HOUR": 1.0 / 24.0}
+_BUCKET_DAYS = {g: b / timedelta(days=1) for g, b in BUCKETS.items()}  # matplotlib: days
 _DASHES = ("-", "--", ":", "-.")
 
 
@@ -160,6 +162,7 @@ def plot_timeseries(
             different units.
     """
     check_shape(df, "timeseries", "plot_timeseries")
+    df = placed(df)  # a v2 row at the start of the bucket it covers
     if kind not in ("auto", "line", "bar"):
         raise InputError(f"kind must be 'auto', 'line' or 'bar', got {kind!r}")
     if max_series < 1:
@@ -224,6 +227,10 @@ def plot_timeseries(
         day_axis(ax, date_numbers(starts) + width / 2, days, label)
     else:
         time_axis(ax, zone)
+    mark_buckets(ax, df, width)
+    note = time_note(df, zone)
+    if note:
+        heading = f"{heading}\n{note}"
     what = _what(present, kind_of_values, axis=True)
     if len(present) == 1:
         what = counted(present[0], _aggregation(df), what)

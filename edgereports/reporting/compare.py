@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import QueryError
 from ..query import Report
-from .periods import COMPARE_MODES, floor, previous_range
+from ..query.timegrid import floor
+from .periods import COMPARE_MODES, previous_range
 from .plan import bucket_of
 
 if TYPE_CHECKING:
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
 __all__ = ["COMPARE_MODES", "Comparison", "align", "plan_comparison"]
 
 _ALLOWED = "'previous_period', 'previous_year' or a (start, end) pair"
-_TINY = timedelta(microseconds=1)
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,6 @@ class Comparison:
         other_start: the other period's start.
         bucket: the bucket length, or None for a report without buckets (rows then meet by
             their rank in time within their series).
-        stamps_at_end: whether rows are stamped at the end of the piece they cover (v2).
     """
 
     mode: str
@@ -46,7 +45,6 @@ class Comparison:
     start: datetime
     other_start: datetime
     bucket: timedelta | None
-    stamps_at_end: bool
 
 
 def plan_comparison(report: Report, compare: object) -> Comparison | None:
@@ -99,7 +97,7 @@ def plan_comparison(report: Report, compare: object) -> Comparison | None:
         mode = "range"
     other_span = other.time_range()
     assert other_span is not None
-    return Comparison(mode, other, span[0], other_span[0], bucket, report.stamps_at_end)
+    return Comparison(mode, other, span[0], other_span[0], bucket)
 
 
 def align(frame: pd.DataFrame, other: pd.DataFrame, comparison: Comparison) -> pd.DataFrame:
@@ -165,7 +163,7 @@ def _keyed(
         series = series + "\x1f" + _text(frame, column)
     stamps = frame[when]
     if comparison.bucket is not None and len(frame):
-        offset = _offsets(stamps, start, comparison.bucket, comparison.stamps_at_end)
+        offset = _offsets(frame, start, comparison.bucket)
     else:  # no buckets: rows meet by their rank in time within their series
         offset = stamps.groupby(series.to_numpy()).rank(method="first").astype("int64")
     key = series + "\x1e" + offset.astype(str)
@@ -176,19 +174,16 @@ def _keyed(
     )
 
 
-def _offsets(
-    stamps: pd.Series, start: datetime, bucket: timedelta, stamps_at_end: bool
-) -> pd.Series:
-    """Each row's bucket count from the bucket holding ``start``.
-
-    A row stamped at the end of the piece it covers (v2) belongs to the bucket before its
-    stamp when the stamp is a bucket boundary.
-    """
+def _offsets(frame: pd.DataFrame, start: datetime, bucket: timedelta) -> pd.Series:
+    """Each row's bucket count from the bucket holding ``start``: the bucket a row covers
+    (:func:`~edgereports.normalize.bucket_start`: a v2 row, stamped at the end of its piece,
+    covers the bucket before its stamp)."""
     import pandas as pd
 
+    from ..normalize.buckets import bucket_start
+
     first = pd.Timestamp(floor(start, bucket))
-    moments = stamps - pd.Timedelta(_TINY) if stamps_at_end else stamps
-    return ((moments - first) // pd.Timedelta(bucket)).astype("int64")
+    return ((bucket_start(frame) - first) // pd.Timedelta(bucket)).astype("int64")
 
 
 def _text(frame: pd.DataFrame, column: str) -> pd.Series:

@@ -3,7 +3,7 @@
 Pure arithmetic on datetimes, kept apart from the frames: the previous period of a range of N
 buckets is the N buckets before it; the previous year is the same dates a year earlier; a row
 sits at an offset (a bucket count) from the first bucket of its period, and two rows at the same
-offset are compared.
+offset are compared. Buckets are the time grid's (:mod:`edgereports.query.timegrid`).
 
 Example:
     >>> from datetime import datetime, timedelta
@@ -15,19 +15,14 @@ Example:
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
-__all__ = ["COMPARE_MODES", "bucket_count", "floor", "previous_range", "year_earlier"]
+from ..query.timegrid import bucket_starts
+
+__all__ = ["COMPARE_MODES", "bucket_count", "previous_range", "year_earlier"]
 
 #: The named comparisons ``compare=`` takes (besides an explicit ``(start, end)``).
 COMPARE_MODES = ("previous_period", "previous_year")
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def floor(moment: datetime, bucket: timedelta) -> datetime:
-    """The start of the UTC-aligned bucket holding ``moment`` (in UTC)."""
-    return _EPOCH + ((moment.astimezone(UTC) - _EPOCH) // bucket) * bucket
 
 
 def bucket_count(start: datetime, end: datetime, bucket: timedelta) -> int:
@@ -39,8 +34,7 @@ def bucket_count(start: datetime, end: datetime, bucket: timedelta) -> int:
         >>> bucket_count(t, t + timedelta(days=7), timedelta(days=1))
         8
     """
-    first = floor(start, bucket)
-    return max(1, -((first - end) // bucket))
+    return max(1, len(bucket_starts(start, end, bucket)))
 
 
 def year_earlier(moment: datetime) -> datetime:

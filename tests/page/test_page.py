@@ -7,7 +7,7 @@ import contextlib
 import io
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -152,9 +152,12 @@ def test_the_page_is_valid_html_holding_every_report_and_its_comparison(compared
     assert headers.count("previous") == 2 and headers.count("compare_value") == 2
     assert headers.count("change") == 2 + 2 and headers.count("change_pct") == 2
     assert re.search(r"[+-]\d+\.\d%", text)
-    assert "Compared with 2024-02-25 00:00 UTC to 2024-03-03 00:00 UTC" in text
+    assert (
+        "Compared with 25 Feb – 2 Mar 2024 (UTC) (previous period: from 2024-02-25 00:00 UTC "
+        "up to 2024-03-03 00:00 UTC)"
+    ) in text
     assert "no comparison for SIM counts" in text
-    assert "Range: the last 7d, 2024-03-03 00:00 to 2024-03-10 00:00 UTC" in text
+    assert "Range: the last 7d, 3–9 Mar 2024 (UTC): from 2024-03-03 00:00 up to 2024-03-10" in text
     assert "Service clock (the Date of its last answer): 2024-03-10 06:30" in text
     assert "edgereports " in text and "job weekly.toml" in text
     assert compared.sandbox.api_key not in compared.page
@@ -283,37 +286,28 @@ def test_the_notes_name_partial_and_provisional_buckets_of_both_periods() -> Non
 
     frame = pd.DataFrame({"value": [1.0]})
     frame.attrs.update(
-        partial_buckets=["2024-03-03T00:00:00+00:00 (0.5)"],
+        partial_buckets=[{"start": "2024-03-03T00:00:00+00:00", "share": 0.5}],
         provisional_from="2024-03-09T00:00:00+00:00",
         compare={
             "mode": "previous_period",
-            "start": "2024-02-25T00:00:00+00:00",
-            "end": "2024-03-03T00:00:00+00:00",
+            "start": "2024-02-25T12:00:00+00:00",
+            "end": "2024-03-03T12:00:00+00:00",
+            "request": {
+                "start_date_time": "2024-02-25T12:00:00+00:00",
+                "end_date_time": "2024-03-03T12:00:00+00:00",
+                "granularity": "DAY",
+            },
             "unmatched": 2,
             "unmatched_other": 0,
-            "partial_buckets": ["2024-02-25T00:00:00+00:00 (0.5)"],
+            "partial_buckets": [{"start": "2024-02-25T00:00:00+00:00", "share": 0.5}],
         },
     )
     assert period_notes(frame) == [
-        "Compared with 2024-02-25 00:00 UTC to 2024-03-03 00:00 UTC (previous period, end "
-        "excluded); lighter in the chart.",
+        "Compared with 25 Feb 2024 12:00 – 3 Mar 2024 12:00 (UTC) (previous period: from "
+        "2024-02-25 12:00 UTC "
+        "up to 2024-03-03 12:00 UTC); lighter in the chart.",
         "Rows without a counterpart: 2 here (their comparison is blank), 0 in the other period.",
-        "Buckets covered only in part (this period): 2024-03-03T00:00:00+00:00 (0.5).",
-        "Provisional from 2024-03-09T00:00:00+00:00 (this period): figures so far.",
-        "Buckets covered only in part (the other period): 2024-02-25T00:00:00+00:00 (0.5).",
+        "Buckets covered only in part (this period): 2024-03-03 00:00 UTC (50%).",
+        "Provisional from 2024-03-09 00:00 UTC (this period): figures so far.",
+        "Buckets covered only in part (the other period): 2024-02-25 00:00 UTC (50%).",
     ]
-
-
-def test_a_report_fetched_in_part_is_drawn_and_named(
-    make_sandbox: Callable[..., SandboxHandle], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    sb = make_sandbox(clock=NOW)
-    sb.enqueue_faults("400")  # the first request of the first report is refused
-    run = _run(sb, tmp_path, monkeypatch, "--compare", "previous_period")
-    assert run.status == 1
-    lines = run.err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("edgereports: page: report usage: 1 part(s)")
-    parser = check(run.page)
-    assert len([t for t, _ in parser.tags if t == "img"]) == 3  # usage still has its chart
-    text = " ".join(parser.text)
-    assert "1 of 3 sections failed" in text and "Failed: 1 part(s)" in text

@@ -49,7 +49,7 @@ def test_bars_of_the_other_period_are_lighter_and_hold_its_values(
     divisor = 3600.0  # seconds shown as hours
     heights = sorted(round(p.get_height(), 6) for p in light)
     assert heights == sorted(round(v / divisor, 6) for v in days["compare_value"])
-    assert "vs 24 Jun 2022 – 1 Jul 2022 (UTC), lighter" in ax.get_title()
+    assert "vs 24–30 Jun 2022 (UTC), lighter" in ax.get_title()
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert "previous period (lighter)" in labels
 
