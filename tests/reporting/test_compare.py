@@ -206,3 +206,32 @@ def test_period_arithmetic() -> None:
         2023, 2, 28, 5, tzinfo=UTC
     )
     assert previous_range("previous_year", t, t + day, day)[0] == datetime(2023, 3, 8, tzinfo=UTC)
+
+
+def test_partial_and_provisional_buckets_are_named_for_both_periods(
+    sandbox: SandboxHandle,
+) -> None:
+    from edgereports.page import period_notes
+
+    # 09:50+05:30 is 04:20Z: both periods start and end inside an hour; this one reaches the
+    # sandbox's present (10:00+05:30, 04:30Z), so its last hour is still provisional
+    report = presets.time_usage_enterprise(
+        account_id=sandbox.account_id, start="2022-07-06T09:50+05:30", end="2022-07-08T09:50+05:30"
+    ).granularity("HOUR")
+    with _client(sandbox, "v1") as client, pytest.warns(er.PartialBucketWarning):
+        df = client.fetch(report, compare="previous_period")
+    facts = df.attrs["compare"]
+    assert [b["start"] for b in df.attrs["partial_buckets"]] == [
+        "2022-07-06T04:00:00+00:00",
+        "2022-07-08T04:00:00+00:00",
+    ]
+    assert [b["start"] for b in facts["partial_buckets"]] == [  # 49 hours earlier
+        "2022-07-04T03:00:00+00:00",
+        "2022-07-06T03:00:00+00:00",
+    ]
+    assert df.attrs["provisional_from"] == "2022-07-08T04:00:00+00:00"
+    assert "provisional_from" not in facts  # the period before is over
+    notes = period_notes(df)
+    assert "Buckets covered only in part (this period): 2022-07-06 04:00 UTC (67%)" in notes[1]
+    assert "Provisional from 2022-07-08 04:00 UTC (this period): figures so far." in notes
+    assert any(n.startswith("Buckets covered only in part (the other period)") for n in notes)
