@@ -130,10 +130,12 @@ def align(frame: pd.DataFrame, other: pd.DataFrame, comparison: Comparison) -> p
     keys = ["account_id", *dims, "metric", "aggregation"]
     if shape == "timeseries":
         keys.append("percentile")
-    mine = _keyed(frame, keys, when, comparison.start, comparison)
-    theirs = _keyed(other, keys, when, comparison.other_start, comparison)
+    series = _series_ids(frame, other, keys)
+    mine = _keyed(frame, series[: len(frame)], when, comparison.start, comparison)
+    theirs = _keyed(other, series[len(frame) :], when, comparison.other_start, comparison)
     theirs = theirs.rename(columns={when: "compare_time_stamp", "value": "compare_value"})
-    joined = mine.merge(theirs, on="_key", how="left", validate="one_to_one")
+    on = ["_series", "_offset", "_n"]  # unique on each side, by construction
+    joined = mine[on].merge(theirs, on=on, how="left", sort=False)
     out = frame.copy()
     out["compare_time_stamp"] = pd.Series(
         joined["compare_time_stamp"].array, index=frame.index
@@ -152,26 +154,39 @@ def align(frame: pd.DataFrame, other: pd.DataFrame, comparison: Comparison) -> p
     return out
 
 
-def _keyed(
-    frame: pd.DataFrame, keys: list[str], when: str, start: datetime, comparison: Comparison
-) -> pd.DataFrame:
-    """``frame``'s time and value, with one text key per row: its series and its offset."""
+def _series_ids(frame: pd.DataFrame, other: pd.DataFrame, keys: list[str]) -> Any:
+    """One integer per series (the ``keys``' values) over the rows of both frames, in order;
+    a column one frame lacks is null there, and nulls meet nulls."""
     import pandas as pd
 
-    series = pd.Series("", index=frame.index, dtype=object)
-    for column in keys:
-        series = series + "\x1f" + _text(frame, column)
+    from ..schema import STRING
+
+    def columns(df: pd.DataFrame) -> pd.DataFrame:
+        missing = {k: pd.Series(pd.NA, index=df.index, dtype=STRING) for k in keys if k not in df}
+        return df.assign(**missing)[keys]
+
+    both = pd.concat([columns(frame), columns(other)], ignore_index=True)
+    return both.groupby(keys, dropna=False, sort=False).ngroup().to_numpy()
+
+
+def _keyed(
+    frame: pd.DataFrame, series: Any, when: str, start: datetime, comparison: Comparison
+) -> pd.DataFrame:
+    """Each row's series, offset (and rank among rows of one series at one offset), time and
+    value."""
+    import pandas as pd
+
+    out = pd.DataFrame({"_series": series}, index=frame.index)
     stamps = frame[when]
     if comparison.bucket is not None and len(frame):
-        offset = _offsets(frame, start, comparison.bucket)
+        out["_offset"] = _offsets(frame, start, comparison.bucket)
     else:  # no buckets: rows meet by their rank in time within their series
-        offset = stamps.groupby(series.to_numpy()).rank(method="first").astype("int64")
-    key = series + "\x1e" + offset.astype(str)
+        out["_offset"] = stamps.groupby(series).rank(method="first").astype("int64")
     # Two rows of one series in one bucket (not expected): the n-th meets the n-th.
-    key = key + "\x1e" + key.groupby(key.to_numpy()).cumcount().astype(str)
-    return pd.DataFrame(
-        {"_key": key.to_numpy(), when: stamps.array, "value": frame["value"].to_numpy(dtype=float)}
-    )
+    out["_n"] = out.groupby(["_series", "_offset"], sort=False).cumcount()
+    out[when] = stamps
+    out["value"] = frame["value"].astype(float)
+    return out.reset_index(drop=True)
 
 
 def _offsets(frame: pd.DataFrame, start: datetime, bucket: timedelta) -> pd.Series:
@@ -184,16 +199,6 @@ def _offsets(frame: pd.DataFrame, start: datetime, bucket: timedelta) -> pd.Seri
 
     first = pd.Timestamp(floor(start, bucket))
     return ((bucket_start(frame) - first) // pd.Timedelta(bucket)).astype("int64")
-
-
-def _text(frame: pd.DataFrame, column: str) -> pd.Series:
-    """A key column as text, nulls (and a missing column) as one marker."""
-    import pandas as pd
-
-    if column not in frame.columns:
-        return pd.Series("\x00", index=frame.index, dtype=object)
-    values = frame[column].astype(object)
-    return values.where(values.notna(), "\x00").astype(str)
 
 
 def _facts(comparison: Comparison, other: pd.DataFrame, mine: int, theirs: int) -> dict[str, Any]:
