@@ -136,7 +136,7 @@ def period_notes(frame: pd.DataFrame) -> list[str]:
         notes.append(
             f"Compared with {_shown(facts.get('request'))} "
             f"({str(facts.get('mode', '')).replace('_', ' ')}: from {_when(facts.get('start'))} "
-            f"up to {_when(facts.get('end'))}); lighter in the chart."
+            f"up to {_when(facts.get('end'))})."
         )
         if facts.get("unmatched") or facts.get("unmatched_other"):
             notes.append(

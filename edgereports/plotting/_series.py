@@ -371,12 +371,19 @@ def plot_ue_connections(
     ax.plot(date_numbers(peak["time_stamp"]), peak["value"].to_numpy(dtype=float),
             color="tab:red", linewidth=1.6, marker="o" if len(peak) <= 60 else None,
             markersize=3, label="Peak (MAX)")  # fmt: skip
+    compared = compare_text(df, zone)
+    if compared:  # the other period at the same offsets, faint and dotted
+        for part, color in ((avg, "tab:blue"), (peak, "tab:red")):
+            ax.plot(date_numbers(part["time_stamp"]), part["compare_value"].to_numpy(dtype=float),
+                    color=color, alpha=0.35, linewidth=1.4, linestyle=":")  # fmt: skip
+        heading = f"{heading}\n{compared}"
     time_axis(ax, zone)
     value_axis(ax, unit_scale("ue_connections", []), "UE connections (devices at once)")
     ax.set_ylim(bottom=0)
     ax.grid(axis="y", alpha=0.3)
     ax.set_title(title or heading)
-    legend_outside(ax)
+    handles, _ = ax.get_legend_handles_labels()
+    legend_outside(ax, handles=[*handles, _previous_handle(False)] if compared else handles)
     return ax
 
 

@@ -305,7 +305,7 @@ def test_the_notes_name_partial_and_provisional_buckets_of_both_periods() -> Non
     assert period_notes(frame) == [
         "Compared with 25 Feb 2024 12:00 – 3 Mar 2024 12:00 (UTC) (previous period: from "
         "2024-02-25 12:00 UTC "
-        "up to 2024-03-03 12:00 UTC); lighter in the chart.",
+        "up to 2024-03-03 12:00 UTC).",
         "Rows without a counterpart: 2 here (their comparison is blank), 0 in the other period.",
         "Buckets covered only in part (this period): 2024-03-03 00:00 UTC (50%).",
         "Provisional from 2024-03-09 00:00 UTC (this period): figures so far.",

@@ -80,3 +80,17 @@ def test_the_summary_shows_the_other_period_and_the_change(
         days.drop(columns=["compare_time_stamp", "compare_value", "change", "change_pct"])
     )
     assert "change" not in plain.columns  # a frame without a comparison: the table as before
+
+
+def test_peak_and_average_draw_the_other_period_faint(sandbox: SandboxHandle) -> None:
+    report = presets.ue_connections_avg_peak(
+        account_id=sandbox.account_id, start="2022-07-05", end="2022-07-07"
+    )
+    with er.ReportingClient(sandbox.api_key, sandbox.reporting_url, progress=False) as client:
+        df = client.fetch(report, compare="previous_period")
+    ax = er.plot(df)
+    faint = [line for line in ax.get_lines() if (line.get_alpha() or 1) < 1]
+    assert len(faint) == 2 and {line.get_linestyle() for line in faint} == {":"}
+    peak = df[df["aggregation"] == "MAX"].sort_values("time_stamp")
+    assert list(faint[1].get_ydata()) == list(peak["compare_value"])
+    assert ax.get_title().endswith("vs 3–4 Jul 2022 (UTC), lighter")
