@@ -311,3 +311,28 @@ def test_the_notes_name_partial_and_provisional_buckets_of_both_periods() -> Non
         "Provisional from 2024-03-09 00:00 UTC (this period): figures so far.",
         "Buckets covered only in part (the other period): 2024-02-25 00:00 UTC (50%).",
     ]
+
+
+def test_health_flags_are_on_the_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("edgereports.health", reason="the health flags package is not here")
+    with serve(seed=0, clock=NOW) as plain:
+        subscriber = plain.network.sims_of(plain.account_id)[0].msisdn
+    offline = {
+        "kind": "device_offline",
+        "subject": subscriber,
+        "start": "2024-03-06T00:00:00+00:00",
+        "hours": 12,
+    }
+    with serve(seed=0, clock=NOW, incidents=[offline]) as sb:
+        run = _run(sb, tmp_path, monkeypatch, "--health")
+    assert run.status == 0, run.err
+    parser = check(run.page)
+    sections = [a["id"] for t, a in parser.tags if t == "section" and a.get("id")]
+    assert sections[-1] == f"health-{sb.account_id}"
+    text = " ".join(parser.text)
+    assert "1 flag(s) for 3 subscriber(s)." in text
+    # the device is the only one of the three at its site: its silence darkens that site
+    row = re.search(
+        r"(device_offline|site_dark)\s+(\S+)\s+2024-03-06 00:00\s+2024-03-06 12:00", text
+    )
+    assert row is not None, text[-2000:]
