@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._version import __version__
-from ..errors import AuthError, EdgeReportsError, InputError, QueryError
+from ..errors import AuthError, EdgeReportsError, InputError, QueryError, redact
 from ..export.job import Job, ReportJob, load_job
 from ..query.times import relative_end, resolve_relative
 from ..reporting.periods import COMPARE_MODES
@@ -148,7 +148,7 @@ def build_page(
         context = PageContext(client, start, end, compare, accounts, subscribers)
         built = _report_sections(spec, context, clients, notify)
         for maker in sections:
-            made = list(maker(context))
+            made = _made(maker, context)
             for s in made:
                 if s.failed and notify is not None:
                     notify(f"{s.title}: {s.failed}")
@@ -162,6 +162,16 @@ def build_page(
     facts = _facts(spec, last, start, end, compare, clock)
     text = render_document(title or f"{spec.name}: last {last}", facts, built)
     return Page(text, built, start, end, clock)
+
+
+def _made(maker: SectionMaker, context: PageContext) -> list[Section]:
+    """A maker's sections; a maker that fails is a failed section (the page is still made)."""
+    name = getattr(maker, "__name__", type(maker).__name__)
+    try:
+        return list(maker(context))
+    except Exception as exc:  # the rest of the page still goes out; the exit status says
+        error = f"{type(exc).__name__}: {redact(exc)}"  # ours are redacted; others may not be
+        return [failed_section(f"section-{name}", name.replace("_", " "), error)]
 
 
 def _report_sections(

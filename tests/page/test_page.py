@@ -336,3 +336,17 @@ def test_health_flags_are_on_the_page(tmp_path: Path, monkeypatch: pytest.Monkey
         r"(device_offline|site_dark)\s+(\S+)\s+2024-03-06 00:00\s+2024-03-06 12:00", text
     )
     assert row is not None, text[-2000:]
+
+
+def test_a_section_maker_that_fails_is_a_failed_section(sb: SandboxHandle, tmp_path: Path) -> None:
+    def broken(context: PageContext) -> list[Section]:
+        raise RuntimeError("no flags today: GET https://h/x?apikey=s3cr3t-value failed")
+
+    notes: list[str] = []
+    with ReportingClient(sb.api_key, sb.reporting_url, progress=False) as client:
+        page = build_page(
+            _job(sb, tmp_path), last="2d", client=client, sections=[broken], notify=notes.append
+        )
+    assert [s.title for s in page.failures] == ["broken"]
+    assert notes == ["broken: RuntimeError: no flags today: GET https://h/x?apikey=*** failed"]
+    assert "s3cr3t-value" not in page.html and 'id="section-broken"' in page.html
