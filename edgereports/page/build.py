@@ -43,6 +43,7 @@ class Page:
         start: the range's start.
         end: the range's end.
         clock: the service's clock as its last answer stated it (None when it never answered).
+        frames: the frames on the page, by report name (failed reports have none).
     """
 
     html: str
@@ -50,6 +51,7 @@ class Page:
     start: datetime
     end: datetime
     clock: datetime | None
+    frames: dict[str, pd.DataFrame] = dataclasses.field(default_factory=dict)
 
     @property
     def failures(self) -> list[Section]:
@@ -161,7 +163,7 @@ def build_page(
     clock = max((d for d in dates if d is not None), default=None)
     facts = _facts(spec, last, start, end, compare, clock)
     text = render_document(title or f"{spec.name}: last {last}", facts, built)
-    return Page(text, built, start, end, clock)
+    return Page(text, built, start, end, clock, context.frames)
 
 
 def _made(maker: SectionMaker, context: PageContext) -> list[Section]:

@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from edgereports.cli.main import main
+from edgereports.export import load_job
 from edgereports.page import PageContext, Section, build_page, page_range
 from edgereports.reporting import ReportingClient
 from edgereports.sandbox import SandboxHandle, serve
@@ -280,8 +282,6 @@ def test_page_range_counts_back_from_the_service_clock() -> None:
 
 
 def test_the_notes_name_partial_and_provisional_buckets_of_both_periods() -> None:
-    import pandas as pd
-
     from edgereports.page import period_notes
 
     frame = pd.DataFrame({"value": [1.0]})
@@ -350,3 +350,30 @@ def test_a_section_maker_that_fails_is_a_failed_section(sb: SandboxHandle, tmp_p
     assert [s.title for s in page.failures] == ["broken"]
     assert notes == ["broken: RuntimeError: no flags today: GET https://h/x?apikey=*** failed"]
     assert "s3cr3t-value" not in page.html and 'id="section-broken"' in page.html
+
+
+V2 = """
+[[reports]]
+name = "ue_v2"
+api_version = "v2"
+request = {{ granularity = "HOUR", metrics = [
+    {{ name = "ue_session_uplink_bytes", aggregation_type = "COUNT" }}] }}
+account_id = "{account}"
+"""
+
+
+def test_a_v2_report_of_the_job_is_compared_on_its_own_version(
+    sb: SandboxHandle, tmp_path: Path
+) -> None:
+    job = _job(sb, tmp_path, extra=V2.format(account=sb.account_id))
+    with ReportingClient(sb.api_key, sb.reporting_url, progress=False) as client:
+        page = build_page(job, last="2d", compare="previous_period", client=client)
+        v2 = client.for_version("v2")
+        report = load_job(job).report("ue_v2").for_window(page.start, page.end)
+        expected = v2.fetch(report, compare="previous_period")
+        v2.close()
+    assert page.failures == []
+    section = next(s for s in page.sections if s.id == "report-ue_v2")
+    assert section.body.count("<img ") == 1 and "<th>previous</th>" in section.body
+    pd.testing.assert_frame_equal(page.frames["ue_v2"], expected)
+    assert expected["compare_value"].notna().all()
