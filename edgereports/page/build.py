@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from .._version import __version__
 from ..errors import AuthError, EdgeReportsError, InputError, QueryError, redact
 from ..export.job import Job, ReportJob, load_job
-from ..query.times import relative_end, resolve_relative
+from ..query.timegrid import relative_end, resolve_relative
 from ..reporting.periods import COMPARE_MODES
 from .html import Section, render_document
 from .sections import PageContext, SectionMaker, failed_section, report_section
