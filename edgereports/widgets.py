@@ -102,7 +102,7 @@ class Explorer:
             options=["v1", "v2"],
             value=getattr(client, "api_version", "v1"),
             description="API",
-            tooltip="the reporting API version: v1 (SPEC) or the live service's v2",
+            tooltip="the reporting API version: v1 or the live service's v2",
         )
         self.preset = w.Dropdown(
             options=_preset_options(str(self.version.value)),

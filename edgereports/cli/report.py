@@ -1,7 +1,7 @@
 """The ``edgereports report`` command: fetch a report and print or write it.
 
 Exit status: 0 success; 1 a service, transport or data error, including a partial failure
-(nothing is written then); 2 bad input (flags, a query the spec does not allow, settings).
+(nothing is written then); 2 bad input (flags, a query the service does not allow, settings).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ no file is written unless --allow-empty.
 exit status:
   0  the whole report was fetched and written (or it had no row: see stderr)
   1  a service, transport or data error, including a partial failure (nothing is written)
-  2  bad input: flags, a query the spec does not allow, missing settings
+  2  bad input: flags, a query the service does not allow, missing settings
 """
 
 _DURATION = re.compile(r"^\s*(\d+)\s*([hdw])\s*$", re.IGNORECASE)

@@ -183,7 +183,7 @@ def plan_reports(subjects: Subjects, end: datetime) -> list[PlannedReport]:
         "device_status": (None, lambda: _device_reports(subjects)),
     }
     plans = []
-    spec_presets = [p for p in presets.CATALOGUE if p.api_version == "v1"]  # SPEC 4.3's eleven
+    spec_presets = [p for p in presets.CATALOGUE if p.api_version == "v1"]  # the documented eleven
     for number, info in enumerate(spec_presets, start=1):
         reason, make = build[info.name]
         reports = () if reason else tuple(make())

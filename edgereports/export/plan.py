@@ -203,7 +203,7 @@ def _stamp(when: datetime) -> str:
 def service_now(client: object) -> datetime:
     """Now by the service's clock when the client knows it (``service_now()``), else local.
 
-    The export plans no day past the service's present (DESIGN "One clock").
+    The export plans no day past the service's present.
     """
     clock = getattr(client, "service_now", None)
     now = clock() if callable(clock) else None

@@ -258,7 +258,7 @@ def _build(item: Mapping[str, Any], merged: Mapping[str, Any], label: str) -> Re
             raise ConfigError(f"{label}: params go with preset, not with request")
         request = item["request"]
         if not isinstance(request, Mapping):
-            raise ConfigError(f"{label}: request must be a table (the JSON request of SPEC 2.8)")
+            raise ConfigError(f"{label}: request must be a table (the JSON request)")
         note = "from start, the watermark and the lookback"
         _refuse_range(request, "request", ("start_date_time", "end_date_time"), label, note)
         version = item.get("api_version", "v1")

@@ -149,7 +149,7 @@ def owned_rows(
     shape: str | None = None,
     closed: str = "left",
 ) -> pd.DataFrame:
-    """The rows of one window's frame that the window owns (DESIGN.md, stitching).
+    """The rows of one window's frame that the window owns.
 
     A window owns the points whose bucket start (``time_stamp``; ``date`` as UTC midnight for
     SIM counts; ``start_time`` for current values) lies in ``[start, end)``; the first window

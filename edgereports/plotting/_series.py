@@ -345,6 +345,7 @@ def plot_ue_connections(
         InputError: not a time-series frame, or it lacks ``ue_connections`` MAX or AVG.
     """
     check_shape(df, "timeseries", "plot_ue_connections")
+    df = placed(df)
     zone = resolve_tz(tz, df)
     grain = request_granularity(df) or _infer_grain(df)
     heading = f"UE connections {_GRAIN_WORDS.get(grain or '', '')}: peak and average".replace(
@@ -378,6 +379,9 @@ def plot_ue_connections(
                     color=color, alpha=0.35, linewidth=1.4, linestyle=":")  # fmt: skip
         heading = f"{heading}\n{compared}"
     time_axis(ax, zone)
+    mark_buckets(ax, df, _BUCKET_DAYS.get(grain or "", _guess_bucket(df)))
+    note = time_note(df, zone)
+    heading = f"{heading}\n{note}" if note else heading
     value_axis(ax, unit_scale("ue_connections", []), "UE connections (devices at once)")
     ax.set_ylim(bottom=0)
     ax.grid(axis="y", alpha=0.3)

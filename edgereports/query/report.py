@@ -1,4 +1,4 @@
-"""The ``Report`` builder: an immutable, chainable query DSL for the request object of SPEC 2.8.
+"""The ``Report`` builder: an immutable, chainable query DSL for the request object.
 
 Example:
     >>> report = (Report(account_id="62c40843c7a1909709112345")
@@ -45,7 +45,7 @@ from .vocabulary import RESERVED_COLUMNS, check_name, check_token, quiet
 
 __all__ = ["REQUEST_KEYS", "Clause", "Expression", "Filter", "Metric", "MetricFilter", "Report"]
 
-#: The keys of the request object, in SPEC 2.8's order (the order ``to_request`` writes).
+#: The keys of the request object in their documented order (the order ``to_request`` writes).
 REQUEST_KEYS = (
     "start_date_time",
     "end_date_time",
@@ -361,7 +361,7 @@ operator='EXACT')
         return self
 
     def to_request(self) -> dict[str, Any]:
-        """The JSON-ready request object of SPEC 2.8, keys in the spec's order.
+        """The JSON-ready request object, keys in the documented order.
 
         Raises:
             QueryError: see :meth:`validate`.
@@ -394,7 +394,7 @@ operator='EXACT')
         api_version: str = "v1",
         warn: bool = True,
     ) -> Report:
-        """Read a request object of SPEC 2.8 back into a report (the inverse of to_request).
+        """Read a request object back into a report (the inverse of to_request).
 
         Args:
             request: the request dict.

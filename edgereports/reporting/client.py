@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CSV", "JSON", "REPORT_PATH", "REPORT_PATHS", "ReportingClient"]
 
-#: The reporting endpoint (SPEC 4.3, #13), relative to ``reporting_url``.
+#: The reporting endpoint, relative to ``reporting_url``.
 REPORT_PATH = "connectivity/v1/report"
 #: Per API version: the report path and the query parameter that carries the key.
 REPORT_PATHS = {"v1": (REPORT_PATH, "apikey"), "v2": ("connectivity/v2/report", "Authorization")}
@@ -205,7 +205,7 @@ class ReportingClient(UsesConnection):
         return pacer.per_second if pacer is not None else None
 
     def service_now(self, *, probe: bool = True) -> datetime:
-        """Now, as the service's clock says (DESIGN "One clock").
+        """Now, as the service's clock says.
 
         The ``Date`` header of the service's latest answer (plus the time since); with no
         answer yet and ``probe``, one cheap request learns it; else the local clock.

@@ -1,7 +1,7 @@
 """What a fetched frame says about itself: the range rule, top talkers and empty results.
 
-Applied once per report after its parts are assembled (DESIGN.md "Ranges and buckets: one rule
-everywhere" and "Unpinned dimensions: the top-talker rule"):
+Applied once per report after its parts are assembled (docs/design.md, "Time"
+and "Top talkers"):
 
 - **range**: a report with buckets (a granularity, or SIM counts) keeps exactly the buckets that
   overlap ``[start, end)``; a bucket the service adds that begins at or after ``end`` is dropped

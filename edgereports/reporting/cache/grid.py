@@ -1,4 +1,4 @@
-"""The fixed UTC grid of the cache and finality (DESIGN.md "Caching and finality").
+"""The fixed UTC grid of the cache and finality (docs/caching.md).
 
 A chunk is a UTC day for HOUR buckets and a UTC month for DAY buckets (and SIM counts, which
 are daily). A chunk that ends before ``now - horizon`` is final; one reaching into the horizon
