@@ -174,8 +174,9 @@ class FrameSchema:
         Columns are put in schema order (dimension columns keep their relative order) and cast
         to the pinned dtypes: numbers in identifier columns become their integer text
         (``919876543210.0`` → ``"919876543210"``), naive timestamps are taken as UTC, others
-        are converted to UTC. ``attrs`` are kept. A frame that already conforms is returned
-        as an equal frame without copying data.
+        are converted to UTC. The columns a comparison adds (:data:`COMPARE_COLUMNS`) are kept
+        after them. ``attrs`` are kept. A frame that already conforms is returned as an equal
+        frame without copying data.
 
         Args:
             df: the frame to check.
@@ -199,6 +200,9 @@ class FrameSchema:
         if missing:
             raise InputError(f"{self.shape} frame lacks column(s) {', '.join(missing)}")
         dtypes = self.dtypes(self.dimensions_of(df))
+        compared = [c for c in COMPARE_COLUMNS if c in df.columns]
+        if compared:  # a comparison's columns stay at the end, in their dtypes
+            dtypes.update({c: TIMESTAMP if c == "compare_time_stamp" else FLOAT for c in compared})
         out = {name: _coerce(df[name], name, dtype) for name, dtype in dtypes.items()}
         result = pd.DataFrame(out, index=df.index)
         for name in self.required:

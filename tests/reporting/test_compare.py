@@ -13,7 +13,7 @@ import edgereports as er
 from edgereports import presets
 from edgereports.reporting.periods import bucket_count, previous_range, year_earlier
 from edgereports.sandbox import SandboxHandle
-from edgereports.schema import COMPARE_COLUMNS
+from edgereports.schema import COMPARE_COLUMNS, validate_frame
 
 KEYS = ["account_id", "metric", "aggregation", "percentile"]
 HOUR = timedelta(hours=1)
@@ -105,6 +105,7 @@ def test_compare_values_equal_a_separate_fetch_of_the_previous_period(
     assert (facts["unmatched"], facts["unmatched_other"]) == (0, 0)
     assert datetime.fromisoformat(facts["start"]) == span[0] - shift
     assert (df["value"] != df["compare_value"]).any()  # two periods, not one pulled twice
+    pd.testing.assert_frame_equal(validate_frame(df), df)  # the schema keeps the comparison
 
 
 def test_previous_year_takes_the_same_dates_a_year_earlier(sandbox: SandboxHandle) -> None:
