@@ -340,7 +340,9 @@ class ReportingClient(UsesConnection):
                 ``compare_value``, ``change`` and ``change_pct``; each row meets the other
                 period's row at the same offset with the same dimensions, metric,
                 aggregation and percentile; rows without one keep nulls and are counted in
-                ``df.attrs["compare"]``. Pandas output only.
+                ``df.attrs["compare"]``. Pandas output only. With ``on_error="collect"`` the
+                other period's failed parts are in ``df.attrs["compare"]["failures"]`` (all of
+                them failed: every comparison is null).
 
         Returns:
             The frame; ``df.attrs["request"]`` is the report's request (no key in it), with
@@ -394,7 +396,11 @@ class ReportingClient(UsesConnection):
         from .compare import align
 
         try:
-            other = settle(result, counts, 1, on_error)
+            if on_error == "collect" and result.frames[1] is None:  # no row of the other period
+                other = frame.iloc[0:0].copy()
+                other.attrs = {"failures": [f.to_dict() for f in result.failures_of(1)]}
+            else:
+                other = settle(result, counts, 1, on_error)
         except EdgeReportsError as exc:
             exc.add_note(
                 f"these failures are of the compared period ({comparison.mode}, report 1 of the "

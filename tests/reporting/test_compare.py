@@ -236,3 +236,28 @@ def test_partial_and_provisional_buckets_are_named_for_both_periods(
     assert "Buckets covered only in part (this period): 2022-07-06 04:00 UTC (67%)" in notes[1]
     assert "Provisional from 2022-07-08 04:00 UTC (this period): figures so far." in notes
     assert any(n.startswith("Buckets covered only in part (the other period)") for n in notes)
+
+
+def test_a_failed_other_period_is_collected_or_raised(
+    make_sandbox: Any,
+) -> None:
+    sb = make_sandbox()
+    report = presets.time_usage_enterprise(
+        account_id=sb.account_id, start="2022-07-01", end="2022-07-08"
+    )
+    with er.ReportingClient(
+        sb.api_key, sb.reporting_url, progress=False, max_workers=1, retries=0
+    ) as client:
+        # one lane: this period's request goes first, the other period's second (refused)
+        sb.enqueue_faults("latency=0", "400")
+        df = client.fetch(report, compare="previous_period", on_error="collect")
+        assert len(df) == 7 and df["value"].notna().all()
+        assert df["compare_value"].isna().all()
+        facts = df.attrs["compare"]
+        assert facts["unmatched"] == 7 and facts["unmatched_other"] == 0
+        assert [f["status_code"] for f in facts["failures"]] == [400]
+        assert facts["failures"][0]["request"]["start_date_time"].startswith("2022-06-24")
+        sb.enqueue_faults("latency=0", "400")
+        with pytest.raises(er.ApiError) as info:
+            client.fetch(report, compare="previous_period")
+    assert any("compared period (previous_period" in note for note in info.value.__notes__)
