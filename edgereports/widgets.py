@@ -56,8 +56,10 @@ class Explorer:
     are midnight in; the granularity (the preset's, or DAY/HOUR); the dimension values the
     preset needs (MSISDNs, IMSIs, sites) and the percentile. Buttons: **Run** (a progress bar,
     then the frame's first rows and size, and its chart), **Show request** (the JSON request and
-    the equivalent Python code) and **Export** (the current frame to a Parquet file). **Compare**
-    also fetches the previous period (or year) and draws it lighter behind the chart. Errors
+    the equivalent Python code), **Export** (the current frame to a Parquet file) and, in the
+    Health tab, **Check health** (``er.health`` over the range; later charts draw the flags
+    that concern them). **Compare** also fetches the previous period (or year) and draws it
+    lighter behind the chart. Errors
     appear as a message in the widget, never as a traceback.
 
     Args:
@@ -142,8 +144,14 @@ class Explorer:
         self.table = w.HTML()
         self.chart = w.Image(format="png", layout=w.Layout(max_width="100%"))
         self.request_text = w.Textarea(layout=w.Layout(width="100%", height="22em"))
-        self.outputs = w.Tab(children=[self.table, self.chart, self.request_text])
-        self.outputs.titles = ("Frame", "Chart", "Request")
+        self.flags: pd.DataFrame | None = None
+        self.health_button = w.Button(description="Check health", icon="heartbeat")
+        self.health = w.HTML()
+        self.outputs = w.Tab(
+            children=[self.table, self.chart, self.request_text, w.VBox([self.health_button,
+                                                                         self.health])]
+        )  # fmt: skip
+        self.outputs.titles = ("Frame", "Chart", "Request", "Health")
         self.widget = w.VBox(
             [
                 self.version,
@@ -164,6 +172,8 @@ class Explorer:
         self.run_button.on_click(lambda _b: self._guard(self.run))
         self.request_button.on_click(lambda _b: self._guard(self.show_request))
         self.export_button.on_click(lambda _b: self._guard(self.export))
+        self.health_button.on_click(lambda _b: self._guard(self.check_health))
+        self._known_msisdns = known.get("msisdn", [])
         self._sync()
 
     # -- what the controls say -------------------------------------------------------------
@@ -302,7 +312,7 @@ class Explorer:
         self.table.value = _table_html(frame)
         from .plotting import chart_png
 
-        self.chart.value = chart_png(frame, tz=str(self.tz.value))  # the explorer's zone
+        self.chart.value = chart_png(frame, tz=str(self.tz.value), flags=self.flags, timed=True)
         self.chart.layout.display = None
         failures = frame.attrs.get("failures") or []
         text = (
@@ -317,6 +327,27 @@ class Explorer:
             self._say(text)
         self.outputs.selected_index = 1 if len(frame) else 0
         return frame
+
+    def check_health(self) -> pd.DataFrame:
+        """Flag the account's subscribers over the chosen range (``er.health``): the known
+        MSISDNs (``values["msisdn"]``, else those picked); the Health tab shows the flags and
+        later charts draw those that concern them.
+
+        Returns:
+            The flags (also kept as :attr:`flags`).
+        """
+        from .health import flags_html, health
+
+        numbers = self._known_msisdns or list(self.dimensions["msisdn"].value)
+        start, end = self._range()
+        self._say("Checking health …")
+        flags = health(self.client.for_version("v1"), account_id=self.account.value.strip(),
+                       msisdn=numbers, start=start, end=end, tz=str(self.tz.value))  # fmt: skip
+        self.flags = flags
+        self.health.value = flags_html(flags, title=None)
+        self._say(f"{len(flags)} flag(s) over {len(numbers)} subscriber(s)")
+        self.outputs.selected_index = 3
+        return flags
 
     def show_request(self) -> str:
         """Show the request JSON and the equivalent Python code; returns the text shown."""

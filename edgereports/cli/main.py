@@ -14,7 +14,19 @@ from collections.abc import Callable, Sequence
 
 from .._version import __version__
 from ..errors import EdgeReportsError, InputError
-from . import cache, campaigns, content, demo, export, jupyter, page, query, report, service
+from . import (
+    cache,
+    campaigns,
+    content,
+    demo,
+    export,
+    health,
+    jupyter,
+    page,
+    query,
+    report,
+    service,
+)
 
 __all__ = ["main"]
 
@@ -29,6 +41,7 @@ examples:
   edgereports query --account-id A --last DAY --granularity HOUR --metric ue_connections:MAX
   edgereports page nightly.toml --last 7d --compare previous_period --out weekly.html
   edgereports sandbox --port 8080
+  edgereports health --last 7d
   edgereports content list
   edgereports campaigns status spring-sale
   edgereports cache info
@@ -73,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     content.add_parser(sub)
     campaigns.add_parser(sub)
     demo.add_parser(sub)
+    health.add_parser(sub)
     jupyter.add_parsers(sub)
     cache.add_parser(sub)
     return parser
