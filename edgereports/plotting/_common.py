@@ -267,6 +267,8 @@ def request_range_text(request: object, tz: tzinfo) -> str:
     grain = request.get("granularity")
     bucket = bucket_length(grain if isinstance(grain, str) else None)
     first, last, unit = shown_range(begin, finish, tz, bucket)
+    if first.utcoffset() != begin.astimezone(tz).utcoffset():  # whole UTC buckets, told so
+        return f"{_span(first, last, unit)} (UTC {unit}s)"
     return f"{_span(first, last, unit)} ({zone_name(tz)})"
 
 
