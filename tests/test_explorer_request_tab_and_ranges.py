@@ -13,7 +13,7 @@ matplotlib.use("Agg", force=True)
 
 import pytest
 
-import edgereports.widgets
+import edgereports.plotting
 from edgereports.sandbox import SandboxHandle
 from edgereports.widgets import Explorer
 from tests.test_widgets import client, explorer, known_values  # noqa: F401  (fixtures)
@@ -45,14 +45,14 @@ def test_a_last_day_chart_is_in_the_explorer_zone(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     labels: list[str] = []
-    real = edgereports.widgets.plot
+    real = edgereports.plotting.plot
 
     def spy(df: Any, **kwargs: Any) -> Any:
         ax = real(df, **kwargs)
         labels.append(ax.get_xlabel())
         return ax
 
-    monkeypatch.setattr(edgereports.widgets, "plot", spy)  # the chart the explorer draws
+    monkeypatch.setattr(edgereports.plotting, "plot", spy)
     explorer.preset.value = "ue_connections_avg_peak"
     explorer.range.value = "LAST DAY"
     explorer.run_button.click()
