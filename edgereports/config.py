@@ -19,10 +19,10 @@ __all__ = [
     "Settings",
     "Timeout",
     "check_api_key",
-    "check_secret",
     "check_count",
     "check_rate_limit",
     "check_seconds",
+    "check_secret",
     "check_timeout",
     "check_url",
 ]

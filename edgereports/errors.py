@@ -89,7 +89,7 @@ def _char_forms(char: str) -> str:
         forms.append(re.escape(char.encode("utf-8").decode("latin-1")))
     if char == " ":
         forms.append(r"\+")
-    if char in "/\"\\":
+    if char in '/"\\':
         forms.append(re.escape("\\" + char))  # JSON escapes quotes and backslashes, may escape /
     if ord(char) > 0x7E or char in "\"<>&'":
         code = f"{ord(char):04x}"

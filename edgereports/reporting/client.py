@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -114,6 +113,7 @@ class ReportingClient(UsesConnection):
         key = check_api_key(api_key)
         self._horizon = check_horizon(horizon)
         self._cache = _open_cache(cache)
+        self._fingerprint: str | None = None
         self._budget = Budget(points_per_request)
         if api_version not in API_VERSIONS:
             raise ConfigError(
@@ -431,9 +431,17 @@ class ReportingClient(UsesConnection):
             service=self.reporting_url,
             api_version=self.api_version,
             horizon=self._horizon,
-            clock=functools.partial(self.service_now, probe=False),
+            clock=self._http.stated_now,
+            fingerprint=self._key_fingerprint(),
             refresh=refresh,
         )
+
+    def _key_fingerprint(self) -> str:
+        """The salted fingerprint of this client's key in its cache (computed once)."""
+        assert self._cache is not None
+        if self._fingerprint is None:
+            self._fingerprint = self._cache.store.fingerprint(self._api_key)
+        return self._fingerprint
 
     def close(self) -> None:
         """Stop the worker threads and close the HTTP session if the client created it."""

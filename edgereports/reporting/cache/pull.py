@@ -2,14 +2,22 @@
 final chunks it covers, and only the missing chunks are fetched (in runs aligned to the grid),
 stored as soon as they arrive (so a pull killed half-way resumes), then trimmed to the part's
 window by the one range rule.
+
+A chunk is stored as final only when the present the service stated is one the cache can
+trust (see :meth:`CachedPull.final`); cached rows are served only to a key seen to work for
+the account at that address (see :meth:`CachedPull.trusted`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import functools
+import hashlib
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, overload
@@ -19,12 +27,16 @@ from .cache import Cache
 from .grid import Chunk, chunk_of, chunks, horizon_for, is_final
 from .keys import series_key, uncacheable
 
+#: How far the service's stated present may run ahead of the local clock and still be
+#: trusted for finality.
+CLOCK_SKEW = timedelta(minutes=5)
+
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["CacheStats", "CachedPull"]
+__all__ = ["CLOCK_SKEW", "CacheStats", "CachedPull"]
 
 _UNWRITABLE = "the cache directory could not be written"
 
@@ -67,8 +79,11 @@ class CachedPull:
         service: str,
         api_version: str,
         horizon: timedelta | None,
-        clock: Callable[[], datetime],
+        clock: Callable[[], datetime | None],
+        fingerprint: str,
         refresh: bool = False,
+        local_clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        skew: timedelta = CLOCK_SKEW,
     ) -> None:
         self.cache = cache
         self.accept = accept
@@ -76,18 +91,86 @@ class CachedPull:
         self.api_version = api_version
         self.horizon = horizon
         self.clock = clock
+        self.local_clock = local_clock
+        self.skew = skew
+        self.fingerprint = fingerprint
         self.refresh = refresh
         self.stats = [CacheStats(refresh=refresh) for _ in range(reports)]
         self._lock = threading.Lock()
         self._written: dict[str, timedelta] = {}
+        self._seen: set[str] = set()
+        self._verify = threading.Lock()
+        self._writer: ThreadPoolExecutor | None = None
+        self._writes: list[Future[None]] = []
+
+    # -- access ---------------------------------------------------------------------------
+
+    def scope(self, part: Part) -> str:
+        """What a key is checked for: the service address, API version and account."""
+        account = part.sent.to_request().get("account_id")
+        text = orjson_dumps([self.service, self.api_version, account])
+        return hashlib.sha256(text).hexdigest()
+
+    def trusted(self, scope: str) -> bool:
+        """This pull's key has been seen to work in ``scope`` (by this cache, ever)."""
+        if scope in self._seen:
+            return True
+        try:
+            seen = self.cache.store.key_seen(scope, self.fingerprint)
+        except sqlite3.Error:
+            return False
+        if seen:
+            with self._lock:
+                self._seen.add(scope)
+        return seen
+
+    def _saw_key(self, scope: str) -> None:
+        """The service answered this key in ``scope`` with a 2xx: bind it."""
+        if scope in self._seen:
+            return
+        with contextlib.suppress(sqlite3.Error, OSError):
+            self.cache.store.see_key(scope, self.fingerprint)
+        with self._lock:
+            self._seen.add(scope)
+
+    # -- finality -------------------------------------------------------------------------
+
+    def final(self, run: list[Chunk], frame: pd.DataFrame, bucket: timedelta) -> list[Chunk]:
+        """The chunks of ``run`` that may be stored as final, from the ``frame`` just fetched.
+
+        Final needs a present the cache can trust: the service stated one (a parseable
+        ``Date`` on its latest answer), plausible (not ahead of the local clock by more than
+        ``skew``, nor behind the newest bucket the answer holds), and consistent with the
+        answer (a chunk the answer leaves short of its end while that present lies past its
+        end is not final: the rows the service did not have are still to come). Then a chunk
+        is final when it ends at least the horizon before that present. Otherwise: none.
+        """
+        stated = self.clock()
+        if stated is None or stated > self.local_clock() + self.skew:
+            return []
+        answered = run[0][0]  # the end of the last bucket the answer holds
+        if len(frame):
+            newest = _times(frame).max().to_pydatetime()
+            if newest > stated:
+                return []  # the present is behind the data served: not a present to trust
+            answered = newest + bucket
+        horizon = horizon_for(bucket, self.horizon)
+        return [c for c in run if is_final(c, stated, horizon) and c[1] <= answered]
 
     def attrs(self, report: int) -> dict[str, Any]:
         """``df.attrs["cache"]`` of report number ``report``."""
         return self.stats[report].to_dict(str(self.cache.path))
 
     def finish(self) -> None:
-        """Merge the segments of every series this pull stored into, so that a hit on it
-        reads one file (a failure to do so leaves the cache as it was)."""
+        """Wait for the rows still being written, then merge the segments of every series
+        this pull stored into, so that a hit on it reads one file (a failure to do so leaves
+        the cache as it was)."""
+        with self._lock:
+            writer, writes, self._writer, self._writes = self._writer, self._writes, None, []
+        for write in writes:
+            write.result()
+        if writer is not None:
+            writer.shutdown(wait=True)
         for series, bucket in self._written.items():
             if not self.cache.enabled:
                 return
@@ -111,10 +194,11 @@ class CachedPull:
             return
         frames, attrs, request = [], {}, None
         for segment in segments:
-            found = self.cache.store.read(segment)
+            held = [c for c, seg, _ in entries if seg == segment]
+            found = self.cache.store.read(segment, series, held)
             if found is None:
                 return
-            starts = [datetime.fromtimestamp(c, UTC) for c, seg, _ in entries if seg == segment]
+            starts = [datetime.fromtimestamp(c, UTC) for c in held]
             frames.append(_within(found[0], [chunk_of(start, bucket) for start in starts]))
             attrs, request = found[1], found[2]
         frame = concat_frames(frames)
@@ -122,7 +206,11 @@ class CachedPull:
         if any(frame[d].nunique(dropna=False) > 1 for d in ("account_id", *dims) if d in frame):
             return
         frame = canonical_order(frame, request)
-        self.cache.store.write(series, {c: n for c, _, n in entries}, frame, attrs, request)
+        bounds = {
+            c: (int(chunk_of(datetime.fromtimestamp(c, UTC), bucket)[1].timestamp()), n)
+            for c, _, n in entries
+        }
+        self.cache.store.write(series, bounds, frame, attrs, request)
 
     def _count(self, report: int, **counts: int) -> None:
         with self._lock:
@@ -162,6 +250,8 @@ class CachedPull:
 
         if self.refresh or not self.cache.enabled or uncacheable(part, self.api_version):
             return None
+        if not self.trusted(self.scope(part)):
+            return None
         sent = part.sent
         bucket, span = bucket_of(sent), sent.time_range()
         if bucket is None or span is None:
@@ -171,7 +261,7 @@ class CachedPull:
         stored = self._lookup(series, names)
         if len(stored) != len(names) or len(set(stored.values())) != 1:
             return None
-        got = self.cache.store.read_table(next(iter(stored.values())))
+        got = self.cache.store.read_table(next(iter(stored.values())), series, names)
         if got is None or "time_stamp" not in got[0].column_names or not got[0].num_rows:
             return None
         table, attrs, _ = got
@@ -203,13 +293,37 @@ class CachedPull:
             with self._lock:
                 self.stats[part.report].not_cached.append(reason)
             return fetch(part)
+        scope = self.scope(part)
+        if self.trusted(scope) or self.refresh:
+            return self._part(part, fetch, scope)
+        if fetch is None:
+            return None
+        # a key not seen to work here reads nothing: a part the cache holds rows of is fetched
+        # whole (a wrong key gets its AuthError) by one thread at a time, the others waiting
+        # to read the cache once the key has worked; a part the cache holds nothing of waits
+        # for nobody
+        if not self._lookup(self._series(part), [int(c[0].timestamp()) for c in self._grid(part)]):
+            return self._part(part, fetch, scope)
+        with self._verify:
+            return self._part(part, fetch, scope)
+
+    def _series(self, part: Part) -> str:
+        return series_key(part.sent, self.accept, self.service, self.api_version)
+
+    def _grid(self, part: Part) -> list[Chunk]:
+        bucket, span = bucket_of(part.sent), part.sent.time_range()
+        assert bucket is not None and span is not None
+        return chunks(span[0], span[1], bucket)
+
+    def _part(self, part: Part, fetch: Fetch | None, scope: str) -> pd.DataFrame | None:
         sent = part.sent
         bucket, span = bucket_of(sent), sent.time_range()
         assert bucket is not None and span is not None
         grid = chunks(span[0], span[1], bucket)
         series = series_key(sent, self.accept, self.service, self.api_version)
         names = {c: int(c[0].timestamp()) for c in grid}
-        stored = {} if self.refresh else self._lookup(series, list(names.values()))
+        read = not self.refresh and self.trusted(scope)
+        stored = self._lookup(series, list(names.values())) if read else {}
         by_segment: dict[str, list[Chunk]] = {}
         for chunk in grid:
             if names[chunk] in stored:
@@ -217,7 +331,7 @@ class CachedPull:
         pieces: list[pd.DataFrame] = []
         attrs: dict[str, Any] | None = None
         for segment, mine in by_segment.items():
-            found = self.cache.store.read(segment)
+            found = self.cache.store.read(segment, series, [names[c] for c in mine])
             if found is None:  # damaged or gone: a miss, fetched again below
                 for chunk in mine:
                     del stored[names[chunk]]
@@ -231,6 +345,7 @@ class CachedPull:
         for run in _runs(missing):
             assert fetch is not None
             frame = self._fetch_run(part, run, fetch, series)
+            self._saw_key(scope)
             attrs = attrs if attrs is not None else {str(k): v for k, v in frame.attrs.items()}
             pieces.append(frame)
         return _assemble(pieces, part, span, attrs or {})
@@ -238,6 +353,13 @@ class CachedPull:
     def _lookup(self, series: str, keys: list[int]) -> dict[int, str]:
         try:
             return self.cache.store.lookup(series, keys)
+        except sqlite3.DatabaseError as exc:
+            if not isinstance(exc, sqlite3.OperationalError):  # damaged: set aside, rebuilt
+                with contextlib.suppress(sqlite3.Error, OSError):
+                    self.cache.store.recover(exc)
+                    return self.cache.store.lookup(series, keys)
+            self.cache.disable(exc)
+            return {}
         except sqlite3.Error as exc:
             self.cache.disable(exc)
             return {}
@@ -254,24 +376,51 @@ class CachedPull:
         frame = _within(frame, run)
         bucket = bucket_of(sent)
         assert bucket is not None
-        now = self.clock()  # the Date of the answer just received
-        horizon = horizon_for(bucket, self.horizon)
-        final = [c for c in run if is_final(c, now, horizon)]
+        final = self.final(run, frame, bucket)  # by the Date of the answer just received
         self._count(part.report, misses=len(run), provisional=len(run) - len(final))
-        if final and not self._store(part, series, frame, final):
-            with self._lock:
-                self.stats[part.report].not_cached.append(_UNWRITABLE)
+        if final:
+            attrs = {str(k): v for k, v in frame.attrs.items() if k != "request"}
+            store = functools.partial(self._store, part, series, frame, final, run, attrs)
+            self._write_behind(part.report, store)
         return frame
 
-    def _store(self, part: Part, series: str, frame: pd.DataFrame, final: list[Chunk]) -> bool:
-        """Store the rows of the ``final`` chunks; False when the cache cannot be written."""
+    def _write_behind(self, report: int, store: Callable[[], bool]) -> None:
+        """Run ``store`` on the pull's writer thread, in order: the parts go on while their
+        rows are written (:meth:`finish` waits for the writes)."""
+
+        def write() -> None:
+            try:
+                stored = store()
+            except Exception as exc:  # an Arrow or disk error: no cache rather than no pull
+                self.cache.disable(exc)
+                stored = False
+            if not stored:
+                with self._lock:
+                    self.stats[report].not_cached.append(_UNWRITABLE)
+
+        with self._lock:
+            if self._writer is None:
+                self._writer = ThreadPoolExecutor(1, "edgereports-cache")
+            self._writes.append(self._writer.submit(write))
+
+    def _store(
+        self,
+        part: Part,
+        series: str,
+        frame: pd.DataFrame,
+        final: list[Chunk],
+        run: list[Chunk],
+        attrs: dict[str, Any],
+    ) -> bool:
+        """Store the rows of the ``final`` chunks of ``run`` (``frame``: the rows of ``run``,
+        ``attrs``: its attrs); False when the cache cannot be written."""
         if self.cache.enabled:
-            kept = _within(frame, final)
-            times = _times(kept)
+            kept = frame if final == run else _within(frame, final)
+            counts = _rows_per_chunk(kept, final)
             rows = {
-                int(c[0].timestamp()): int(((times >= c[0]) & (times < c[1])).sum()) for c in final
+                int(c[0].timestamp()): (int(c[1].timestamp()), n)
+                for c, n in zip(final, counts, strict=True)
             }
-            attrs = {str(k): v for k, v in frame.attrs.items() if k != "request"}
             try:
                 self.cache.store.write(series, rows, kept, attrs, part.sent.to_request())
                 with self._lock:
@@ -299,6 +448,26 @@ def _times(frame: pd.DataFrame) -> pd.Series:
         frame["time_stamp"] if "time_stamp" in frame.columns else frame["date"].dt.tz_localize(UTC)
     )
     return times
+
+
+def _rows_per_chunk(frame: pd.DataFrame, spans: list[Chunk]) -> list[int]:
+    """The rows of ``frame`` in each of ``spans`` (sorted, disjoint, holding every row): one
+    pass, each row's chunk found by a binary search of the chunk starts."""
+    import numpy as np
+
+    if frame.empty:
+        return [0] * len(spans)
+    stamps = _times(frame).dt.tz_convert(None).to_numpy().astype("datetime64[us]")
+    starts = np.array([_naive(c[0]) for c in spans], dtype="datetime64[us]")
+    index = np.searchsorted(starts, stamps, side="right") - 1
+    return [int(n) for n in np.bincount(index, minlength=len(spans))]
+
+
+def orjson_dumps(value: object) -> bytes:
+    """``value`` as compact JSON bytes."""
+    import orjson
+
+    return orjson.dumps(value)
 
 
 def _naive(moment: datetime) -> np.datetime64:
