@@ -105,9 +105,9 @@ def check_secret(name: str, value: str) -> str:
         ConfigError: ``value`` holds a control character or one outside Latin-1.
 
     Example:
-        >>> check_secret("token", "ab\ncd")  # doctest: +ELLIPSIS
+        >>> check_secret("token", "ab\\ncd")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        edgereports.errors.ConfigError: token holds a control character (position 3 of 5) ...
+        edgereports.errors.ConfigError: token holds a control character (position 3 of 5)...
     """
     value = value.strip()
     for index, char in enumerate(value, 1):

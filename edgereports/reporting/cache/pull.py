@@ -4,8 +4,8 @@ stored as soon as they arrive (so a pull killed half-way resumes), then trimmed 
 window by the one range rule.
 
 A chunk is stored as final only when the present the service stated is one the cache can
-trust (see :meth:`CachedPull.final`); cached rows are served only to a key seen to work for
-the account at that address (see :meth:`CachedPull.trusted`).
+trust (see :func:`.trust.final_chunks`); cached rows are served only to a key seen to work for
+the account at that address (see :mod:`.trust`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import hashlib
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
@@ -24,19 +23,16 @@ from typing import TYPE_CHECKING, Any, overload
 
 from ..plan import Part, Window, bucket_of
 from .cache import Cache
-from .grid import Chunk, chunk_of, chunks, horizon_for, is_final
+from .grid import Chunk, chunk_of, chunks, horizon_for
 from .keys import series_key, uncacheable
-
-#: How far the service's stated present may run ahead of the local clock and still be
-#: trusted for finality.
-CLOCK_SKEW = timedelta(minutes=5)
+from .trust import CLOCK_SKEW, KeyBinding, final_chunks
 
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["CLOCK_SKEW", "CacheStats", "CachedPull"]
+__all__ = ["CacheStats", "CachedPull"]
 
 _UNWRITABLE = "the cache directory could not be written"
 
@@ -98,64 +94,23 @@ class CachedPull:
         self.stats = [CacheStats(refresh=refresh) for _ in range(reports)]
         self._lock = threading.Lock()
         self._written: dict[str, timedelta] = {}
-        self._seen: set[str] = set()
-        self._verify = threading.Lock()
+        self.keys = KeyBinding(cache.store, fingerprint, service, api_version)
         self._writer: ThreadPoolExecutor | None = None
         self._writes: list[Future[None]] = []
 
-    # -- access ---------------------------------------------------------------------------
-
-    def scope(self, part: Part) -> str:
-        """What a key is checked for: the service address, API version and account."""
-        account = part.sent.to_request().get("account_id")
-        text = orjson_dumps([self.service, self.api_version, account])
-        return hashlib.sha256(text).hexdigest()
-
-    def trusted(self, scope: str) -> bool:
-        """This pull's key has been seen to work in ``scope`` (by this cache, ever)."""
-        if scope in self._seen:
-            return True
-        try:
-            seen = self.cache.store.key_seen(scope, self.fingerprint)
-        except sqlite3.Error:
-            return False
-        if seen:
-            with self._lock:
-                self._seen.add(scope)
-        return seen
-
-    def _saw_key(self, scope: str) -> None:
-        """The service answered this key in ``scope`` with a 2xx: bind it."""
-        if scope in self._seen:
-            return
-        with contextlib.suppress(sqlite3.Error, OSError):
-            self.cache.store.see_key(scope, self.fingerprint)
-        with self._lock:
-            self._seen.add(scope)
-
-    # -- finality -------------------------------------------------------------------------
-
     def final(self, run: list[Chunk], frame: pd.DataFrame, bucket: timedelta) -> list[Chunk]:
-        """The chunks of ``run`` that may be stored as final, from the ``frame`` just fetched.
-
-        Final needs a present the cache can trust: the service stated one (a parseable
-        ``Date`` on its latest answer), plausible (not ahead of the local clock by more than
-        ``skew``, nor behind the newest bucket the answer holds), and consistent with the
-        answer (a chunk the answer leaves short of its end while that present lies past its
-        end is not final: the rows the service did not have are still to come). Then a chunk
-        is final when it ends at least the horizon before that present. Otherwise: none.
-        """
-        stated = self.clock()
-        if stated is None or stated > self.local_clock() + self.skew:
-            return []
-        answered = run[0][0]  # the end of the last bucket the answer holds
-        if len(frame):
-            newest = _times(frame).max().to_pydatetime()
-            if newest > stated:
-                return []  # the present is behind the data served: not a present to trust
-            answered = newest + bucket
-        horizon = horizon_for(bucket, self.horizon)
-        return [c for c in run if is_final(c, stated, horizon) and c[1] <= answered]
+        """The chunks of ``run`` that may be stored as final after ``frame`` was fetched
+        (see :func:`.trust.final_chunks`)."""
+        newest = _times(frame).max().to_pydatetime() if len(frame) else None
+        return final_chunks(
+            run,
+            newest,
+            bucket,
+            stated=self.clock(),
+            local=self.local_clock(),
+            horizon=horizon_for(bucket, self.horizon),
+            skew=self.skew,
+        )
 
     def attrs(self, report: int) -> dict[str, Any]:
         """``df.attrs["cache"]`` of report number ``report``."""
@@ -250,7 +205,7 @@ class CachedPull:
 
         if self.refresh or not self.cache.enabled or uncacheable(part, self.api_version):
             return None
-        if not self.trusted(self.scope(part)):
+        if not self.keys.bound(self.keys.scope(part)):
             return None
         sent = part.sent
         bucket, span = bucket_of(sent), sent.time_range()
@@ -293,8 +248,8 @@ class CachedPull:
             with self._lock:
                 self.stats[part.report].not_cached.append(reason)
             return fetch(part)
-        scope = self.scope(part)
-        if self.trusted(scope) or self.refresh:
+        scope = self.keys.scope(part)
+        if self.keys.bound(scope) or self.refresh:
             return self._part(part, fetch, scope)
         if fetch is None:
             return None
@@ -304,7 +259,7 @@ class CachedPull:
         # for nobody
         if not self._lookup(self._series(part), [int(c[0].timestamp()) for c in self._grid(part)]):
             return self._part(part, fetch, scope)
-        with self._verify:
+        with self.keys.proving:
             return self._part(part, fetch, scope)
 
     def _series(self, part: Part) -> str:
@@ -322,7 +277,7 @@ class CachedPull:
         grid = chunks(span[0], span[1], bucket)
         series = series_key(sent, self.accept, self.service, self.api_version)
         names = {c: int(c[0].timestamp()) for c in grid}
-        read = not self.refresh and self.trusted(scope)
+        read = not self.refresh and self.keys.bound(scope)
         stored = self._lookup(series, list(names.values())) if read else {}
         by_segment: dict[str, list[Chunk]] = {}
         for chunk in grid:
@@ -345,7 +300,7 @@ class CachedPull:
         for run in _runs(missing):
             assert fetch is not None
             frame = self._fetch_run(part, run, fetch, series)
-            self._saw_key(scope)
+            self.keys.bind(scope)
             attrs = attrs if attrs is not None else {str(k): v for k, v in frame.attrs.items()}
             pieces.append(frame)
         return _assemble(pieces, part, span, attrs or {})
@@ -461,13 +416,6 @@ def _rows_per_chunk(frame: pd.DataFrame, spans: list[Chunk]) -> list[int]:
     starts = np.array([_naive(c[0]) for c in spans], dtype="datetime64[us]")
     index = np.searchsorted(starts, stamps, side="right") - 1
     return [int(n) for n in np.bincount(index, minlength=len(spans))]
-
-
-def orjson_dumps(value: object) -> bytes:
-    """``value`` as compact JSON bytes."""
-    import orjson
-
-    return orjson.dumps(value)
 
 
 def _naive(moment: datetime) -> np.datetime64:
