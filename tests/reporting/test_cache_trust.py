@@ -305,3 +305,27 @@ def test_a_trusted_present_still_makes_past_days_final(
     cached = client(sb, tmp_path)
     got = cached.fetch(report)
     assert (got.attrs["cache"]["misses"], got.attrs["cache"]["provisional"]) == (4, 1)
+
+
+def test_a_full_disk_is_named_as_such_and_the_pull_goes_on(
+    sandbox: SandboxHandle, tmp_path: Path
+) -> None:
+    from tests.export.test_checks import fill, tmpfs
+
+    report = hourly(sandbox, "2022-05-01", "2022-06-01", n=3)
+    with tmpfs(tmp_path / "mnt", "size=2m") as mount:
+        cached = client(sandbox, mount)
+        fill(mount, 20_000)
+        got, _, said = _pull_with(cached, report)
+    full = [s for s in said if "going on without a cache" in s]
+    assert len(full) == 1, said
+    assert "is full: no space is left on its disk" in full[0] and "Errno 28" in full[0]
+    assert got.attrs["cache"]["not_cached"] == ["the cache directory could not be written"]
+    _exact(got, client(sandbox).fetch(report))
+
+
+def _pull_with(cached: er.ReportingClient, report: er.Report) -> tuple[Any, int, list[str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = cached.fetch(report)
+    return got, 0, [str(w.message) for w in caught if issubclass(w.category, EdgeReportsWarning)]
