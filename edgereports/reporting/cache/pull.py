@@ -97,6 +97,8 @@ class CachedPull:
         self.keys = KeyBinding(cache.store, fingerprint, service, api_version)
         self._writer: ThreadPoolExecutor | None = None
         self._writes: list[Future[None]] = []
+        #: the chunks a part of this pull fetches (or fetched), by series: one fetch each
+        self._fetching: dict[tuple[str, Chunk], Future[pd.DataFrame]] = {}
 
     def final(self, run: list[Chunk], frame: pd.DataFrame, bucket: timedelta) -> list[Chunk]:
         """The chunks of ``run`` that may be stored as final after ``frame`` was fetched
@@ -122,6 +124,7 @@ class CachedPull:
         the cache as it was)."""
         with self._lock:
             writer, writes, self._writer, self._writes = self._writer, self._writes, None, []
+            self._fetching.clear()
         for write in writes:
             write.result()
         if writer is not None:
@@ -297,13 +300,49 @@ class CachedPull:
         if fetch is None and missing:
             return None
         self._count(part.report, hits=len(stored))
-        for run in _runs(missing):
+        runs, theirs = self._claim(series, missing)
+        for run, claim in runs:
             assert fetch is not None
-            frame = self._fetch_run(part, run, fetch, series)
+            try:
+                frame = self._fetch_run(part, run, fetch, series)
+            except BaseException as exc:
+                claim.set_exception(exc)
+                raise
+            claim.set_result(frame)
             self.keys.bind(scope)
             attrs = attrs if attrs is not None else {str(k): v for k, v in frame.attrs.items()}
             pieces.append(frame)
+        for claim, held in theirs.items():  # fetched by another part of this pull
+            frame = claim.result()
+            attrs = attrs if attrs is not None else {str(k): v for k, v in frame.attrs.items()}
+            pieces.append(_within(frame, held))
         return _assemble(pieces, part, span, attrs or {})
+
+    def _claim(
+        self, series: str, missing: list[Chunk]
+    ) -> tuple[
+        list[tuple[list[Chunk], Future[pd.DataFrame]]], dict[Future[pd.DataFrame], list[Chunk]]
+    ]:
+        """Split ``missing`` into the runs this part fetches (each with the future the other
+        parts wait on) and the chunks another part of the pull fetches already (by its
+        future): parts whose windows share a chunk (DAY buckets, windows shorter than a
+        month) fetch it once."""
+        mine: list[Chunk] = []
+        theirs: dict[Future[pd.DataFrame], list[Chunk]] = {}
+        with self._lock:
+            for chunk in missing:
+                claim = self._fetching.get((series, chunk))
+                if claim is None:
+                    mine.append(chunk)
+                else:
+                    theirs.setdefault(claim, []).append(chunk)
+            runs: list[tuple[list[Chunk], Future[pd.DataFrame]]] = [
+                (run, Future()) for run in _runs(mine)
+            ]
+            for run, claim in runs:
+                for chunk in run:
+                    self._fetching[(series, chunk)] = claim
+        return runs, theirs
 
     def _lookup(self, series: str, keys: list[int]) -> dict[int, str]:
         try:
