@@ -6,10 +6,12 @@ carry ANSI colour codes and an S3 XML document; the command prints each as one l
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
+from typing import NoReturn
 
-__all__ = ["one_line", "say"]
+__all__ = ["ShortErrors", "one_line", "say"]
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _XML_DECLARATION = re.compile(r"<\?xml[^>]*\?>")
@@ -51,3 +53,13 @@ def say(prefix: str, text: object) -> None:
     """Print ``prefix`` and ``text`` as one line on stderr (colour only on a terminal)."""
     colour = bool(getattr(sys.stderr, "isatty", lambda: False)())
     print(f"{prefix}{one_line(str(text), colour=colour)}", file=sys.stderr)
+
+
+class ShortErrors(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and a pointer to ``--help`` (not the
+    whole usage, fifteen lines for ``edgereports report``); its subcommands' parsers too."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``prog: error: message`` and where the options are told; exit with 2."""
+        say(f"{self.prog}: error: ", f"{message} (see '{self.prog} --help')")
+        raise SystemExit(2)

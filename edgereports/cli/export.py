@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from ..errors import EdgeReportsError, ExportLocked, InputError
-from ._errors import say
+from ._errors import ShortErrors, say
 
 __all__ = ["EXIT_FAILED", "EXIT_LOCKED", "EXIT_OK", "EXIT_USAGE", "add_parser", "run"]
 
@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``edgereports export`` on its own (what the tests and ``python -m`` use)."""
-    parser = argparse.ArgumentParser(prog="edgereports")
+    parser = ShortErrors(prog="edgereports")
     add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["export", *(sys.argv[1:] if argv is None else argv)])
     return int(args.handler(args))

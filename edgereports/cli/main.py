@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from .._version import __version__
 from ..errors import EdgeReportsError, InputError
 from . import cache, campaigns, content, demo, export, jupyter, query, report, service
-from ._errors import say
+from ._errors import ShortErrors, say
 
 __all__ = ["main"]
 
@@ -48,7 +48,7 @@ def _cmd_sandbox(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``edgereports`` command."""
-    parser = argparse.ArgumentParser(
+    parser = ShortErrors(
         prog="edgereports",
         description="Connectivity reports of the edge-network service as tidy DataFrames.",
         epilog=EPILOG,

@@ -49,3 +49,24 @@ def test_the_export_to_a_missing_bucket_says_it_in_one_line(
     print(err, file=sys.stderr)
     assert err.count("\n") == 1, err
     assert "\x1b" not in err and "<?xml" not in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["report", "--accept", "xml", "--account-id", "A"], "invalid choice: 'xml'"),
+        (["report", "--granularity"], "expected one argument"),
+        (["export"], "required: JOBFILE"),
+        (["no-such-command"], "invalid choice: 'no-such-command'"),
+    ],
+)
+def test_a_usage_error_is_one_line_and_a_pointer_to_help(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from edgereports.cli.main import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and said in err and "--help'" in err, err
