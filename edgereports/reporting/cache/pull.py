@@ -37,6 +37,8 @@ __all__ = ["CacheStats", "CachedPull"]
 _UNWRITABLE = "the cache directory could not be written"
 
 Fetch = Callable[[Part], "pd.DataFrame"]
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
 
 
 @dataclass
@@ -103,7 +105,7 @@ class CachedPull:
     def final(self, run: list[Chunk], frame: pd.DataFrame, bucket: timedelta) -> list[Chunk]:
         """The chunks of ``run`` that may be stored as final after ``frame`` was fetched
         (see :func:`.trust.final_chunks`)."""
-        newest = _times(frame).max().to_pydatetime() if len(frame) else None
+        newest = _EPOCH + _MICROSECOND * int(_micros(frame).max()) if len(frame) else None
         return final_chunks(
             run,
             newest,
@@ -444,6 +446,25 @@ def _times(frame: pd.DataFrame) -> pd.Series:
     return times
 
 
+def _micros(frame: pd.DataFrame) -> np.ndarray:
+    """The bucket starts of a frame as UTC microseconds since the epoch (int64), read from
+    the column's own array: no Series is built (a pandas operation per part costs more than
+    the comparisons)."""
+    column = frame["time_stamp"] if "time_stamp" in frame.columns else frame["date"]
+    array = column.array
+    as_unit = getattr(array, "as_unit", None)
+    if as_unit is not None:
+        values: np.ndarray = as_unit("us").asi8
+        return values
+    naive = _times(frame).dt.tz_convert(None).to_numpy()
+    micros: np.ndarray = naive.astype("datetime64[us]").view("int64")
+    return micros
+
+
+def _epoch_micros(moment: datetime) -> int:
+    return (moment.astimezone(UTC) - _EPOCH) // _MICROSECOND
+
+
 def _rows_per_chunk(frame: pd.DataFrame, spans: list[Chunk]) -> list[int]:
     """The rows of ``frame`` in each of ``spans`` (sorted, disjoint, holding every row): one
     pass, each row's chunk found by a binary search of the chunk starts."""
@@ -451,37 +472,27 @@ def _rows_per_chunk(frame: pd.DataFrame, spans: list[Chunk]) -> list[int]:
 
     if frame.empty:
         return [0] * len(spans)
-    stamps = _times(frame).dt.tz_convert(None).to_numpy().astype("datetime64[us]")
-    starts = np.array([_naive(c[0]) for c in spans], dtype="datetime64[us]")
-    index = np.searchsorted(starts, stamps, side="right") - 1
+    starts = np.array([_epoch_micros(c[0]) for c in spans], dtype="int64")
+    index = np.searchsorted(starts, _micros(frame), side="right") - 1
     return [int(n) for n in np.bincount(index, minlength=len(spans))]
-
-
-def _naive(moment: datetime) -> np.datetime64:
-    """``moment`` as a UTC ``datetime64`` (what a UTC column's ``.values`` holds)."""
-    import numpy as np
-
-    return np.datetime64(moment.astimezone(UTC).replace(tzinfo=None), "us")
 
 
 def _within(frame: pd.DataFrame, spans: list[Chunk]) -> pd.DataFrame:
     """The rows whose bucket starts in one of ``spans`` (contiguous runs are one test)."""
-    times = _times(frame)
-    runs = _runs(spans)
+    if frame.empty:
+        return frame
+    stamps = _micros(frame)
+    runs = [(_epoch_micros(run[0][0]), _epoch_micros(run[-1][1])) for run in _runs(spans)]
     # the common case, one run holding every row, is a test of the ends alone
-    one = len(runs) == 1 and not frame.empty
-    if one:
-        stamps = times.dt.tz_convert(None).to_numpy()  # UTC; numpy's min/max cost a tenth
-        low, high = (_naive(runs[0][0][0]), _naive(runs[0][-1][1]))
-        if stamps.min() >= low and stamps.max() < high:
-            return frame
+    if len(runs) == 1 and stamps.min() >= runs[0][0] and stamps.max() < runs[0][1]:
+        return frame
     mask = None
-    for run in runs:
-        inside = (times >= run[0][0]) & (times < run[-1][1])
+    for low, high in runs:
+        inside = (stamps >= low) & (stamps < high)
         mask = inside if mask is None else mask | inside
     if mask is None or bool(mask.all()):
         return frame
-    out = frame[mask.to_numpy()].reset_index(drop=True)
+    out = frame[mask].reset_index(drop=True)
     out.attrs = dict(frame.attrs)
     return out
 

@@ -320,7 +320,7 @@ class Store:
         """
         import pyarrow as pa
 
-        table = pa.Table.from_pandas(frame, preserve_index=False)
+        table = pa.Table.from_pandas(frame, preserve_index=False, nthreads=1)  # no thread pool
         meta = dict(table.schema.metadata or {})
         meta[_ATTRS] = orjson.dumps(attrs, default=str)
         meta[_REQUEST] = orjson.dumps(request)
@@ -363,12 +363,13 @@ class Store:
                     "INSERT INTO segments (name, bytes, created) VALUES (?, ?, ?)",
                     (name, size, time.time()),
                 )
+                replaced = self._segments_of(db, series, list(chunks))
                 db.executemany(
                     "INSERT OR REPLACE INTO chunks (series, chunk, segment, rows) "
                     "VALUES (?, ?, ?, ?)",
                     [(series, chunk, name, rows) for chunk, rows in chunks.items()],
                 )
-                orphans = self._orphans(db)
+                orphans = self._orphans(db, replaced)
                 evicted = self._evict(db)
                 db.execute("COMMIT")
             except BaseException:
@@ -386,13 +387,29 @@ class Store:
             db.execute("COMMIT")
         self._unlink(segment)
 
-    def _orphans(self, db: sqlite3.Connection) -> list[str]:
-        """Segments no chunk points to any more (replaced by a refresh), dropped."""
-        names = [
-            row[0]
-            for row in db.execute(
-                "SELECT name FROM segments WHERE name NOT IN (SELECT DISTINCT segment FROM chunks)"
+    @staticmethod
+    def _segments_of(db: sqlite3.Connection, series: str, chunks: list[int]) -> set[str]:
+        """The segments that hold ``chunks`` of ``series`` now (a write may replace them)."""
+        found: set[str] = set()
+        for at in range(0, len(chunks), 500):
+            some = chunks[at : at + 500]
+            marks = ",".join("?" * len(some))
+            found.update(
+                row[0]
+                for row in db.execute(
+                    f"SELECT DISTINCT segment FROM chunks WHERE series = ? AND chunk IN ({marks})",
+                    (series, *some),
+                )
             )
+        return found
+
+    def _orphans(self, db: sqlite3.Connection, candidates: set[str]) -> list[str]:
+        """Those of ``candidates`` no chunk points to any more (replaced), dropped: only the
+        segments a write replaced are looked at, so a write costs the same in a full cache."""
+        names = [
+            n
+            for n in sorted(candidates)
+            if db.execute("SELECT 1 FROM chunks WHERE segment = ? LIMIT 1", (n,)).fetchone() is None
         ]
         db.executemany("DELETE FROM segments WHERE name = ?", [(n,) for n in names])
         return names
