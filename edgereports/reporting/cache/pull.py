@@ -32,11 +32,17 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
+    from ...normalize.parts import SeriesPart
+
+    #: a run's answer, claimed by the part that fetches it, awaited by the others
+    Claim = Future[pd.DataFrame | SeriesPart]
+
 __all__ = ["CacheStats", "CachedPull"]
 
 _UNWRITABLE = "the cache directory could not be written"
 
-Fetch = Callable[[Part], "pd.DataFrame"]
+#: fetches a part: its frame, or a small answer's points (a ``SeriesPart``: no frame built)
+Fetch = Callable[[Part], "pd.DataFrame | SeriesPart"]
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
 
@@ -63,6 +69,19 @@ class CacheStats:
             "refresh": self.refresh,
             "not_cached": sorted(set(self.not_cached)),
         }
+
+
+@dataclass(frozen=True)
+class _Facts:
+    """What a pull needs to know of one part, computed once (each costs a request render)."""
+
+    reason: str | None  # why it is not cached (None: it may be)
+    bucket: timedelta | None
+    span: tuple[datetime, datetime] | None
+    grid: list[Chunk]
+    names: list[int]  # the grid's chunk starts, epoch seconds
+    series: str
+    scope: str
 
 
 class CachedPull:
@@ -99,13 +118,16 @@ class CachedPull:
         self.keys = KeyBinding(cache.store, fingerprint, service, api_version)
         self._writer: ThreadPoolExecutor | None = None
         self._writes: list[Future[None]] = []
+        self._known: dict[int, _Facts] = {}  # by id() of the part (parts live through the pull)
         #: the chunks a part of this pull fetches (or fetched), by series: one fetch each
-        self._fetching: dict[tuple[str, Chunk], Future[pd.DataFrame]] = {}
+        self._fetching: dict[tuple[str, Chunk], Claim] = {}
 
-    def final(self, run: list[Chunk], frame: pd.DataFrame, bucket: timedelta) -> list[Chunk]:
+    def final(
+        self, run: list[Chunk], frame: pd.DataFrame | SeriesPart, bucket: timedelta
+    ) -> list[Chunk]:
         """The chunks of ``run`` that may be stored as final after ``frame`` was fetched
         (see :func:`.trust.final_chunks`)."""
-        newest = _EPOCH + _MICROSECOND * int(_micros(frame).max()) if len(frame) else None
+        newest = _EPOCH + _MICROSECOND * _newest(frame) if len(frame) else None
         return final_chunks(
             run,
             newest,
@@ -203,21 +225,39 @@ class CachedPull:
             out[i] = frame
         return out
 
+    def _facts(self, part: Part) -> _Facts:
+        """The facts of ``part``, computed on first use."""
+        known = self._known.get(id(part))
+        if known is not None:
+            return known
+        reason = uncacheable(part, self.api_version)
+        sent = part.sent
+        bucket, span = bucket_of(sent), sent.time_range()
+        grid = chunks(span[0], span[1], bucket) if reason is None and bucket and span else []
+        known = _Facts(
+            reason,
+            bucket,
+            span,
+            grid,
+            [int(c[0].timestamp()) for c in grid],
+            series_key(sent, self.accept, self.service, self.api_version) if grid else "",
+            self.keys.scope(part),
+        )
+        self._known[id(part)] = known
+        return known
+
     def _whole(self, part: Part) -> tuple[pa.Table, dict[str, Any], int] | None:
         """``part``'s segment, its attrs and its chunk count, when one segment holds the whole
         part and nothing outside its range (else None: the part goes the usual way)."""
         import pyarrow.compute as pc
 
-        if self.refresh or not self.cache.enabled or uncacheable(part, self.api_version):
+        facts = self._facts(part)
+        if self.refresh or not self.cache.enabled or facts.reason or not facts.grid:
             return None
-        if not self.keys.bound(self.keys.scope(part)):
+        if not self.keys.bound(facts.scope):
             return None
-        sent = part.sent
-        bucket, span = bucket_of(sent), sent.time_range()
-        if bucket is None or span is None:
-            return None
-        names = [int(c[0].timestamp()) for c in chunks(span[0], span[1], bucket)]
-        series = series_key(sent, self.accept, self.service, self.api_version)
+        span, names, series = facts.span, facts.names, facts.series
+        assert span is not None
         stored = self._lookup(series, names)
         if len(stored) != len(names) or len(set(stored.values())) != 1:
             return None
@@ -230,21 +270,22 @@ class CachedPull:
             return None
         return table, attrs, len(names)
 
-    def hit(self, part: Part) -> pd.DataFrame | None:
+    def hit(self, part: Part) -> pd.DataFrame | SeriesPart | None:
         """The owned rows of ``part`` when the cache holds every chunk of it, else None (and
         nothing counted): a whole hit costs no thread of the pool."""
-        if self.refresh or uncacheable(part, self.api_version) is not None:
+        if self.refresh or self._facts(part).reason is not None:
             return None
         return self.part(part, None)
 
     @overload
-    def part(self, part: Part, fetch: Fetch) -> pd.DataFrame: ...
+    def part(self, part: Part, fetch: Fetch) -> pd.DataFrame | SeriesPart: ...
     @overload
-    def part(self, part: Part, fetch: None) -> pd.DataFrame | None: ...
-    def part(self, part: Part, fetch: Fetch | None) -> pd.DataFrame | None:
+    def part(self, part: Part, fetch: None) -> pd.DataFrame | SeriesPart | None: ...
+    def part(self, part: Part, fetch: Fetch | None) -> pd.DataFrame | SeriesPart | None:
         """The owned rows of ``part``, from the cache where it holds them (with no ``fetch``:
         None unless it holds them all)."""
-        reason = uncacheable(part, self.api_version)
+        facts = self._facts(part)
+        reason = facts.reason
         if reason is None and not self.cache.enabled:
             reason = _UNWRITABLE
         if reason is not None:
@@ -253,7 +294,7 @@ class CachedPull:
             with self._lock:
                 self.stats[part.report].not_cached.append(reason)
             return fetch(part)
-        scope = self.keys.scope(part)
+        scope = facts.scope
         if self.keys.bound(scope) or self.refresh:
             return self._part(part, fetch, scope)
         if fetch is None:
@@ -262,26 +303,18 @@ class CachedPull:
         # whole (a wrong key gets its AuthError) by one thread at a time, the others waiting
         # to read the cache once the key has worked; a part the cache holds nothing of waits
         # for nobody
-        if not self._lookup(self._series(part), [int(c[0].timestamp()) for c in self._grid(part)]):
+        if not self._lookup(facts.series, facts.names):
             return self._part(part, fetch, scope)
         with self.keys.proving:
             return self._part(part, fetch, scope)
 
-    def _series(self, part: Part) -> str:
-        return series_key(part.sent, self.accept, self.service, self.api_version)
-
-    def _grid(self, part: Part) -> list[Chunk]:
-        bucket, span = bucket_of(part.sent), part.sent.time_range()
-        assert bucket is not None and span is not None
-        return chunks(span[0], span[1], bucket)
-
-    def _part(self, part: Part, fetch: Fetch | None, scope: str) -> pd.DataFrame | None:
-        sent = part.sent
-        bucket, span = bucket_of(sent), sent.time_range()
-        assert bucket is not None and span is not None
-        grid = chunks(span[0], span[1], bucket)
-        series = series_key(sent, self.accept, self.service, self.api_version)
-        names = {c: int(c[0].timestamp()) for c in grid}
+    def _part(
+        self, part: Part, fetch: Fetch | None, scope: str
+    ) -> pd.DataFrame | SeriesPart | None:
+        facts = self._facts(part)
+        span, grid, series = facts.span, facts.grid, facts.series
+        assert span is not None
+        names = dict(zip(grid, facts.names, strict=True))
         read = not self.refresh and self.keys.bound(scope)
         stored = self._lookup(series, list(names.values())) if read else {}
         by_segment: dict[str, list[Chunk]] = {}
@@ -303,19 +336,25 @@ class CachedPull:
             return None
         self._count(part.report, hits=len(stored))
         runs, theirs = self._claim(series, missing)
+        fetched: list[pd.DataFrame | SeriesPart] = []
         for run, claim in runs:
             assert fetch is not None
             try:
-                frame = self._fetch_run(part, run, fetch, series)
+                got = self._fetch_run(part, run, fetch, series)
             except BaseException as exc:
                 claim.set_exception(exc)
                 raise
-            claim.set_result(frame)
+            claim.set_result(got)
             self.keys.bind(scope)
+            fetched.append(got)
+        if not pieces and not theirs and len(runs) == 1 and (grid[0][0], grid[-1][1]) == span:
+            return fetched[0]  # the whole part in one answer: as the client would have it
+        for got in fetched:
+            frame = _frame(got)
             attrs = attrs if attrs is not None else {str(k): v for k, v in frame.attrs.items()}
             pieces.append(frame)
         for claim, held in theirs.items():  # fetched by another part of this pull
-            frame = claim.result()
+            frame = _frame(claim.result())
             attrs = attrs if attrs is not None else {str(k): v for k, v in frame.attrs.items()}
             pieces.append(_within(frame, held))
         return _assemble(pieces, part, span, attrs or {})
@@ -323,14 +362,15 @@ class CachedPull:
     def _claim(
         self, series: str, missing: list[Chunk]
     ) -> tuple[
-        list[tuple[list[Chunk], Future[pd.DataFrame]]], dict[Future[pd.DataFrame], list[Chunk]]
+        list[tuple[list[Chunk], Claim]],
+        dict[Claim, list[Chunk]],
     ]:
         """Split ``missing`` into the runs this part fetches (each with the future the other
         parts wait on) and the chunks another part of the pull fetches already (by its
         future): parts whose windows share a chunk (DAY buckets, windows shorter than a
         month) fetch it once."""
         mine: list[Chunk] = []
-        theirs: dict[Future[pd.DataFrame], list[Chunk]] = {}
+        theirs: dict[Claim, list[Chunk]] = {}
         with self._lock:
             for chunk in missing:
                 claim = self._fetching.get((series, chunk))
@@ -338,9 +378,7 @@ class CachedPull:
                     mine.append(chunk)
                 else:
                     theirs.setdefault(claim, []).append(chunk)
-            runs: list[tuple[list[Chunk], Future[pd.DataFrame]]] = [
-                (run, Future()) for run in _runs(mine)
-            ]
+            runs: list[tuple[list[Chunk], Claim]] = [(run, Future()) for run in _runs(mine)]
             for run, claim in runs:
                 for chunk in run:
                     self._fetching[(series, chunk)] = claim
@@ -360,25 +398,31 @@ class CachedPull:
             self.cache.disable(exc)
             return {}
 
-    def _fetch_run(self, part: Part, run: list[Chunk], fetch: Fetch, series: str) -> pd.DataFrame:
+    def _fetch_run(
+        self, part: Part, run: list[Chunk], fetch: Fetch, series: str
+    ) -> pd.DataFrame | SeriesPart:
         """Fetch the chunks of ``run`` as one request (or the client's pieces) and store the
-        final ones."""
+        final ones (on the writer thread: a small answer's points become a frame there)."""
+        from ...normalize.parts import SeriesPart
+
         start, end = run[0][0], run[-1][1]
         span = part.sent.time_range()
         assert span is not None
         zone = span[0].tzinfo
         sent = part.sent.between(start.astimezone(zone), end.astimezone(zone))
-        frame = fetch(dataclasses.replace(part, window=Window(start, end), sent=sent))
-        frame = _within(frame, run)
+        got = fetch(dataclasses.replace(part, window=Window(start, end), sent=sent))
+        if isinstance(got, SeriesPart):  # the points of the run's buckets (v1: stamps at starts)
+            got = got.owned(start, end, first=False, last=False)
+        else:
+            got = _within(got, run)
         bucket = bucket_of(sent)
         assert bucket is not None
-        final = self.final(run, frame, bucket)  # by the Date of the answer just received
+        final = self.final(run, got, bucket)  # by the Date of the answer just received
         self._count(part.report, misses=len(run), provisional=len(run) - len(final))
         if final:
-            attrs = {str(k): v for k, v in frame.attrs.items() if k != "request"}
-            store = functools.partial(self._store, part, series, frame, final, run, attrs)
+            store = functools.partial(self._store, part, series, got, final, run)
             self._write_behind(part.report, store)
-        return frame
+        return got
 
     def _write_behind(self, report: int, store: Callable[[], bool]) -> None:
         """Run ``store`` on the pull's writer thread, in order: the parts go on while their
@@ -403,14 +447,15 @@ class CachedPull:
         self,
         part: Part,
         series: str,
-        frame: pd.DataFrame,
+        got: pd.DataFrame | SeriesPart,
         final: list[Chunk],
         run: list[Chunk],
-        attrs: dict[str, Any],
     ) -> bool:
-        """Store the rows of the ``final`` chunks of ``run`` (``frame``: the rows of ``run``,
-        ``attrs``: its attrs); False when the cache cannot be written."""
+        """Store the rows of the ``final`` chunks of ``run`` (``got``: the rows of ``run``);
+        False when the cache cannot be written."""
         if self.cache.enabled:
+            frame = _frame(got)
+            attrs = {str(k): v for k, v in frame.attrs.items() if k != "request"}
             kept = frame if final == run else _within(frame, final)
             counts = _rows_per_chunk(kept, final)
             rows = {
@@ -444,6 +489,22 @@ def _times(frame: pd.DataFrame) -> pd.Series:
         frame["time_stamp"] if "time_stamp" in frame.columns else frame["date"].dt.tz_localize(UTC)
     )
     return times
+
+
+def _frame(got: pd.DataFrame | SeriesPart) -> pd.DataFrame:
+    """A fetched part as a frame (a series part's points built into one)."""
+    from ...normalize.parts import SeriesPart
+
+    return got.frame() if isinstance(got, SeriesPart) else got
+
+
+def _newest(got: pd.DataFrame | SeriesPart) -> int:
+    """The newest bucket start of a non-empty fetched part, in UTC microseconds."""
+    from ...normalize.parts import SeriesPart
+
+    if isinstance(got, SeriesPart):
+        return max(int(b.stamps.max()) for b in got.blocks if len(b.stamps))
+    return int(_micros(got).max())
 
 
 def _micros(frame: pd.DataFrame) -> np.ndarray:
