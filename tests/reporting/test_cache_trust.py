@@ -351,3 +351,32 @@ def test_day_buckets_with_short_windows_fetch_each_missing_month_once(
     warm, sent = counted(sandbox, lambda: client(sandbox, tmp_path).fetch(report, window=week))
     assert sent == 0
     _exact(warm, plain)
+
+
+def test_a_key_revoked_since_it_was_last_seen_working_must_prove_itself_again(
+    sandbox: SandboxHandle, tmp_path: Path
+) -> None:
+    """A binding lasts a day: a key that worked once (then revoked: the service refuses it)
+    reads nothing once that day is over, and the right key proves itself with one request."""
+    import sqlite3
+    import time
+
+    report = hourly(sandbox, "2022-06-17", "2022-06-19")
+    client(sandbox, tmp_path).fetch(report)
+    revoked = "REVOKED-KEY-0123456789"
+    store = er.reporting.Cache(tmp_path).store
+    with sqlite3.connect(tmp_path / "index.sqlite") as db:
+        (scope,) = db.execute("SELECT DISTINCT scope FROM keys").fetchone()
+        db.execute(
+            "INSERT INTO keys (scope, fingerprint, seen) VALUES (?, ?, ?)",
+            (scope, store.fingerprint(revoked), time.time() - 2 * 86400),
+        )
+        db.execute("UPDATE keys SET seen = ?", (time.time() - 2 * 86400,))
+    FIGURES["keys"] += 1
+    thief = er.ReportingClient(revoked, sandbox.reporting_url, cache=tmp_path, progress=False)
+    with pytest.raises(AuthError):
+        thief.fetch(report)
+    _, sent = counted(sandbox, lambda: client(sandbox, tmp_path).fetch(report))
+    assert sent >= 1  # the right key proved itself again
+    _, sent = counted(sandbox, lambda: client(sandbox, tmp_path).fetch(report))
+    assert sent == 0

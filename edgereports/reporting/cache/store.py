@@ -14,7 +14,8 @@ and rebuilt from the segments that pass both checks.
 
 Access: the index keeps, per scope (service address, API version, account), salted
 fingerprints of the keys seen to work there (PBKDF2 of the key with a salt of this cache;
-never the key). Rows are served only to a key whose fingerprint is bound to the scope.
+never the key), with when they last did. Rows are served only to a key whose fingerprint is
+bound to the scope and was seen working in the last day.
 
 With ``max_bytes``, the oldest segments are evicted first once the total size is over the
 bound.
@@ -56,6 +57,9 @@ _IDENTITY = b"edgereports.identity"
 #: PBKDF2 rounds of a key's fingerprint (computed once per client and cache, about 2 ms): keys
 #: are long random strings, the salt keeps a fingerprint from matching across caches.
 _ROUNDS = 2_000
+#: How long a key seen to work reads the cache before it must work again (a revoked key is
+#: refused by its next answer at the latest a day after it was last seen working).
+KEY_PROOF_SECONDS = 24 * 3600.0
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS chunks (
     series TEXT NOT NULL, chunk INTEGER NOT NULL, segment TEXT NOT NULL, rows INTEGER NOT NULL,
@@ -208,11 +212,13 @@ class Store:
         digest = hashlib.pbkdf2_hmac("sha256", key.encode("utf-8"), salt.encode(), _ROUNDS)
         return digest.hex()
 
-    def key_seen(self, scope: str, fingerprint: str) -> bool:
-        """A key of this fingerprint has been seen to work in ``scope``."""
+    def key_seen(self, scope: str, fingerprint: str, within: float = KEY_PROOF_SECONDS) -> bool:
+        """A key of this fingerprint has been seen to work in ``scope`` in the last ``within``
+        seconds (a key revoked since must prove itself again)."""
         with self._db() as db:
             found = db.execute(
-                "SELECT 1 FROM keys WHERE scope = ? AND fingerprint = ?", (scope, fingerprint)
+                "SELECT 1 FROM keys WHERE scope = ? AND fingerprint = ? AND seen > ?",
+                (scope, fingerprint, time.time() - within),
             ).fetchone()
         return found is not None
 

@@ -2,7 +2,8 @@
 
 Access: cached rows are served only to a key seen to work for the account at the address. The
 binding is a salted fingerprint of the key (see :meth:`.store.Store.fingerprint`), never the
-key; a key not bound yet reads nothing until the service has answered it with a 2xx.
+key; a key not bound yet, or not seen working for a day (it may have been revoked since),
+reads nothing until the service has answered it with a 2xx.
 
 Finality: a chunk may be stored as final only under a present the cache can trust (see
 :func:`final_chunks`).
@@ -99,6 +100,7 @@ class KeyBinding:
         #: held by the one part that fetches to prove a key not bound yet
         self.proving = threading.Lock()
         self._seen: set[str] = set()
+        self._bound_now: set[str] = set()  # bound by an answer of this pull
         self._lock = threading.Lock()
 
     def scope(self, part: Part) -> str:
@@ -121,9 +123,11 @@ class KeyBinding:
         return seen
 
     def bind(self, scope: str) -> None:
-        """The service answered the key in ``scope`` with a 2xx: bind it."""
-        if scope in self._seen:
+        """The service answered the key in ``scope`` with a 2xx: bind it (once per pull)."""
+        if scope in self._bound_now:
             return
+        with self._lock:
+            self._bound_now.add(scope)
         with contextlib.suppress(sqlite3.Error, OSError):
             self.store.see_key(scope, self.fingerprint)
         with self._lock:
