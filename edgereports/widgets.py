@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 from . import presets
 from .errors import EdgeReportsError, EdgeReportsWarning, InputError
 from .query import Report
-from .query.times import parse_tz, relative_end, resolve_relative
+from .query.timegrid import relative_end, resolve_relative
+from .query.times import parse_tz
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,7 +54,9 @@ class Explorer:
     are midnight in; the granularity (the preset's, or DAY/HOUR); the dimension values the
     preset needs (MSISDNs, IMSIs, sites) and the percentile. Buttons: **Run** (a progress bar,
     then the frame's first rows and size, and its chart), **Show request** (the JSON request and
-    the equivalent Python code) and **Export** (the current frame to a Parquet file). Errors
+    the equivalent Python code), **Export** (the current frame to a Parquet file) and, in the
+    Health tab, **Check health** (``er.health`` over the range; later charts draw the flags
+    that concern them). Errors
     appear as a message in the widget, never as a traceback.
 
     Args:
@@ -62,7 +65,7 @@ class Explorer:
         values: known dimension values per preset parameter, e.g.
             ``{"msisdn": [...], "customer_site_id": [...]}``; the first of each is preselected.
         start: the first day of the date range (default: 7 days before ``end``).
-        end: the day after the range (default: today, UTC).
+        end: the day after the range (default: today in ``tz`` on the service's clock).
         tz: the zone the dates are midnight in: an offset such as ``"+05:30"``, ``"UTC"`` or an
             IANA name.
         export_dir: the directory of the default export file name.
@@ -91,14 +94,14 @@ class Explorer:
         self.message = ""
         self.error: BaseException | None = None
         known = {k: [str(v) for v in vs] for k, vs in (values or {}).items()}
-        end = end or datetime.now(UTC).date()
+        end = end or _service_today(client, tz)
         start = start or end - timedelta(days=7)
         wide = w.Layout(width="auto")
         self.version = w.ToggleButtons(
             options=["v1", "v2"],
             value=getattr(client, "api_version", "v1"),
             description="API",
-            tooltip="the reporting API version: v1 (SPEC) or the live service's v2",
+            tooltip="the reporting API version: v1 or the live service's v2",
         )
         self.preset = w.Dropdown(
             options=_preset_options(str(self.version.value)),
@@ -137,8 +140,14 @@ class Explorer:
         self.table = w.HTML()
         self.chart = w.Image(format="png", layout=w.Layout(max_width="100%"))
         self.request_text = w.Textarea(layout=w.Layout(width="100%", height="22em"))
-        self.outputs = w.Tab(children=[self.table, self.chart, self.request_text])
-        self.outputs.titles = ("Frame", "Chart", "Request")
+        self.flags: pd.DataFrame | None = None
+        self.health_button = w.Button(description="Check health", icon="heartbeat")
+        self.health = w.HTML()
+        self.outputs = w.Tab(
+            children=[self.table, self.chart, self.request_text, w.VBox([self.health_button,
+                                                                         self.health])]
+        )  # fmt: skip
+        self.outputs.titles = ("Frame", "Chart", "Request", "Health")
         self.widget = w.VBox(
             [
                 self.version,
@@ -159,6 +168,8 @@ class Explorer:
         self.run_button.on_click(lambda _b: self._guard(self.run))
         self.request_button.on_click(lambda _b: self._guard(self.show_request))
         self.export_button.on_click(lambda _b: self._guard(self.export))
+        self.health_button.on_click(lambda _b: self._guard(self.check_health))
+        self._known_msisdns = known.get("msisdn", [])
         self._sync()
 
     # -- what the controls say -------------------------------------------------------------
@@ -208,8 +219,9 @@ class Explorer:
             zone = parse_tz(self.tz.value)
         except EdgeReportsError as exc:
             raise InputError(f"Zone: {exc}") from None
-        if end is not None:  # a relative range, resolved now in the explorer's zone
-            bounds = (resolve_relative(choice, zone), resolve_relative(end, zone))
+        if end is not None:  # a relative range: on the service's clock, in the explorer's zone
+            now = self.client.service_now()
+            bounds = (resolve_relative(choice, zone, now), resolve_relative(end, zone, now))
             return tuple(b.isoformat() for b in bounds if b is not None)  # type: ignore[return-value]
         if self.start.value is None or self.end.value is None:
             raise InputError("pick both dates (From and To), or choose a LAST ... range")
@@ -284,7 +296,7 @@ class Explorer:
         self.progress.value, self.progress.bar_style = 1, "success"
         self.frame = frame
         self.table.value = _table_html(frame)
-        self.chart.value = _chart_png(frame, str(self.tz.value))
+        self.chart.value = _chart_png(frame, str(self.tz.value), self.flags)
         self.chart.layout.display = None
         failures = frame.attrs.get("failures") or []
         text = (
@@ -299,6 +311,27 @@ class Explorer:
             self._say(text)
         self.outputs.selected_index = 1 if len(frame) else 0
         return frame
+
+    def check_health(self) -> pd.DataFrame:
+        """Flag the account's subscribers over the chosen range (``er.health``): the known
+        MSISDNs (``values["msisdn"]``, else those picked); the Health tab shows the flags and
+        later charts draw those that concern them.
+
+        Returns:
+            The flags (also kept as :attr:`flags`).
+        """
+        from .health import flags_html, health
+
+        numbers = self._known_msisdns or list(self.dimensions["msisdn"].value)
+        start, end = self._range()
+        self._say("Checking health …")
+        flags = health(self.client.for_version("v1"), account_id=self.account.value.strip(),
+                       msisdn=numbers, start=start, end=end, tz=str(self.tz.value))  # fmt: skip
+        self.flags = flags
+        self.health.value = flags_html(flags, title=None)
+        self._say(f"{len(flags)} flag(s) over {len(numbers)} subscriber(s)")
+        self.outputs.selected_index = 3
+        return flags
 
     def show_request(self) -> str:
         """Show the request JSON and the equivalent Python code; returns the text shown."""
@@ -363,6 +396,15 @@ class Explorer:
         return self.widget._repr_mimebundle_(**kwargs)
 
 
+def _service_today(client: ReportingClient, tz: str) -> date:
+    """Today in ``tz`` on the service's clock (one cheap request when none is known yet)."""
+    try:
+        zone = parse_tz(tz)
+    except EdgeReportsError:
+        zone = UTC
+    return client.service_now().astimezone(zone).date()
+
+
 def _preset_options(api_version: str) -> list[tuple[str, str]]:
     """The preset dropdown's options for one API version."""
     return [
@@ -379,16 +421,17 @@ def _table_html(frame: pd.DataFrame) -> str:
     return f"<p><b>{len(frame)} rows × {len(frame.columns)} columns</b> (first rows)</p>{head}"
 
 
-def _chart_png(frame: pd.DataFrame, tz: str) -> bytes:
+def _chart_png(frame: pd.DataFrame, tz: str, flags: pd.DataFrame | None = None) -> bytes:
     """The frame's chart as PNG bytes, times in ``tz`` (the explorer's zone, also for
-    ``LAST ...`` reports, whose request carries no offset); the figure is closed, so notebooks
-    do not show it twice."""
+    ``LAST ...`` reports, whose request carries no offset), with the health flags that concern
+    it on a time axis; the figure is closed, so notebooks do not show it twice."""
     import matplotlib.pyplot as plt
     from matplotlib.figure import Figure
 
-    from .plotting import plot
+    from .plotting import chart_for, plot, plot_sim_count, plot_timeseries, plot_ue_connections
 
-    figure = plot(frame, tz=tz).figure
+    timed = chart_for(frame) in (plot_timeseries, plot_ue_connections, plot_sim_count)
+    figure = plot(frame, tz=tz, flags=flags if timed else None).figure
     assert isinstance(figure, Figure)
     buffer = io.BytesIO()
     try:

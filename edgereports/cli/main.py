@@ -1,7 +1,7 @@
 """The ``edgereports`` command.
 
 Exit status: 0 success; 1 a service, transport or data error (a partial failure included); 2 bad
-input (arguments, a query the spec does not allow, settings, a job file); 3 an export's lock is
+input (arguments, a query the service does not allow, settings, a job file); 3 an export's lock is
 held by another run; 130 interrupted.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from .._version import __version__
 from ..errors import EdgeReportsError, InputError
-from . import cache, campaigns, content, demo, export, jupyter, query, report, service
+from . import cache, campaigns, content, demo, export, health, jupyter, query, report, service
 from ._errors import ShortErrors, say
 
 __all__ = ["main"]
@@ -29,6 +29,7 @@ examples:
       --start 2022-07-07T09:50:00+05:30 --end 2022-07-08T09:50:00+05:30
   edgereports query --account-id A --last DAY --granularity HOUR --metric ue_connections:MAX
   edgereports sandbox --port 8080
+  edgereports health --last 7d
   edgereports content list
   edgereports campaigns status spring-sale
   edgereports cache info
@@ -72,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     content.add_parser(sub)
     campaigns.add_parser(sub)
     demo.add_parser(sub)
+    health.add_parser(sub)
     jupyter.add_parsers(sub)
     cache.add_parser(sub)
     return parser

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
 from ..errors import ConfigError, redact
+from ..query.timegrid import BUCKETS
 from .bounds import bounds_filter, bucket_start
 from .reports import ReportJob
 
@@ -55,7 +56,7 @@ INSTALL_HINT = "pip install 'edgereports[delta]'"
 DELTA_LOG = "_delta_log"
 #: Attempts of a commit that lost a race with another writer.
 COMMIT_ATTEMPTS = 8
-_DAY = timedelta(days=1)
+_DAY = BUCKETS["DAY"]  # the export's unit: a UTC day
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
