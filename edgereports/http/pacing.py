@@ -7,10 +7,11 @@ for the thread waiting for its turn as for those behind it.
 
 A pacer made with no rate (``Pacer(None)``, what a client without ``rate_limit=`` gets) holds
 no start until the service answers 429: it then takes the service's pace from what it
-measured (the starts the service accepted in the last second, less a tenth; half its pace when
-it accepted none) and keeps to it, slower after each further 429, and the ``Retry-After``
-pauses every start. A pull against a service that limits its rate then slows down instead of
-spending its retries and failing.
+measured (the starts the service accepted in the last second, less a tenth) and keeps to it,
+slower after each further 429, and the ``Retry-After`` pauses every start (a service that
+accepted nothing in that second teaches no pace: its ``Retry-After`` alone holds the starts).
+A pull against a service that limits its rate then slows down instead of spending its retries
+and failing.
 
 The hook in the transport: :class:`~edgereports.http.HttpClient` calls :meth:`Pacer.acquire`
 before its first attempt and before each of its own retries, the session's urllib3 retry policy
@@ -126,11 +127,14 @@ class Pacer:
                 self._next = max(self._next, now + seconds)
 
     def _learn(self, now: float) -> None:
-        """Slow to the pace the service accepted in the last second (a 429 just came)."""
+        """Slow to the pace the service accepted in the last second (a 429 just came); when
+        it accepted nothing there is no pace to learn: the ``Retry-After`` alone holds."""
         starts = sum(1 for t in self._starts if t > now - 1.0)
         refused = sum(1 for t in self._refused if t > now - 1.0)
         accepted = starts - refused
-        rate = accepted * _MARGIN if accepted >= 1 else (self.per_second or 2.0) / 2
+        if accepted < 1:
+            return
+        rate = accepted * _MARGIN
         if self.per_second is not None:
             rate = min(rate, self.per_second * _MARGIN)
         self._set(max(rate, _SLOWEST))
