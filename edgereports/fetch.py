@@ -192,4 +192,4 @@ def _require(settings: Settings, *names: str) -> None:
     try:
         settings.require(*names)
     except ConfigError as exc:
-        raise ConfigError(f"er.fetch: {exc}; set them, {_SANDBOX_HINT}") from None
+        raise ConfigError(f"er.fetch: {exc}, {_SANDBOX_HINT}") from None

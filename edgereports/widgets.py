@@ -14,7 +14,6 @@ Example:
 from __future__ import annotations
 
 import html
-import io
 import json
 import time
 import warnings
@@ -25,6 +24,15 @@ from typing import TYPE_CHECKING, Any
 
 from . import presets
 from .errors import EdgeReportsError, EdgeReportsWarning, InputError
+from .explorer_parts import (
+    chart_png,
+    error_text,
+    preset_options,
+    relative_days,
+    short,
+    table_html,
+    tags_input,
+)
 from .query import Report
 from .query.timegrid import relative_end, resolve_relative
 from .query.times import parse_tz
@@ -42,7 +50,6 @@ RANGES = ("dates", "7d", "30d", "24h", "LAST HOUR", "LAST DAY", "LAST WEEK", "LA
 #: Preset parameters that take dimension values.
 DIMENSION_PARAMS = ("msisdn", "imsi", "customer_site_id", "device", "customer_name")
 _DEFAULT_GRAIN = "preset default"
-_HEAD_ROWS = 10
 
 
 class Explorer:
@@ -104,7 +111,7 @@ class Explorer:
             tooltip="the reporting API version: v1 or the live service's v2",
         )
         self.preset = w.Dropdown(
-            options=_preset_options(str(self.version.value)),
+            options=preset_options(str(self.version.value)),
             description="Preset",
             layout=w.Layout(width="46em"),
         )
@@ -119,8 +126,10 @@ class Explorer:
         self.percentile = w.BoundedFloatText(
             value=presets.DEFAULT_PERCENTILE, min=0, max=100, description="Percentile"
         )
+        tags = tags_input()
         self.dimensions = {
-            name: w.TagsInput(
+            name: tags(
+                param=name,
                 value=known.get(name, [])[:1],
                 allowed_tags=known.get(name, []),
                 allow_duplicates=False,
@@ -163,7 +172,7 @@ class Explorer:
             ]
         )
         self.version.observe(lambda _change: self._pick_version(), names="value")
-        self.preset.observe(lambda _change: self._sync(), names="value")
+        self.preset.observe(lambda _change: self._new_preset(), names="value")
         self.range.observe(lambda _change: self._sync(), names="value")
         self.run_button.on_click(lambda _b: self._guard(self.run))
         self.request_button.on_click(lambda _b: self._guard(self.show_request))
@@ -174,9 +183,14 @@ class Explorer:
 
     # -- what the controls say -------------------------------------------------------------
 
+    def _new_preset(self) -> None:
+        """A new preset starts from its own granularity (the last one's does not carry over)."""
+        self.granularity.value = _DEFAULT_GRAIN
+        self._sync()
+
     def _pick_version(self) -> None:
         """Offer the presets of the chosen API version."""
-        self.preset.options = _preset_options(str(self.version.value))
+        self.preset.options = preset_options(str(self.version.value))
         self._sync()
 
     def _sync(self) -> None:
@@ -190,7 +204,14 @@ class Explorer:
             control.disabled = info.is_now
         for control in (self.start, self.end):
             control.disabled = info.is_now or self.range.value != "dates"
+        self._show_range()
         self.export_path.value = str(self.export_dir / f"{info.name}.parquet")
+
+    def _show_range(self) -> None:
+        """Show a relative range's days (``7d``, ``30d``) in the disabled date pickers."""
+        days = relative_days(self.client, str(self.range.value), str(self.tz.value))
+        if days is not None:
+            self.start.value, self.end.value = days
 
     def _params(self) -> dict[str, Any]:
         """The preset's keyword arguments, as the controls give them."""
@@ -199,7 +220,7 @@ class Explorer:
         params: dict[str, Any] = {}
         if "account_id" in names:
             params["account_id"] = self.account.value.strip() or None
-        if "start" in names:
+        if "start" in names and not info.is_now:  # a current-value preset stays at NOW
             params.update(zip(("start", "end"), self._range(), strict=True))
         for name in DIMENSION_PARAMS:
             if name in names:
@@ -295,8 +316,8 @@ class Explorer:
             self.run_button.disabled = False
         self.progress.value, self.progress.bar_style = 1, "success"
         self.frame = frame
-        self.table.value = _table_html(frame)
-        self.chart.value = _chart_png(frame, str(self.tz.value), self.flags)
+        self.table.value = table_html(frame, str(self.tz.value))
+        self.chart.value = chart_png(frame, str(self.tz.value), self.flags)
         self.chart.layout.display = None
         failures = frame.attrs.get("failures") or []
         text = (
@@ -304,7 +325,8 @@ class Explorer:
         )
         notes = list(dict.fromkeys(str(w.message) for w in seen))
         if failures:
-            self._say(f"{text}; {len(failures)} request(s) failed, first: {failures[0]}", "warn")
+            first = short(str(failures[0]))
+            self._say(f"{text}; {len(failures)} request(s) failed, first: {first}", "warn")
         elif notes:  # a top talker or an empty result: the numbers need this to be read right
             self._say(f"{text}; " + "; ".join(notes), "warn")
         else:
@@ -380,7 +402,7 @@ class Explorer:
             self.error = exc
             kind = type(exc).__name__
             prefix = "" if isinstance(exc, EdgeReportsError) else "unexpected "
-            self._say(f"{prefix}{kind}: {exc}", "error")
+            self._say(f"{prefix}{kind}: {error_text(exc)}", "error")
 
     def _clear(self) -> None:
         """Forget the last answer: no frame, no table, no chart (not even an empty image)."""
@@ -403,39 +425,3 @@ def _service_today(client: ReportingClient, tz: str) -> date:
     except EdgeReportsError:
         zone = UTC
     return client.service_now().astimezone(zone).date()
-
-
-def _preset_options(api_version: str) -> list[tuple[str, str]]:
-    """The preset dropdown's options for one API version."""
-    return [
-        (f"{p.name} — {p.purpose.rstrip('.')}", p.name)
-        for p in presets.CATALOGUE
-        if p.api_version == api_version
-    ]
-
-
-def _table_html(frame: pd.DataFrame) -> str:
-    from .plotting import shown_columns
-
-    head = shown_columns(frame.head(_HEAD_ROWS)).to_html(index=False, border=0, na_rep="")
-    return f"<p><b>{len(frame)} rows × {len(frame.columns)} columns</b> (first rows)</p>{head}"
-
-
-def _chart_png(frame: pd.DataFrame, tz: str, flags: pd.DataFrame | None = None) -> bytes:
-    """The frame's chart as PNG bytes, times in ``tz`` (the explorer's zone, also for
-    ``LAST ...`` reports, whose request carries no offset), with the health flags that concern
-    it on a time axis; the figure is closed, so notebooks do not show it twice."""
-    import matplotlib.pyplot as plt
-    from matplotlib.figure import Figure
-
-    from .plotting import chart_for, plot, plot_sim_count, plot_timeseries, plot_ue_connections
-
-    timed = chart_for(frame) in (plot_timeseries, plot_ue_connections, plot_sim_count)
-    figure = plot(frame, tz=tz, flags=flags if timed else None).figure
-    assert isinstance(figure, Figure)
-    buffer = io.BytesIO()
-    try:
-        figure.savefig(buffer, format="png", dpi=96, facecolor="white")
-    finally:
-        plt.close(figure)
-    return buffer.getvalue()

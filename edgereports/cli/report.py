@@ -255,6 +255,8 @@ def _in_zone(frame: pd.DataFrame) -> pd.DataFrame:
 def write_frame(frame: pd.DataFrame, args: argparse.Namespace) -> None:
     """Write ``frame`` where ``--parquet``/``--csv``/``--json`` say, else print it as a table.
 
+    A file written is named in one line on stdout, with its rows and columns.
+
     Raises:
         InputError: the disk refused an output file.
     """
@@ -267,6 +269,10 @@ def write_frame(frame: pd.DataFrame, args: argparse.Namespace) -> None:
         _emit(args.json, (text or "[]") + "\n")
     else:
         print(_table(frame, None if args.all else _TABLE_ROWS))
+        return
+    target = args.parquet or args.csv or args.json
+    if target != "-":  # a file: say what it holds (stdout output speaks for itself)
+        print(f"wrote {len(frame)} rows × {len(frame.columns)} columns to {target}")
 
 
 _TABLE_ROWS = 10

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 import pandas as pd
 
 from ..normalize.buckets import bucket_start
-from ..plotting import member_text, unit_scale
+from ..plotting import member_text, over_what, unit_scale, whose
 from ..query.timegrid import frame_buckets
 from ..schema import CURRENT, TIMESERIES, shape_of
 
@@ -19,12 +20,13 @@ _MANY_DEVICES = 12
 def summary_table(df: pd.DataFrame) -> pd.DataFrame:
     """Summarize a frame in a few rows of text, values in readable units.
 
-    Time series: one row per series (dimension values, metric, aggregation) with its points,
-    first and last bucket (the last marked "so far" when the service may still revise it; a
-    PERCENTILE over a range gives the range, its last day included), and min, mean and max
-    (plus the total for COUNT). Current values:
-    one row per value (per eNodeB with online counts when there are many devices). SIM counts:
-    one row per kind with min, mean, max and the latest day.
+    Time series: one row per series (dimension values, or whose value it is when none, e.g. the
+    account total; metric, aggregation and what it is per bucket, e.g. a time average) with
+    its points, first and last bucket (the last marked "so far" when the service may still
+    revise it; a PERCENTILE over a range gives the range, its last day included), and min,
+    mean and max (plus the total for COUNT). Current values: one row per value (per eNodeB
+    with online counts when there are many devices). SIM counts: one row per kind with min,
+    mean, max and the latest day.
 
     Args:
         df: a normalized frame.
@@ -67,9 +69,11 @@ def _series(df: pd.DataFrame) -> pd.DataFrame:
             last += " (so far)"
         rows.append(
             {
-                **{d: _member(df, d, named[d]) for d in dims},
+                **{d: _member(df, d, named[d], named["aggregation"]) for d in dims},
+                **_whose(df, dims),
                 "metric": str(named["metric"]),
                 "agg": how,
+                "per bucket": over_what(agg) if not pct else f"{how} of the 5-minute samples",
                 "points": len(part),
                 "from": first,
                 "to": last,
@@ -116,9 +120,11 @@ def _current(df: pd.DataFrame) -> pd.DataFrame:
         text = _readable(metric, value) if value == value else ""
         rows.append(
             {
-                **{d: _member(df, d, getattr(row, d)) for d in dims},
+                **{d: _member(df, d, getattr(row, d), row.aggregation) for d in dims},
+                **_whose(df, dims),
                 "metric": metric,
                 "agg": _text(row.aggregation),
+                "over the window": over_what(_text(row.aggregation)),
                 "value": text or _text(row.value_text),
                 "window": f"{row.start_time:%Y-%m-%d %H:%M}–{row.end_time:%H:%M}Z",
             }
@@ -151,9 +157,15 @@ def _readable(metric: str, value: float) -> str:
     return unit_scale(metric, [float(value)]).text(float(value))
 
 
-def _member(df: pd.DataFrame, dimension: str, value: object) -> str:
-    """A dimension value; a top talker's as the total it labels."""
-    return member_text(df, dimension, value) if _text(value) else ""
+def _member(df: pd.DataFrame, dimension: str, value: object, aggregation: object) -> str:
+    """A dimension value; a top talker's as what its row is (a total, or its own value)."""
+    return member_text(df, dimension, value, aggregation) if _text(value) else ""
+
+
+def _whose(df: pd.DataFrame, dims: Sequence[str]) -> dict[str, str]:
+    """``{"whose": ...}`` when no dimension names a row's member (the account total, a device)."""
+    who = None if dims else whose(df)
+    return {"whose": who} if who else {}
 
 
 def _text(value: object) -> str:

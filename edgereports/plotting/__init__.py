@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ._common import Scale, TzLike, frame_metrics, frame_shape, unit_scale
-from ._labels import member_text, shown_columns
+from ._labels import member_text, over_what, shown_columns, whose
 from ._panels import plot_current, plot_device_status, plot_sim_count
 from ._series import plot_percentiles, plot_timeseries, plot_ue_connections
 
@@ -30,6 +30,7 @@ __all__ = [
     "Scale",
     "chart_for",
     "member_text",
+    "over_what",
     "plot",
     "plot_current",
     "plot_device_status",
@@ -39,6 +40,7 @@ __all__ = [
     "plot_ue_connections",
     "shown_columns",
     "unit_scale",
+    "whose",
 ]
 
 Chart = Callable[..., "Axes"]

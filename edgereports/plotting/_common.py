@@ -30,6 +30,8 @@ _METRIC_NAMES = {
     "ue_online_status": "UE online status",
     "sim": "SIMs",
 }
+#: Words of metric names that are acronyms (``ue_session_uplink_bytes`` → ``UE session ...``).
+_ACRONYMS = {"ue": "UE", "vlan": "VLAN", "ran": "RAN", "ap": "AP", "sim": "SIM", "ip": "IP"}
 
 # (divisor, unit) from large to small; the first divisor not above the largest value wins.
 _BYTES = ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "KB"), (1.0, "bytes"))
@@ -119,7 +121,17 @@ def number_text(value: float) -> str:
 
 def metric_title(metric: str) -> str:
     """Return a readable name of a metric (``ue_connections`` → ``UE connections``)."""
-    return _METRIC_NAMES.get(metric, metric.replace("_", " ").capitalize())
+    if metric in _METRIC_NAMES:
+        return _METRIC_NAMES[metric]
+    words = [_ACRONYMS.get(w, w) for w in metric.split("_")]
+    text = " ".join(words)
+    return text if words and words[0] in _ACRONYMS.values() else text[:1].upper() + text[1:]
+
+
+def _lower_first(name: str) -> str:
+    """``Downlink bytes`` → ``downlink bytes``; an acronym (``UE session ...``) stays."""
+    first = name.split(" ", 1)[0]
+    return name if first in _ACRONYMS.values() else name[:1].lower() + name[1:]
 
 
 def metrics_title(metrics: Sequence[str]) -> str:
@@ -129,8 +141,8 @@ def metrics_title(metrics: Sequence[str]) -> str:
         return ", ".join(names)
     first, second = names[0].rsplit(" ", 1), names[1].rsplit(" ", 1)
     if len(first) == len(second) == 2 and first[1] == second[1]:
-        return f"{first[0]} and {second[0].lower()} {first[1]}"
-    return f"{names[0]} and {names[1][:1].lower()}{names[1][1:]}"
+        return f"{first[0]} and {_lower_first(second[0])} {first[1]}"
+    return f"{names[0]} and {_lower_first(names[1])}"
 
 
 def ordinal(value: float) -> str:
@@ -285,6 +297,10 @@ _DIMENSION_NAMES = {
     "ue_ip": "UE IP",
     "lr_id": "LR id",
     "account_id": "account",
+    "device": "Edge Point",  # v2: the customer site serving the UE, not a UE
+    "enb_ip": "eNodeB IP",
+    "seid": "session id",
+    "edgepoint": "Edge Point",
 }
 
 

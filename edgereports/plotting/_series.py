@@ -42,7 +42,7 @@ from ._common import (
     unit_scale,
     zone_name,
 )
-from ._labels import bucket_word, counted, member_text
+from ._labels import bucket_word, counted, member_text, whose
 from ._time import mark_buckets, placed, time_note
 
 if TYPE_CHECKING:
@@ -85,7 +85,8 @@ def _text(value: object) -> str:
 def _labels(series: list[_Series], dims: list[str], df: pd.DataFrame) -> list[str]:
     """Name each series by what varies between them (dimension values, metric, aggregation).
 
-    A top talker's value is named as the total it is (:func:`._labels.member_text`).
+    A top talker's value is named as what it is, a total (COUNT) or its own value (MAX, MIN,
+    AVG): :func:`._labels.member_text`.
     """
 
     def varies(column: str) -> bool:
@@ -95,7 +96,9 @@ def _labels(series: list[_Series], dims: list[str], df: pd.DataFrame) -> list[st
     labels = []
     for s in series:
         parts = (
-            [" / ".join(member_text(df, d, s.key[d]) for d in varying_dims)] if varying_dims else []
+            [" / ".join(member_text(df, d, s.key[d], s.key["aggregation"]) for d in varying_dims)]
+            if varying_dims
+            else []
         )
         if varies("metric") or not parts:
             metric = metric_title(str(s.key["metric"]))
@@ -205,14 +208,12 @@ def plot_timeseries(
                    label=labels[i], color=color)  # fmt: skip
         else:
             marker = "o" if len(x) <= 60 else None
+            if grain == "DAY":  # a day's point in the middle of its day, under its date
+                x = x + width / 2
             ax.plot(x, y, marker=marker, markersize=3.5, linewidth=1.6, label=labels[i],
                     color=color, linestyle=dash)  # fmt: skip
-    if bar:
-        starts = pd.DatetimeIndex(df["time_stamp"].drop_duplicates().sort_values())
-        middles = starts + pd.Timedelta(days=width / 2)
-        days = [t.tz_convert(zone).to_pydatetime() for t in middles]
-        label = bucket_word(grain, zone, zone_name(zone))
-        day_axis(ax, date_numbers(starts) + width / 2, days, label)
+    if bar or grain == "DAY":
+        _day_ticks(ax, df, width, grain, zone)
     else:
         time_axis(ax, zone)
     mark_buckets(ax, df, width)
@@ -231,6 +232,14 @@ def plot_timeseries(
     if len(shown) > 1:
         legend_outside(ax, title=", ".join(dimension_title(d) for d in varying) or None)
     return ax
+
+
+def _day_ticks(ax: Axes, df: pd.DataFrame, width: float, grain: str | None, zone: tzinfo) -> None:
+    """Label day buckets with their dates (``7 Mar``) at their middles, not hours of a day."""
+    starts = pd.DatetimeIndex(df["time_stamp"].drop_duplicates().sort_values())
+    middles = starts + pd.Timedelta(days=width / 2)
+    days = [t.tz_convert(zone).to_pydatetime() for t in middles]
+    day_axis(ax, date_numbers(starts) + width / 2, days, bucket_word(grain, zone, zone_name(zone)))
 
 
 def _styles(series: list[_Series], dims: list[str], bar: bool) -> list[tuple[Any, str]]:
@@ -274,6 +283,9 @@ def _heading(
         )
     elif dims and df.empty:
         parts.append("by " + ", ".join(dimension_title(d) for d in dims))
+    if not dims:
+        who = whose(df)  # whose value it is: the account's total, or one member's
+        parts.append(f"· {who}" if who else "")
     head = " ".join(p for p in parts if p)
     return f"{head}\n{range_text(df, zone)}".rstrip()
 
@@ -321,7 +333,8 @@ def plot_ue_connections(
     heading = f"UE connections {_GRAIN_WORDS.get(grain or '', '')}: peak and average".replace(
         "  ", " "
     )
-    heading = f"{heading}\n{range_text(df, zone)}".rstrip()
+    who = whose(df)
+    heading = f"{heading}{f', {who}' if who else ''}\n{range_text(df, zone)}".rstrip()
     ax = new_axes(ax, (10.0, 4.8))
     if df.empty:
         return no_data(ax, title or heading)
@@ -336,13 +349,17 @@ def plot_ue_connections(
             "missing (use plot_timeseries for other frames)"
         )
     peak, avg = parts["MAX"], parts["AVG"]
-    xa, ya = date_numbers(avg["time_stamp"]), avg["value"].to_numpy(dtype=float)
+    shift = 0.5 if grain == "DAY" else 0.0  # a day's point in the middle of its day
+    xa, ya = date_numbers(avg["time_stamp"]) + shift, avg["value"].to_numpy(dtype=float)
     ax.fill_between(xa, 0, ya, step=None, alpha=0.35, color="tab:blue", linewidth=0)
-    ax.plot(xa, ya, color="tab:blue", linewidth=1.4, label="Average (AVG)")
-    ax.plot(date_numbers(peak["time_stamp"]), peak["value"].to_numpy(dtype=float),
+    ax.plot(xa, ya, color="tab:blue", linewidth=1.4, label="Average (AVG, time average)")
+    ax.plot(date_numbers(peak["time_stamp"]) + shift, peak["value"].to_numpy(dtype=float),
             color="tab:red", linewidth=1.6, marker="o" if len(peak) <= 60 else None,
-            markersize=3, label="Peak (MAX)")  # fmt: skip
-    time_axis(ax, zone)
+            markersize=3, label="Peak (MAX, peak 5 minutes)")  # fmt: skip
+    if grain == "DAY":
+        _day_ticks(ax, rows, 1.0, grain, zone)
+    else:
+        time_axis(ax, zone)
     mark_buckets(ax, df, _BUCKET_DAYS.get(grain or "", _guess_bucket(df)))
     note = time_note(df, zone)
     heading = f"{heading}\n{note}" if note else heading

@@ -334,9 +334,12 @@ class ReportingClient(UsesConnection):
             at or after the end is dropped and counted in ``df.attrs["dropped_after_end"]``.
             ``df.attrs["provisional_from"]`` is the start of the bucket holding the service's
             present when the range reaches it: that bucket and later ones may still change.
-            ``df.attrs["top_talker"]`` lists the grouped-by dimensions no filter pins (each
-            row is then a total labelled with its top talker; a :class:`TopTalkerWarning`
-            says so) and ``df.attrs["empty"]`` the filters that matched no row (with an
+            ``df.attrs["top_talker"]`` lists the grouped-by dimensions no filter pins (a
+            COUNT row is then a total labelled with its top talker, a MAX, MIN or AVG row the
+            top talker's own value only; a :class:`TopTalkerWarning` says which) and
+            ``df.attrs["empty"]`` the filters that matched no row (with an
+            :class:`EmptyResultWarning`); a current value for a device not on the account at
+            that time gets no row and is named in ``df.attrs["not_on_account"]`` (with an
             :class:`EmptyResultWarning`). For every output, :func:`edgereports.provenance`
             reads what the pull recorded; with a cache, ``cache`` says what it served
             (chunks ``hits``, ``misses``, ``provisional``, and why parts were ``not_cached``).

@@ -76,6 +76,12 @@ def test_report_to_csv_parquet_json_and_table(
 
     assert run_cli([*enterprise_args(env), "--parquet", str(tmp_path / "u.parquet")]) == 0
     pdt.assert_frame_equal(pd.read_parquet(tmp_path / "u.parquet"), expected, check_dtype=False)
+    out = capsys.readouterr().out  # a file written is named in one line
+    n, columns = len(expected), len(expected.columns)
+    assert out.splitlines()[-2:] == [
+        f"wrote {n} rows × {columns} columns to {tmp_path / 'u.csv'}",
+        f"wrote {n} rows × {columns} columns to {tmp_path / 'u.parquet'}",
+    ]
 
     capsys.readouterr()
     assert run_cli([*enterprise_args(env), "--json", "--accept", "csv"]) == 0
@@ -231,13 +237,25 @@ def test_obs1_the_table_of_an_unpinned_preset_says_total_and_top_talker(
     argv = ["report", "--preset", "concurrent_online_ues", "--account-id", env.account_id]
     assert run_cli(argv) == 0
     out, err = capsys.readouterr()
-    assert "customer_site_id (top talker; the value is the total)" in out
+    assert "customer_site_id (top talker)" in out and "total (top talker " in out
     assert err.startswith("edgereports: TopTalkerWarning: grouped by customer_site_id")
+    assert "a COUNT row is the total of the whole scope" in err
     assert "pass customer_site_id values" in err and len(err.splitlines()) == 1
     sites = [s.customer_site_id for s in env.network.sites if s.account_id == env.account_id]
     assert run_cli([*argv, *(a for s in sites for a in ("--customer-site-id", s))]) == 0
     out, err = capsys.readouterr()
     assert err == "" and all(s in out for s in sites) and "top talker" not in out
+
+
+def test_issue33_a_top_talkers_maximum_is_its_own_not_a_total(
+    env: SandboxHandle, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["report", "--account-id", env.account_id, "--now", "--by", "customer_site_id"]
+    assert run_cli([*argv, "--metric", "ue_connections:MAX"]) == 0
+    out, err = capsys.readouterr()
+    assert " only (the top talker; other members not shown)" in out
+    assert "total" not in out  # a maximum is never called a total
+    assert "a MAX row is the value of one customer_site_id only" in err and "total of" not in err
 
 
 def test_obs4_filters_that_match_nothing_are_named_and_nothing_is_written(
