@@ -25,10 +25,10 @@ from ..plan import Part, Window, bucket_of
 from .cache import Cache
 from .grid import Chunk, chunk_of, chunks, horizon_for
 from .keys import series_key, uncacheable
+from .rows import as_frame, assemble, contiguous_runs, newest, rows_per_chunk, within
 from .trust import CLOCK_SKEW, KeyBinding, final_chunks
 
 if TYPE_CHECKING:
-    import numpy as np
     import pandas as pd
     import pyarrow as pa
 
@@ -43,8 +43,6 @@ _UNWRITABLE = "the cache directory could not be written"
 
 #: fetches a part: its frame, or a small answer's points (a ``SeriesPart``: no frame built)
 Fetch = Callable[[Part], "pd.DataFrame | SeriesPart"]
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MICROSECOND = timedelta(microseconds=1)
 
 
 @dataclass
@@ -127,10 +125,9 @@ class CachedPull:
     ) -> list[Chunk]:
         """The chunks of ``run`` that may be stored as final after ``frame`` was fetched
         (see :func:`.trust.final_chunks`)."""
-        newest = _EPOCH + _MICROSECOND * _newest(frame) if len(frame) else None
         return final_chunks(
             run,
-            newest,
+            newest(frame),
             bucket,
             stated=self.clock(),
             local=self.local_clock(),
@@ -181,7 +178,7 @@ class CachedPull:
             if found is None:
                 return
             starts = [datetime.fromtimestamp(c, UTC) for c in held]
-            frames.append(_within(found[0], [chunk_of(start, bucket) for start in starts]))
+            frames.append(within(found[0], [chunk_of(start, bucket) for start in starts]))
             attrs, request = found[1], found[2]
         frame = concat_frames(frames)
         dims = schema_for(shape_of(frame)).dimensions_of(frame)
@@ -330,7 +327,7 @@ class CachedPull:
                     del stored[names[chunk]]
                 continue
             frame, attrs, _ = found
-            pieces.append(_within(frame, mine))
+            pieces.append(within(frame, mine))
         missing = [c for c in grid if names[c] not in stored]
         if fetch is None and missing:
             return None
@@ -350,14 +347,14 @@ class CachedPull:
         if not pieces and not theirs and len(runs) == 1 and (grid[0][0], grid[-1][1]) == span:
             return fetched[0]  # the whole part in one answer: as the client would have it
         for got in fetched:
-            frame = _frame(got)
+            frame = as_frame(got)
             attrs = attrs if attrs is not None else {str(k): v for k, v in frame.attrs.items()}
             pieces.append(frame)
         for claim, held in theirs.items():  # fetched by another part of this pull
-            frame = _frame(claim.result())
+            frame = as_frame(claim.result())
             attrs = attrs if attrs is not None else {str(k): v for k, v in frame.attrs.items()}
-            pieces.append(_within(frame, held))
-        return _assemble(pieces, part, span, attrs or {})
+            pieces.append(within(frame, held))
+        return assemble(pieces, part, span, attrs or {})
 
     def _claim(
         self, series: str, missing: list[Chunk]
@@ -378,7 +375,9 @@ class CachedPull:
                     mine.append(chunk)
                 else:
                     theirs.setdefault(claim, []).append(chunk)
-            runs: list[tuple[list[Chunk], Claim]] = [(run, Future()) for run in _runs(mine)]
+            runs: list[tuple[list[Chunk], Claim]] = [
+                (run, Future()) for run in contiguous_runs(mine)
+            ]
             for run, claim in runs:
                 for chunk in run:
                     self._fetching[(series, chunk)] = claim
@@ -414,7 +413,7 @@ class CachedPull:
         if isinstance(got, SeriesPart):  # the points of the run's buckets (v1: stamps at starts)
             got = got.owned(start, end, first=False, last=False)
         else:
-            got = _within(got, run)
+            got = within(got, run)
         bucket = bucket_of(sent)
         assert bucket is not None
         final = self.final(run, got, bucket)  # by the Date of the answer just received
@@ -454,10 +453,10 @@ class CachedPull:
         """Store the rows of the ``final`` chunks of ``run`` (``got``: the rows of ``run``);
         False when the cache cannot be written."""
         if self.cache.enabled:
-            frame = _frame(got)
+            frame = as_frame(got)
             attrs = {str(k): v for k, v in frame.attrs.items() if k != "request"}
-            kept = frame if final == run else _within(frame, final)
-            counts = _rows_per_chunk(kept, final)
+            kept = frame if final == run else within(frame, final)
+            counts = rows_per_chunk(kept, final)
             rows = {
                 int(c[0].timestamp()): (int(c[1].timestamp()), n)
                 for c, n in zip(final, counts, strict=True)
@@ -470,105 +469,3 @@ class CachedPull:
             except (OSError, sqlite3.Error) as exc:
                 self.cache.disable(exc)
         return False
-
-
-def _runs(missing: list[Chunk]) -> list[list[Chunk]]:
-    """Contiguous runs of chunks (one request each)."""
-    runs: list[list[Chunk]] = []
-    for chunk in missing:
-        if runs and runs[-1][-1][1] == chunk[0]:
-            runs[-1].append(chunk)
-        else:
-            runs.append([chunk])
-    return runs
-
-
-def _times(frame: pd.DataFrame) -> pd.Series:
-    """The bucket starts of a timeseries or SIM count frame, in UTC."""
-    times: pd.Series = (
-        frame["time_stamp"] if "time_stamp" in frame.columns else frame["date"].dt.tz_localize(UTC)
-    )
-    return times
-
-
-def _frame(got: pd.DataFrame | SeriesPart) -> pd.DataFrame:
-    """A fetched part as a frame (a series part's points built into one)."""
-    from ...normalize.parts import SeriesPart
-
-    return got.frame() if isinstance(got, SeriesPart) else got
-
-
-def _newest(got: pd.DataFrame | SeriesPart) -> int:
-    """The newest bucket start of a non-empty fetched part, in UTC microseconds."""
-    from ...normalize.parts import SeriesPart
-
-    if isinstance(got, SeriesPart):
-        return max(int(b.stamps.max()) for b in got.blocks if len(b.stamps))
-    return int(_micros(got).max())
-
-
-def _micros(frame: pd.DataFrame) -> np.ndarray:
-    """The bucket starts of a frame as UTC microseconds since the epoch (int64), read from
-    the column's own array: no Series is built (a pandas operation per part costs more than
-    the comparisons)."""
-    column = frame["time_stamp"] if "time_stamp" in frame.columns else frame["date"]
-    array = column.array
-    as_unit = getattr(array, "as_unit", None)
-    if as_unit is not None:
-        values: np.ndarray = as_unit("us").asi8
-        return values
-    naive = _times(frame).dt.tz_convert(None).to_numpy()
-    micros: np.ndarray = naive.astype("datetime64[us]").view("int64")
-    return micros
-
-
-def _epoch_micros(moment: datetime) -> int:
-    return (moment.astimezone(UTC) - _EPOCH) // _MICROSECOND
-
-
-def _rows_per_chunk(frame: pd.DataFrame, spans: list[Chunk]) -> list[int]:
-    """The rows of ``frame`` in each of ``spans`` (sorted, disjoint, holding every row): one
-    pass, each row's chunk found by a binary search of the chunk starts."""
-    import numpy as np
-
-    if frame.empty:
-        return [0] * len(spans)
-    starts = np.array([_epoch_micros(c[0]) for c in spans], dtype="int64")
-    index = np.searchsorted(starts, _micros(frame), side="right") - 1
-    return [int(n) for n in np.bincount(index, minlength=len(spans))]
-
-
-def _within(frame: pd.DataFrame, spans: list[Chunk]) -> pd.DataFrame:
-    """The rows whose bucket starts in one of ``spans`` (contiguous runs are one test)."""
-    if frame.empty:
-        return frame
-    stamps = _micros(frame)
-    runs = [(_epoch_micros(run[0][0]), _epoch_micros(run[-1][1])) for run in _runs(spans)]
-    # the common case, one run holding every row, is a test of the ends alone
-    if len(runs) == 1 and stamps.min() >= runs[0][0] and stamps.max() < runs[0][1]:
-        return frame
-    mask = None
-    for low, high in runs:
-        inside = (stamps >= low) & (stamps < high)
-        mask = inside if mask is None else mask | inside
-    if mask is None or bool(mask.all()):
-        return frame
-    out = frame[mask].reset_index(drop=True)
-    out.attrs = dict(frame.attrs)
-    return out
-
-
-def _assemble(
-    pieces: list[pd.DataFrame], part: Part, span: tuple[datetime, datetime], attrs: dict[str, Any]
-) -> pd.DataFrame:
-    """The part's owned rows: its pieces in ``[start, end)``, sorted as one answer is."""
-    from ...normalize.stitching import canonical_order, concat_frames
-
-    request = part.sent.to_request()
-    frame = pieces[0] if len(pieces) == 1 else concat_frames(pieces)
-    frame = _within(frame, [(span[0].astimezone(UTC), span[1].astimezone(UTC))])
-    if len(pieces) > 1:
-        frame = canonical_order(frame, request)
-    frame.attrs.clear()
-    frame.attrs.update(attrs)
-    return frame
