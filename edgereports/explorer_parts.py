@@ -13,7 +13,6 @@ ipywidgets and matplotlib are imported when a part is made, not with the module.
 
 from __future__ import annotations
 
-import io
 import json
 import re
 from datetime import date
@@ -62,20 +61,9 @@ def chart_png(frame: pd.DataFrame, tz: str, flags: pd.DataFrame | None = None) -
     """The frame's chart as PNG bytes, times in ``tz`` (the explorer's zone, also for
     ``LAST ...`` reports, whose request carries no offset), with the health flags that concern
     it on a time axis; the figure is closed, so notebooks do not show it twice."""
-    import matplotlib.pyplot as plt
-    from matplotlib.figure import Figure
+    from .plotting import chart_png as png
 
-    from .plotting import chart_for, plot, plot_sim_count, plot_timeseries, plot_ue_connections
-
-    timed = chart_for(frame) in (plot_timeseries, plot_ue_connections, plot_sim_count)
-    figure = plot(frame, tz=tz, flags=flags if timed else None).figure
-    assert isinstance(figure, Figure)
-    buffer = io.BytesIO()
-    try:
-        figure.savefig(buffer, format="png", dpi=96, facecolor="white")
-    finally:
-        plt.close(figure)
-    return buffer.getvalue()
+    return png(frame, tz=tz, flags=flags, timed=True)
 
 
 _URL = re.compile(r"\b(?:POST|GET)?\s*https?://\S+")

@@ -42,13 +42,16 @@ if TYPE_CHECKING:
 
     from .reporting import ReportingClient
 
-__all__ = ["DIMENSION_PARAMS", "RANGES", "Explorer"]
+__all__ = ["COMPARE_OPTIONS", "DIMENSION_PARAMS", "RANGES", "Explorer"]
 
 #: The range choices: dates from the pickers, a relative range ending today (``7d``, ``30d``)
 #: or at the current hour (``24h``), or a service keyword ending at NOW.
 RANGES = ("dates", "7d", "30d", "24h", "LAST HOUR", "LAST DAY", "LAST WEEK", "LAST MONTH")
 #: Preset parameters that take dimension values.
 DIMENSION_PARAMS = ("msisdn", "imsi", "customer_site_id", "device", "customer_name")
+#: The comparison choices (``compare=`` of ``client.fetch``): none, or another period.
+COMPARE_OPTIONS = [("none", None), ("previous period", "previous_period"),
+                   ("previous year", "previous_year")]  # fmt: skip
 _DEFAULT_GRAIN = "preset default"
 
 
@@ -63,7 +66,8 @@ class Explorer:
     then the frame's first rows and size, and its chart), **Show request** (the JSON request and
     the equivalent Python code), **Export** (the current frame to a Parquet file) and, in the
     Health tab, **Check health** (``er.health`` over the range; later charts draw the flags
-    that concern them). Errors
+    that concern them). **Compare** also fetches the previous period (or year) and draws it
+    lighter behind the chart. Errors
     appear as a message in the widget, never as a traceback.
 
     Args:
@@ -123,6 +127,7 @@ class Explorer:
         self.granularity = w.Dropdown(
             options=[_DEFAULT_GRAIN, "DAY", "HOUR"], description="Granularity"
         )
+        self.compare = w.Dropdown(options=COMPARE_OPTIONS, value=None, description="Compare")
         self.percentile = w.BoundedFloatText(
             value=presets.DEFAULT_PERCENTILE, min=0, max=100, description="Percentile"
         )
@@ -161,7 +166,7 @@ class Explorer:
             [
                 self.version,
                 self.preset,
-                w.HBox([self.account, self.granularity, self.percentile]),
+                w.HBox([self.account, self.granularity, self.percentile, self.compare]),
                 w.HBox([self.range, self.start, self.end, self.tz]),
                 *self._dimension_rows.values(),
                 w.HBox(
@@ -200,7 +205,7 @@ class Explorer:
         for name, row in self._dimension_rows.items():
             row.layout.display = "" if name in params else "none"
         self.percentile.layout.display = "" if "percentile" in params else "none"
-        for control in (self.range, self.tz, self.granularity):
+        for control in (self.range, self.tz, self.granularity, self.compare):
             control.disabled = info.is_now
         for control in (self.start, self.end):
             control.disabled = info.is_now or self.range.value != "dates"
@@ -230,6 +235,11 @@ class Explorer:
             value = float(self.percentile.value)
             params["percentile"] = int(value) if value.is_integer() else value
         return params
+
+    def _compare(self) -> str | None:
+        """The comparison chosen (None for none, and for a NOW preset)."""
+        value = self.compare.value
+        return None if value is None or presets.get(str(self.preset.value)).is_now else str(value)
 
     def _range(self) -> tuple[str, str]:
         choice = str(self.range.value)
@@ -274,7 +284,8 @@ class Explorer:
         lines.append(")")
         if self.granularity.value != _DEFAULT_GRAIN and not presets.get(name).is_now:
             lines[-1] += f".granularity({self.granularity.value!r})"
-        lines += ["df = client.fetch(report)  # client = er.ReportingClient(api_key, url)"]
+        compare = f", compare={self.compare.value!r}" if self._compare() else ""
+        lines += [f"df = client.fetch(report{compare})  # client = er.ReportingClient(key, url)"]
         return "\n".join(lines) + "\n"
 
     # -- buttons ---------------------------------------------------------------------------
@@ -307,7 +318,11 @@ class Explorer:
                 client = client.for_version(report.api_version)
             with warnings.catch_warnings(record=True) as seen:
                 warnings.simplefilter("always", EdgeReportsWarning)
-                frame = client.fetch(report, on_error="collect")
+                compare = self._compare()
+                if compare is None:
+                    frame = client.fetch(report, on_error="collect")
+                else:
+                    frame = client.fetch(report, on_error="collect", compare=compare)
         except BaseException:
             self.progress.value, self.progress.bar_style = 1, "danger"  # full and red
             self._clear()  # no stale answer

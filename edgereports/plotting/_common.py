@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..query.timegrid import bucket_length, shown_range
-from ..schema import shape_of
+from ..schema import COMPARE_COLUMNS, shape_of
 
 __all__ = ["Scale", "TzLike", "unit_scale"]
 
@@ -241,7 +241,19 @@ def range_text(df: pd.DataFrame, tz: tzinfo) -> str:
         >>> range_text(df, timezone.utc)
         '1–7 Jul 2022 (UTC)'
     """
-    request = df.attrs.get("request")
+    return request_range_text(df.attrs.get("request"), tz)
+
+
+def request_range_text(request: object, tz: tzinfo) -> str:
+    """The range of a request (its dict) in ``tz``, its last bucket included, as chart titles
+    write it: ``1–7 Jul 2022 (UTC)`` for a DAY report of ``[1 Jul, 8 Jul)``.
+
+    Example:
+        >>> from datetime import timezone
+        >>> request_range_text({"start_date_time": "2022-07-01T00:00:00+00:00",
+        ...                     "end_date_time": "2022-07-08T00:00:00+00:00"}, timezone.utc)
+        '1–7 Jul 2022 (UTC)'
+    """
     if not isinstance(request, Mapping):
         return ""
     start, end = request.get("start_date_time"), request.get("end_date_time")
@@ -255,7 +267,21 @@ def range_text(df: pd.DataFrame, tz: tzinfo) -> str:
     grain = request.get("granularity")
     bucket = bucket_length(grain if isinstance(grain, str) else None)
     first, last, unit = shown_range(begin, finish, tz, bucket)
+    if first.utcoffset() != begin.astimezone(tz).utcoffset():  # whole UTC buckets, told so
+        return f"{_span(first, last, unit)} (UTC {unit}s)"
     return f"{_span(first, last, unit)} ({zone_name(tz)})"
+
+
+def compare_text(df: pd.DataFrame, tz: tzinfo) -> str:
+    """``vs 24–30 Jun 2022 (UTC), lighter`` for a frame compared with another period
+    that has values; else empty."""
+    facts = df.attrs.get("compare")
+    if "compare_value" not in df.columns or not isinstance(facts, Mapping):
+        return ""
+    if not bool(df["compare_value"].notna().any()):
+        return ""
+    other = request_range_text(facts.get("request"), tz)
+    return f"vs {other}, lighter" if other else ""
 
 
 def _span(first: datetime, last: datetime, unit: str) -> str:
@@ -278,7 +304,7 @@ def _moment(moment: datetime) -> str:
 
 def dimension_columns(df: pd.DataFrame, fixed: Iterable[str]) -> list[str]:
     """Return the dimension columns of a frame (those that are not fixed columns)."""
-    skip = set(fixed)
+    skip = {*fixed, *COMPARE_COLUMNS}
     return [str(c) for c in df.columns if c not in skip]
 
 

@@ -376,3 +376,34 @@ def test_output_paths_are_checked_before_any_request(
     err = capsys.readouterr().err
     assert err == f"edgereports: error: {message.format(tmp=tmp_path)}\n"
     assert env.request_count() == before
+
+
+def test_report_compare_writes_the_other_period_beside_each_row(
+    env: SandboxHandle, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = enterprise_args(env)[:-2]  # no window
+    out = tmp_path / "c.csv"
+    assert run_cli([*args, "--compare", "2022-05-01..2022-05-09", "--csv", str(out)]) == 0
+    written = pd.read_csv(out)
+    client = ReportingClient(env.api_key, env.reporting_url, progress=False)
+    # dates without an offset are UTC midnights: 8 UTC days, against the 9 this range overlaps
+    before = presets.time_usage_enterprise(
+        account_id=env.account_id, start="2022-05-01", end="2022-05-09"
+    )
+    other = client.fetch(before)
+    columns = ["compare_time_stamp", "compare_value", "change", "change_pct"]
+    assert list(written.columns[-4:]) == columns
+    assert len(written) == 9 and len(other) == 8
+    assert written["compare_value"][:8].tolist() == other["value"].tolist()
+    assert written[columns].iloc[8].isna().all()  # the ninth day has no counterpart
+    assert run_cli([*args, "--compare", "last_month"]) == 2
+    err = capsys.readouterr().err
+    assert "compare must be 'previous_period', 'previous_year' or a (start, end) pair" in err
+
+
+def test_parse_compare() -> None:
+    from edgereports.cli.report import parse_compare
+
+    assert parse_compare(None) is None
+    assert parse_compare("previous_year") == "previous_year"
+    assert parse_compare("2024-01-01 .. 2024-02-01") == ("2024-01-01", "2024-02-01")
