@@ -14,7 +14,7 @@ from urllib.parse import quote
 import orjson
 
 from .._dependencies import lazy_import
-from ..config import Settings
+from ..config import Settings, check_secret
 from ..errors import ConfigError, InputError
 from ..progress import open_progress
 from ..query import ServiceReport
@@ -41,7 +41,7 @@ def _required(value: object, name: str, env: str) -> str:
             f"{name} is empty; pass {name}= or set {env} and use "
             "ReportingServiceClient.from_settings(Settings.from_env())"
         )
-    return value.strip()
+    return check_secret(name, value)
 
 
 class ReportingServiceClient(UsesConnection):
