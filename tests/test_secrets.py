@@ -305,8 +305,9 @@ def figures() -> Iterator[None]:
     )
 
 
-#: The cases among the slowest of the suite (a whole CLI export whose windows fail).
-SLOW_CASES = {"CLI export, windows fail"}
+#: The cases among the slowest of the suite (a whole CLI export whose windows fail, a wait for
+#: a timeout).
+SLOW_CASES = {"CLI export, windows fail", "campaign list timeout"}
 
 
 @pytest.mark.parametrize(

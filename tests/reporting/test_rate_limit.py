@@ -98,6 +98,7 @@ def test_the_export_takes_the_budget_from_the_environment(
         assert client.rate_limit == 2.0
 
 
+@pytest.mark.slow
 def test_without_a_budget_a_limited_service_slows_the_pull_instead_of_failing_it(
     make_sandbox: SandboxFactory,
 ) -> None:
