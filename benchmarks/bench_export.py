@@ -321,6 +321,123 @@ def units(subscribers: int, days: int = 28) -> dict[str, tuple[float, float, flo
     return out
 
 
+def _moto(port: int) -> subprocess.Popen[bytes]:
+    """The request-counting S3 server (``s3_counting.py``) on ``port``, with one bucket."""
+    import socket
+    import urllib.request
+
+    server = subprocess.Popen(
+        [sys.executable, str(Path(__file__).with_name("s3_counting.py")), str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline or server.poll() is not None:
+                server.kill()
+                raise SystemExit("the counting S3 server did not start") from None
+            time.sleep(0.1)
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/bench", method="PUT")
+    urllib.request.urlopen(request, timeout=10).read()
+    return server
+
+
+def s3_units(count: int, subscribers: int = 3) -> list[tuple[float, dict[str, int]]]:
+    """``count`` one-day units of a DAY report, one after another, into one Delta table on an
+    S3-compatible server on loopback; per unit its wall time and the store's requests by kind.
+    """
+    import socket
+    import urllib.request
+
+    from edgereports.export import load_job, run_unit
+    from edgereports.reporting import ReportingClient
+    from edgereports.sandbox import serve
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    server = _moto(port)
+    settings = {
+        "AWS_ENDPOINT_URL": url,
+        "AWS_ACCESS_KEY_ID": "bench",
+        "AWS_SECRET_ACCESS_KEY": "bench-not-a-secret",
+        "AWS_REGION": "us-east-1",
+        "AWS_ALLOW_HTTP": "true",
+    }
+    saved = {k: os.environ.get(k) for k in settings}
+    os.environ.update(settings)
+
+    def counts() -> dict[str, int]:
+        with urllib.request.urlopen(f"{url}/_counts", timeout=10) as answer:
+            got: dict[str, int] = json.loads(answer.read())
+        return got
+
+    first = NOW.replace(hour=0) - timedelta(days=count)
+    out: list[tuple[float, dict[str, int]]] = []
+    try:
+        with serve(seed=0, clock=NOW) as sb, tempfile.TemporaryDirectory() as tmp:
+            msisdns = [s.msisdn for s in sb.network.sims_of(sb.account_id)][:subscribers]
+            listed = ", ".join(f'"{m}"' for m in msisdns)
+            path = Path(tmp) / "units.toml"
+            path.write_text(
+                f'output = "s3://bench/units"\nformat = "delta"\n[defaults]\n'
+                f'account_id = "{sb.account_id}"\n[[reports]]\nname = "usage"\n'
+                f'preset = "time_usage_subscriber"\nparams = {{ msisdn = [{listed}] }}\n'
+                f"start = {first.date().isoformat()}\n",
+                encoding="utf-8",
+            )
+            job = load_job(path)
+            with ReportingClient(sb.api_key, sb.reporting_url, progress=False) as client:
+                for i in range(count):
+                    before = counts()
+                    started = time.perf_counter()
+                    day = (first + timedelta(days=i)).date()
+                    summary = run_unit(job, "usage", day, client=client, now=NOW)
+                    seconds = time.perf_counter() - started
+                    after = counts()
+                    if not summary.ok:
+                        raise SystemExit(f"unit {day} failed: {summary}")
+                    out.append((seconds, {k: after[k] - before.get(k, 0) for k in after}))
+    finally:
+        server.terminate()
+        server.wait(10)
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    return out
+
+
+def print_s3_units(runs: list[tuple[float, dict[str, int]]]) -> None:
+    """Print unit time and store requests, the first ten units against the last ten."""
+    n = len(runs)
+    head, tail = runs[:10], runs[-10:]
+
+    def mean_seconds(part: list[tuple[float, dict[str, int]]]) -> float:
+        return sum(s for s, _ in part) / len(part)
+
+    def mean_requests(part: list[tuple[float, dict[str, int]]], kind: str | None = None) -> float:
+        return sum(sum(v for k, v in c.items() if kind in (None, k)) for _, c in part) / len(part)
+
+    print(
+        f"{n} one-day Delta units one after another on an S3-compatible server (moto, "
+        f"loopback), per unit, units 1-10 vs {n - 9}-{n}:"
+    )
+    t0, t1 = mean_seconds(head), mean_seconds(tail)
+    r0, r1 = mean_requests(head), mean_requests(tail)
+    g0, g1 = mean_requests(head, "GET log"), mean_requests(tail, "GET log")
+    print(f"  wall time      {t0:8.3f} s  {t1:8.3f} s  = {t1 / t0:.2f} x (target <= 1.3)")
+    print(f"  store requests {r0:8.1f}    {r1:8.1f}    = {r1 / r0:.2f} x (target <= 1.3)")
+    most = max(mean_requests([u]) for u in runs)
+    print(f"  of which log reads {g0:.1f} and {g1:.1f}; most in one unit {most:.0f}")
+
+
 def main() -> None:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])

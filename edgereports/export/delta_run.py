@@ -7,26 +7,29 @@ fetched concurrently and each is committed as it arrives, one commit at a time i
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from .._version import __version__
 from ..errors import EdgeReportsError, redact
 from ..progress import open_progress
 from .client import Fetcher, make_client, window_weight
 from .delta import (
-    check_definition,
-    create_table,
-    is_delta,
+    held_values,
+    open_table,
+    record_values,
     remove_outside,
     table_errors,
     table_watermark,
     write_days,
 )
+from .fanout import Churn, Values, backfill_windows, churn, fanout_values
 from .job import Job
 from .plan import ExportWindow, RunScope
 from .reports import ReportJob
@@ -39,22 +42,67 @@ DELTA_CHECKPOINTS = ("before-commit", "after-commit")
 
 
 @dataclass
+class _Reach:
+    """How far a report's table holds contiguous data from its start, as this run knows it
+    (the watermark read before, extended by the windows this process committed)."""
+
+    base: datetime
+    done: list[ExportWindow]
+
+    @property
+    def mark(self) -> datetime:
+        """The contiguous end: the base, extended over the windows written."""
+        mark, moved = self.base, True
+        while moved:
+            moved = False
+            for w in self.done:
+                if w.start <= mark < w.end:
+                    mark, moved = w.end, True
+        return mark
+
+    def extend(self, window: ExportWindow) -> datetime | None:
+        """Count ``window`` in; the new contiguous end if it moved, else ``None``."""
+        before = self.mark
+        self.done.append(window)
+        after = self.mark
+        return after if after > before else None
+
+    def retract(self, window: ExportWindow) -> None:
+        """Count ``window`` out again (its commit failed)."""
+        self.done.remove(window)
+
+
+@dataclass
 class _Task:
     report: ReportJob
     location: str
     result: ReportResult
     window: ExportWindow
-    options: dict[str, str]
+    table: Any
     secrets: list[str]
+    reach: _Reach | None  # None: a backfill of added values (the watermark is not its)
+    values: Values | None  # write only the rows of these fan-out values
+
+
+@dataclass
+class _Table:
+    report: ReportJob
+    location: str
+    table: Any
+    result: ReportResult
+    change: Churn
 
 
 def run_delta(job: Job, reports: list[ReportJob], scope: RunScope) -> ExportSummary:
     """Run a job (or units of it) into Delta tables: the engine of ``run_export`` for Delta.
 
-    Each report's table is created first; the watermark comes from the table; each window is
-    fetched (``max_workers`` at once) and committed as it arrives, one commit at a time in this
-    process (other processes commit beside it). A full refresh that wrote every window then
-    removes the days outside its range (the table holds exactly the refreshed range).
+    Each report's table is opened once (created first when missing) and its state read from
+    that snapshot: identity, fan-out values held, watermark. Each window is fetched
+    (``max_workers`` at once) and committed as it arrives, one commit at a time in this
+    process (other processes commit beside it). Values the job added since the table was
+    written are backfilled alone from the report's start; the rows of values it removed stay.
+    A full refresh that wrote every window then removes the days outside its range (the table
+    holds exactly the refreshed range).
     """
     dry_run, full_refresh, client = scope.dry_run, scope.full_refresh, scope.client
     started = time.monotonic()
@@ -62,41 +110,66 @@ def run_delta(job: Job, reports: list[ReportJob], scope: RunScope) -> ExportSumm
     secrets = job.storage.secrets()
     summary = ExportSummary(job=job.name, output=job.uri or job.output, dry_run=dry_run)
     tasks: list[_Task] = []
+    tables: list[_Table] = []
     for r in reports:
         location = job.location(r.name)
         with table_errors(location, secrets):
-            if dry_run:
-                if is_delta(location, options):
-                    check_definition(location, r, options)
-            else:
-                create_table(location, r, options)  # before any unit of it writes
-            mark = table_watermark(location, r, options)
+            # created before any unit of it writes
+            table = open_table(location, r, options, create=not dry_run)
+            mark = table_watermark(table, r)
+            held = held_values(table) if table is not None else None
+        change = churn(r, held)
         plan = scope.plan(r, mark)
+        narrowed, backfill = r, tuple[ExportWindow, ...]()
+        if change.added and mark is not None and scope.unit is None and not full_refresh:
+            narrowed, backfill = backfill_windows(r, change.added, plan.begin, scope.now)
+            added = sum(len(v) for v in change.added.values())
+            plan = dataclasses.replace(plan, backfill=backfill, added=added)
         result = ReportResult(name=r.name, plan=plan, watermark_after=mark)
         summary.reports.append(result)
-        tasks += [_Task(r, location, result, w, options, secrets) for w in plan.windows]
+        tables.append(_Table(r, location, table, result, change))
+        keep = fanout_values(r) if change.keeps_others and not full_refresh else None
+        reach = _Reach(mark or r.start, [])
+        tasks += [_Task(r, location, result, w, table, secrets, reach, keep) for w in plan.windows]
+        tasks += [
+            _Task(narrowed, location, result, w, table, secrets, None, change.added)
+            for w in backfill
+        ]
     if tasks and not dry_run:
         if client is not None:
             _run_tasks(tasks, client, job.max_workers, scope.progress, scope.checkpoint)
         else:
             with make_client(job) as own:
                 _run_tasks(tasks, own, job.max_workers, scope.progress, scope.checkpoint)
-        for result, r in zip(summary.reports, reports, strict=True):
-            location = job.location(r.name)
-            if full_refresh and result.ok and result.plan.windows:
-                _remove_outside(location, r, result, options, secrets)
-            with table_errors(location, secrets):
-                result.watermark_after = table_watermark(location, r, options)
+    if dry_run:
+        summary.seconds = time.monotonic() - started
+        return summary
+    for t in tables:
+        result = t.result
+        if full_refresh and result.ok and result.plan.windows:
+            _remove_outside(t, options, secrets)
+        with table_errors(t.location, secrets):
+            changed = t.change.added or (full_refresh and t.change.removed)
+            if result.ok and changed and scope.unit is None:
+                record_values(t.table, t.report, _held_after(t, full_refresh))
+            t.table.update_incremental()
+            result.watermark_after = table_watermark(t.table, t.report)
     summary.seconds = time.monotonic() - started
     return summary
 
 
-def _remove_outside(
-    location: str, r: ReportJob, result: ReportResult, options: dict[str, str], secrets: list[str]
-) -> None:
+def _held_after(t: _Table, full_refresh: bool) -> Values:
+    """The values the table holds whole once this run's windows are all written."""
+    if full_refresh:
+        return fanout_values(t.report)
+    return t.change.after_backfill()
+
+
+def _remove_outside(t: _Table, options: dict[str, str], secrets: list[str]) -> None:
     """After a full refresh: remove the days outside its range (a failure is listed)."""
     import deltalake
 
+    r, result = t.report, t.result
     plan = result.plan
     metadata = {
         "report": r.name,
@@ -104,9 +177,7 @@ def _remove_outside(
         "written_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     try:
-        result.removed += remove_outside(
-            location, r, plan.begin, plan.end, metadata=metadata, storage_options=options
-        )
+        result.removed += remove_outside(t.table, r, plan.begin, plan.end, metadata=metadata)
     except (OSError, ValueError, deltalake.exceptions.DeltaError) as exc:
         window = ExportWindow(plan.begin, plan.end)
         text = redact(str(exc), secrets)
@@ -174,15 +245,19 @@ def _unit(
             if checkpoint is not None:
                 checkpoint("before-commit")
             wrote = write_days(
-                task.location,
+                task.table,
                 frame,
                 r,
                 window.start,
                 window.end,
                 metadata=metadata,
-                storage_options=task.options,
+                contiguous=None if task.reach is None else task.reach.extend(window),
+                values=task.values,
+                record_days=task.reach is not None,
             )
         except (OSError, ValueError, deltalake.exceptions.DeltaError) as exc:
+            if task.reach is not None and window in task.reach.done:
+                task.reach.retract(window)
             _failed(task, exc)
             return
         finally:

@@ -80,9 +80,26 @@ class ReportPlan:
     end: datetime
     reason: str
     repair: tuple[date, ...] = ()
+    backfill: tuple[ExportWindow, ...] = ()
+    added: int = 0
+
+    @property
+    def count(self) -> int:
+        """The windows of the run: its own and those of the backfill."""
+        return len(self.windows) + len(self.backfill)
 
     def lines(self) -> list[str]:
         """The plan as text, one line per window (what ``--dry-run`` prints)."""
+        out = self._own_lines()
+        if self.backfill:
+            out.append(
+                f"  and a backfill of {self.added} added fan-out value(s) from "
+                f"{_stamp(self.backfill[0].start)}: {len(self.backfill)} window(s)"
+            )
+            out += [f"  {w}  ({len(w.days())} day(s), added values only)" for w in self.backfill]
+        return out
+
+    def _own_lines(self) -> list[str]:
         since = "none" if self.watermark is None else _stamp(self.watermark)
         head = (
             f"{self.name}: {self.reason}, watermark {since}, {len(self.windows)} window(s) "

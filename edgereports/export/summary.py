@@ -118,7 +118,7 @@ class ExportSummary:
     @property
     def windows(self) -> int:
         """Windows planned in all."""
-        return sum(len(r.plan.windows) for r in self.reports)
+        return sum(r.plan.count for r in self.reports)
 
     def plan_text(self) -> str:
         """The plan, one line per window (what ``--dry-run`` prints)."""
@@ -138,7 +138,7 @@ class ExportSummary:
             f"{'bytes':>9}  watermark"
         )
         for r in self.reports:
-            windows = f"{r.windows_written}/{len(r.plan.windows)}"
+            windows = f"{r.windows_written}/{r.plan.count}"
             mark = _stamp(r.watermark_after)
             lines.append(
                 f"{r.name:<{width}}  {windows:>9}  {r.rows:>10,}  {r.files:>6}  "
