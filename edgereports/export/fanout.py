@@ -23,7 +23,11 @@ __all__ = [
     "Churn",
     "Values",
     "backfill_windows",
-    "churn", "fanout_values", "split_definition", "with_values"]
+    "churn",
+    "fanout_values",
+    "split_definition",
+    "with_values",
+]
 
 #: Fan-out values by dimension.
 Values = dict[str, tuple[str, ...]]

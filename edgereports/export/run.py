@@ -10,6 +10,7 @@ next run retries from the first failure.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -22,9 +23,10 @@ from typing import TYPE_CHECKING
 from .._version import __version__
 from ..errors import AuthError, EdgeReportsError, redact
 from ..progress import Progress, open_progress
-from .checks import check_until, damaged_days, report_state
+from .checks import HELD_KEY, check_until, damaged_days, held_values, report_state
 from .client import Fetcher, make_client, window_weight
 from .delta_run import run_delta
+from .fanout import Churn, Values, backfill_windows, churn, fanout_values
 from .job import Job, load_job
 from .lock import ExportLock
 from .plan import (
@@ -66,6 +68,12 @@ class _Progress:
     state: ReportState
     result: ReportResult
     done: set[int] = field(default_factory=set)
+    #: the fan-out values the state records as held whole
+    held: Values = field(default_factory=dict)
+    #: write only the rows of these fan-out values (the others' rows stay)
+    values: Values | None = None
+    #: a backfill of added values: its windows do not move the watermark
+    backfill: _Progress | None = None
 
 
 def run_export(
@@ -159,12 +167,19 @@ def _run_parquet(spec: Job, chosen: list[ReportJob], scope: RunScope) -> ExportS
     dirs = {r.name: spec.output / r.name for r in chosen}
     summary = ExportSummary(job=spec.name, output=spec.output, dry_run=scope.dry_run)
 
-    def plan(r: ReportJob) -> tuple[ReportState, ReportPlan]:
+    def plan(r: ReportJob) -> tuple[ReportState, ReportPlan, Churn, ReportJob]:
         state = report_state(spec, r, dirs[r.name], now=scope.now, full_refresh=scope.full_refresh)
         # a unit gets exactly its days; a run re-fetches the damaged days too
         unit = scope.unit is not None
         damaged = () if scope.full_refresh or unit else damaged_days(dirs[r.name])
-        return state, scope.plan(r, state.watermark, damaged)
+        planned = scope.plan(r, state.watermark, damaged)
+        change = churn(r, held_values(state))
+        narrowed = r
+        if change.added and state.watermark is not None and not unit and not scope.full_refresh:
+            narrowed, windows = backfill_windows(r, change.added, planned.begin, scope.now)
+            added = sum(len(v) for v in change.added.values())
+            planned = dataclasses.replace(planned, backfill=windows, added=added)
+        return state, planned, change, narrowed
 
     if scope.dry_run:
         for r in chosen:
@@ -177,10 +192,23 @@ def _run_parquet(spec: Job, chosen: list[ReportJob], scope: RunScope) -> ExportS
     with ExportLock(dirs.values(), job=str(spec.source or spec.name)):
         runs: list[_Progress] = []
         for r in chosen:
-            state, plan_ = plan(r)
+            state, plan_, change, narrowed = plan(r)
             sweep_temporaries(dirs[r.name])
             result = ReportResult(name=r.name, plan=plan_, watermark_after=state.watermark)
-            runs.append(_Progress(r, plan_, dirs[r.name], state, result))
+            main = _Progress(r, plan_, dirs[r.name], state, result)
+            if scope.full_refresh:
+                main.held = fanout_values(r)
+            else:
+                main.held = change.held
+                main.values = fanout_values(r) if change.keeps_others else None
+            runs.append(main)
+            if plan_.backfill:
+                own = dataclasses.replace(
+                    plan_, windows=plan_.backfill, backfill=(), reason="backfill"
+                )
+                back = _Progress(narrowed, own, dirs[r.name], state, result, values=change.added)
+                main.backfill = back
+                runs.append(back)
             summary.reports.append(result)
         if any(p.plan.windows for p in runs):
             _run_all(runs, client, spec.max_workers, scope)
@@ -242,6 +270,9 @@ def _run_all(runs: list[_Progress], client: Fetcher, workers: int, scope: RunSco
         finally:
             for bar in bars.values():
                 bar.close()
+    for p in runs:
+        if p.backfill is not None and len(p.backfill.done) == len(p.backfill.plan.windows):
+            _record_backfill(p)
     if full_refresh:
         for p in runs:
             if p.result.ok and p.plan.windows:
@@ -289,6 +320,7 @@ def _write(
             metadata=metadata,
             checkpoint=checkpoint,
             stamps_at_end=p.report.report.stamps_at_end,
+            values=p.values,
         )
     except (OSError, ValueError) as exc:
         p.result.write_seconds += time.monotonic() - started
@@ -302,13 +334,10 @@ def _write(
     r.removed += wrote.removed
     r.bytes_written += wrote.bytes
     p.done.add(index)
+    if p.plan.reason == "backfill":
+        return  # the watermark is the main windows'; the values are recorded when all are in
     if wrote.dimensions or not p.state.columns:
-        p.state = ReportState(
-            watermark=p.state.watermark,
-            definition=p.state.definition,
-            shape=p.report.shape,
-            columns=wrote.dimensions,
-        )
+        p.state = dataclasses.replace(p.state, shape=p.report.shape, columns=wrote.dimensions)
     if checkpoint is not None:
         checkpoint("after-move-before-state")
     try:
@@ -331,18 +360,45 @@ def _advance(p: _Progress) -> None:
     mark: datetime | None = end if full or old is None else max(old, end)
     if p.plan.reason == UNIT and p.plan.begin > (old or p.report.start):
         mark = old  # a unit past a gap: the days between are not written
-    if mark == old and p.state.definition is not None:
+    recorded = p.state.extra.get(HELD_KEY)
+    if mark == old and p.state.definition is not None and recorded == _listed(p.held):
         return
+    _save(p, mark)
+
+
+def _save(p: _Progress, mark: datetime | None) -> None:
+    """Save the state: the watermark ``mark`` and the values held (OSError: the old stays)."""
     state = ReportState(
         watermark=mark,
         definition=p.report.definition(),
         shape=p.report.shape,
         columns=p.state.columns,
         updated_at=datetime.now(UTC),
+        extra={**p.state.extra, HELD_KEY: _listed(p.held)},
     )
     save_state(p.report_dir, state)  # OSError: the old state stays, on disk and here
     p.state = state
     p.result.watermark_after = mark
+
+
+def _listed(values: Values) -> dict[str, list[str]]:
+    return {d: list(v) for d, v in values.items()}
+
+
+def _record_backfill(p: _Progress) -> None:
+    """Every window of the backfill is written: the added values are held whole now."""
+    assert p.backfill is not None
+    held = dict(p.held)
+    for dim, vals in (p.backfill.values or {}).items():
+        held[dim] = (*held.get(dim, ()), *(v for v in vals if v not in held.get(dim, ())))
+    p.held = held
+    try:
+        _save(p, p.state.watermark)
+    except OSError as exc:  # the next run backfills them again
+        window = p.backfill.plan.windows[-1]
+        p.result.failures.append(
+            WindowFailure(p.report.name, window, type(exc).__name__, redact(str(exc)), exc)
+        )
 
 
 def _fail(p: _Progress, index: int, error: BaseException | None, *, skipped: bool = False) -> None:

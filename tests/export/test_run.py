@@ -17,7 +17,7 @@ import pyarrow.dataset as ds
 import pytest
 
 from edgereports.errors import ConfigError, ExportLocked
-from edgereports.export import read_export, run_export
+from edgereports.export import load_job, read_export, run_export
 from edgereports.export.lock import LOCK_FILE
 from edgereports.export.state import load_state
 from edgereports.sandbox import serve
@@ -173,11 +173,14 @@ def test_a_changed_report_asks_for_a_full_refresh(tmp_path: Path, sb: Any) -> No
     job = write_job(tmp_path, sb, subscribers=2)
     client = client_for(sb)
     assert run_export(job, client=client, only=["usage"], now=NOW).ok
-    changed = write_job(tmp_path, sb, subscribers=3)
+    path = tmp_path / "job.toml"  # the same name, another metric: another report
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("time_usage_subscriber", "byte_usage_subscriber", 1))
+    changed = load_job(path)
     with pytest.raises(ConfigError, match=r"'usage' asks for other data .* --full-refresh"):
         run_export(changed, client=client, only="usage", now=NOW)
     assert run_export(changed, client=client, only="usage", now=NOW, full_refresh=True).ok
-    assert read_export(changed.output, "usage").msisdn.nunique() == 3
+    assert set(read_export(changed.output, "usage").metric) == {"uplink_bytes", "downlink_bytes"}
 
 
 def test_full_refresh_drops_days_outside_the_new_range(tmp_path: Path, sb: Any) -> None:
