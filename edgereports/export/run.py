@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,7 +28,7 @@ from .client import Fetcher, make_client, window_weight
 from .delta_run import run_delta
 from .fanout import Churn, Values, backfill_windows, churn, fanout_values
 from .job import Job, load_job
-from .lock import ExportLock
+from .lock import ExportLock, state_lock
 from .plan import (
     UNIT,
     ExportWindow,
@@ -39,7 +39,7 @@ from .plan import (
     unit_start,
 )
 from .reports import ReportJob
-from .state import ReportState, save_state
+from .state import ReportState, load_state, save_state
 from .summary import ExportSummary, ReportResult, WindowFailure
 from .writer import partitions, remove_partition, sweep_temporaries, write_window
 
@@ -187,13 +187,17 @@ def _run_parquet(spec: Job, chosen: list[ReportJob], scope: RunScope) -> ExportS
         return summary
     client = scope.client
     assert client is not None
+    days: dict[Path, list[date]] | None = None
     for r in chosen:  # every state is checked before the lock is taken or a file written
-        plan(r)
-    with ExportLock(dirs.values(), job=str(spec.source or spec.name)):
+        planned = plan(r)[1]
+        if scope.unit is not None:  # a unit locks its days: units of other days run beside it
+            days = days or {}
+            days[dirs[r.name]] = [d for w in planned.windows for d in w.days()]
+    with ExportLock(dirs.values(), job=str(spec.source or spec.name), days=days):
         runs: list[_Progress] = []
         for r in chosen:
             state, plan_, change, narrowed = plan(r)
-            sweep_temporaries(dirs[r.name])
+            sweep_temporaries(dirs[r.name], None if days is None else days[dirs[r.name]])
             result = ReportResult(name=r.name, plan=plan_, watermark_after=state.watermark)
             main = _Progress(r, plan_, dirs[r.name], state, result)
             if scope.full_refresh:
@@ -355,15 +359,18 @@ def _advance(p: _Progress) -> None:
     if prefix == 0:
         return
     end = p.plan.windows[prefix - 1].end
-    old = p.state.watermark
-    full = p.plan.reason == "full refresh"
-    mark: datetime | None = end if full or old is None else max(old, end)
-    if p.plan.reason == UNIT and p.plan.begin > (old or p.report.start):
-        mark = old  # a unit past a gap: the days between are not written
-    recorded = p.state.extra.get(HELD_KEY)
-    if mark == old and p.state.definition is not None and recorded == _listed(p.held):
-        return
-    _save(p, mark)
+    with state_lock(p.report_dir):  # units of other days may save theirs at the same time
+        if p.plan.reason == UNIT:
+            p.state = dataclasses.replace(p.state, watermark=load_state(p.report_dir).watermark)
+        old = p.state.watermark
+        full = p.plan.reason == "full refresh"
+        mark: datetime | None = end if full or old is None else max(old, end)
+        if p.plan.reason == UNIT and p.plan.begin > (old or p.report.start):
+            mark = old  # a unit past a gap: the days between are not written
+        recorded = p.state.extra.get(HELD_KEY)
+        if mark == old and p.state.definition is not None and recorded == _listed(p.held):
+            return
+        _save(p, mark)
 
 
 def _save(p: _Progress, mark: datetime | None) -> None:

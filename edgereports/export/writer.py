@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -98,12 +98,17 @@ def remove_partition(report_dir: Path, day: date) -> bool:
     return existed
 
 
-def sweep_temporaries(report_dir: Path) -> int:
-    """Delete temporary files a killed run left behind (call only while holding the lock)."""
+def sweep_temporaries(report_dir: Path, days: Iterable[date] | None = None) -> int:
+    """Delete temporary files a killed run left behind (call only while holding the lock):
+    all of the report's, or only those of ``days`` (a unit holds only its days' locks)."""
     count = 0
     if not report_dir.is_dir():
         return 0
-    for pattern in (".*.tmp", "day=*/.*.tmp"):
+    if days is None:
+        patterns = [".*.tmp", "day=*/.*.tmp"]
+    else:
+        patterns = [f"day={d.isoformat()}/.*.tmp" for d in days]
+    for pattern in patterns:
         for path in report_dir.glob(pattern):
             path.unlink(missing_ok=True)
             count += 1

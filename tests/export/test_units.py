@@ -219,3 +219,73 @@ def test_a_store_error_while_opening_a_table_is_redacted_and_stays_an_os_error()
         raise OSError(f"Generic S3 error: signing with {secret} failed\n   0: <unknown>")
     assert str(caught.value) == "Generic S3 error: signing with *** failed"
     assert caught.value.__cause__ is None and caught.value.__suppress_context__
+
+
+def test_three_disjoint_parquet_units_run_at_once_and_an_overlapping_one_names_the_holder(
+    tmp_path: Path,
+) -> None:
+    from edgereports.errors import ExportLocked
+    from edgereports.export.lock import ExportLock
+    from edgereports.sandbox import FaultConfig
+
+    # every request waits 0.3 s, so the three processes' units overlap in time
+    with serve(seed=0, devices=8, clock=NOW, faults=FaultConfig(latency=0.3)) as slow:
+        job = write_job(tmp_path, slow, subscribers=2)
+        report_dir = job.output / "usage"
+        assert job.source is not None
+        # this process holds a unit's lock on 2024-03-08 (as a running unit would)
+        held = ExportLock([report_dir], job="held", days={report_dir: [date(2024, 3, 8)]})
+        with held:
+            spans = [("2024-02-26", "2024-02-29"), ("2024-02-29", "2024-03-03")]
+            spans.append(("2024-03-03", "2024-03-08"))
+            procs = [
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "edgereports.cli",
+                        "export",
+                        str(job.source),
+                        "--only",
+                        "usage",
+                        "--from",
+                        a,
+                        "--until",
+                        b,
+                        "--no-progress",
+                    ],
+                    env={
+                        **os.environ,
+                        "EDGEREPORTS_REPORTING_URL": slow.reporting_url,
+                        "EDGEREPORTS_API_KEY": slow.api_key,
+                    },
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+                for a, b in spans
+            ]
+            outputs = [p.communicate(timeout=120) for p in procs]
+            assert [p.returncode for p in procs] == [0, 0, 0], outputs
+            overlapping = run_cli(
+                job.source,
+                "--only",
+                "usage",
+                "--from",
+                "2024-03-07",
+                "--until",
+                "2024-03-09",
+                sb=slow,
+            )
+            assert overlapping.returncode != 0
+            assert "Traceback" not in overlapping.stderr
+            assert f"pid {os.getpid()}" in overlapping.stderr and "job held" in overlapping.stderr
+            with pytest.raises(ExportLocked, match=r"export units \(--from/--until\)"):
+                run_export(job, only="usage", client=client_for(slow), now=NOW)
+        # the units wrote their days, and the watermark went over all three (no gap)
+        state = load_state(report_dir)
+        assert state.watermark == datetime(2024, 3, 8, tzinfo=UTC)
+        report = job.report("usage")
+        got = canonical(read_export(job.output, "usage"), "time_stamp")
+        end = datetime(2024, 3, 8, tzinfo=UTC)
+        pd.testing.assert_frame_equal(got, whole_fetch(client_for(slow), report, report.start, end))
