@@ -29,7 +29,15 @@ from .delta import (
     table_watermark,
     write_days,
 )
-from .fanout import Churn, Values, backfill_windows, churn, fanout_values
+from .fanout import (
+    Churn,
+    Values,
+    backfill_windows,
+    churn,
+    fanout_values,
+    shard_values,
+    window_report,
+)
 from .job import Job
 from .plan import ExportWindow, RunScope
 from .reports import ReportJob
@@ -44,32 +52,36 @@ DELTA_CHECKPOINTS = ("before-commit", "after-commit")
 @dataclass
 class _Reach:
     """How far a report's table holds contiguous data from its start, as this run knows it
-    (the watermark read before, extended by the windows this process committed)."""
+    (the watermark read before, extended by the ranges this process wrote whole: every
+    shard of a sharded range)."""
 
     base: datetime
-    done: list[ExportWindow]
+    done: dict[tuple[datetime, datetime], int] = dataclasses.field(default_factory=dict)
 
     @property
     def mark(self) -> datetime:
-        """The contiguous end: the base, extended over the windows written."""
+        """The contiguous end: the base, extended over the ranges written whole."""
         mark, moved = self.base, True
         while moved:
             moved = False
-            for w in self.done:
-                if w.start <= mark < w.end:
-                    mark, moved = w.end, True
+            for (start, end), left in self.done.items():
+                if left == 0 and start <= mark < end:
+                    mark, moved = end, True
         return mark
 
-    def extend(self, window: ExportWindow) -> datetime | None:
-        """Count ``window`` in; the new contiguous end if it moved, else ``None``."""
+    def extend(self, window: ExportWindow) -> tuple[bool, datetime | None]:
+        """Count ``window`` in: whether its range is whole now, and the new contiguous end
+        if it moved (else ``None``)."""
         before = self.mark
-        self.done.append(window)
+        key = (window.start, window.end)
+        self.done[key] = self.done.get(key, window.shards) - 1
         after = self.mark
-        return after if after > before else None
+        return self.done[key] == 0, after if after > before else None
 
     def retract(self, window: ExportWindow) -> None:
         """Count ``window`` out again (its commit failed)."""
-        self.done.remove(window)
+        key = (window.start, window.end)
+        self.done[key] = self.done.get(key, 0) + 1
 
 
 @dataclass
@@ -129,7 +141,7 @@ def run_delta(job: Job, reports: list[ReportJob], scope: RunScope) -> ExportSumm
         summary.reports.append(result)
         tables.append(_Table(r, location, table, result, change))
         keep = fanout_values(r) if change.keeps_others and not full_refresh else None
-        reach = _Reach(mark or r.start, [])
+        reach = _Reach(mark or r.start)
         tasks += [_Task(r, location, result, w, table, secrets, reach, keep) for w in plan.windows]
         tasks += [
             _Task(narrowed, location, result, w, table, secrets, None, change.added)
@@ -218,10 +230,11 @@ def _unit(
     import deltalake
 
     r, window, result = task.report, task.window, task.result
+    sent = window_report(r, window)  # a shard's values only
     started = time.monotonic()
     try:
         frame = client.fetch(
-            r.for_window(window.start, window.end), window=timedelta(days=r.window_days)
+            sent.for_window(window.start, window.end), window=timedelta(days=sent.window_days)
         )
     except EdgeReportsError as exc:
         with commit:
@@ -231,7 +244,7 @@ def _unit(
     fetched = time.monotonic() - started
     metadata = {
         "report": r.name,
-        "request": r.for_window(window.start, window.end).to_request(),
+        "request": sent.for_window(window.start, window.end).to_request(),
         "window": [window.start.isoformat(), window.end.isoformat()],
         "written_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "toolkit_version": __version__,
@@ -241,9 +254,12 @@ def _unit(
         size = int(frame.memory_usage(deep=True).sum())
         result.largest_frame_bytes = max(result.largest_frame_bytes, size)
         started = time.monotonic()
+        counted = False
         try:
             if checkpoint is not None:
                 checkpoint("before-commit")
+            whole, contiguous = (False, None) if task.reach is None else task.reach.extend(window)
+            counted = task.reach is not None
             wrote = write_days(
                 task.table,
                 frame,
@@ -251,12 +267,12 @@ def _unit(
                 window.start,
                 window.end,
                 metadata=metadata,
-                contiguous=None if task.reach is None else task.reach.extend(window),
-                values=task.values,
-                record_days=task.reach is not None,
+                contiguous=contiguous,
+                values=shard_values(r, window) or task.values,
+                record_days=whole,  # the last shard of a range records its days
             )
         except (OSError, ValueError, deltalake.exceptions.DeltaError) as exc:
-            if task.reach is not None and window in task.reach.done:
+            if counted and task.reach is not None:  # the range is not whole after all
                 task.reach.retract(window)
             _failed(task, exc)
             return

@@ -25,7 +25,9 @@ __all__ = [
     "backfill_windows",
     "churn",
     "fanout_values",
+    "shard_values",
     "split_definition",
+    "window_report",
     "with_values",
 ]
 
@@ -144,3 +146,21 @@ def backfill_windows(
     narrowed = with_values(report, added)
     plan = plan_export(narrowed, None, now=now, until=begin)
     return narrowed, plan.windows
+
+
+def shard_values(report: ReportJob, window: ExportWindow) -> Values | None:
+    """The fan-out values the window's shard holds (``None`` for an unsharded window): a
+    contiguous slice of the values of the dimension with the most of them."""
+    if window.shards <= 1:
+        return None
+    values = fanout_values(report)
+    dim = max(values, key=lambda d: len(values[d]))
+    vals = values[dim]
+    size = -(-len(vals) // window.shards)
+    return {dim: vals[window.shard * size : (window.shard + 1) * size]}
+
+
+def window_report(report: ReportJob, window: ExportWindow) -> ReportJob:
+    """The report a window fetches: narrowed to its shard's values when it has a shard."""
+    values = shard_values(report, window)
+    return report if values is None else with_values(report, values)

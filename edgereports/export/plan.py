@@ -17,7 +17,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
-from .reports import ReportJob
+from .reports import MAX_WINDOW_DAYS, ReportJob
 
 if TYPE_CHECKING:
     from .client import Fetcher
@@ -43,10 +43,16 @@ _DAY = timedelta(days=1)
 
 @dataclass(frozen=True, order=True)
 class ExportWindow:
-    """A fetch window ``[start, end)`` in UTC; ``start`` is a UTC midnight."""
+    """A fetch window ``[start, end)`` in UTC; ``start`` is a UTC midnight.
+
+    A window of a sharded plan fetches shard ``shard`` of ``shards`` of the report's fan-out
+    values (its days are complete once every shard of the same range is written).
+    """
 
     start: datetime
     end: datetime
+    shard: int = 0
+    shards: int = 1
 
     def days(self) -> list[date]:
         """The UTC days whose partitions this window writes (the last may be partial)."""
@@ -58,7 +64,8 @@ class ExportWindow:
         return out
 
     def __str__(self) -> str:
-        return f"{_stamp(self.start)} → {_stamp(self.end)}"
+        text = f"{_stamp(self.start)} → {_stamp(self.end)}"
+        return text if self.shards == 1 else f"{text} shard {self.shard + 1}/{self.shards}"
 
 
 @dataclass(frozen=True)
@@ -181,16 +188,44 @@ def plan_export(
     step = timedelta(days=report.window_days)
     repair = tuple(sorted(d for d in set(damaged) if _midnight(d) < begin))
     windows = _repair_windows(repair, step)
-    cursor = begin
-    while cursor < end:
-        nxt = min(cursor + step, end)
-        windows.append(ExportWindow(cursor, nxt))
-        cursor = nxt
+    windows += _sharded(report, begin, end) or _cut(begin, end, step)
     if not windows and reason == "incremental":
         reason = "up to date"
     return ReportPlan(
         report.name, tuple(windows), watermark, begin, max(begin, end), reason, repair
     )
+
+
+def _cut(begin: datetime, end: datetime, step: timedelta) -> list[ExportWindow]:
+    windows, cursor = [], begin
+    while cursor < end:
+        nxt = min(cursor + step, end)
+        windows.append(ExportWindow(cursor, nxt))
+        cursor = nxt
+    return windows
+
+
+def _sharded(report: ReportJob, begin: datetime, end: datetime) -> list[ExportWindow]:
+    """Windows of :data:`MAX_WINDOW_DAYS` over shards of the fan-out values, range by range,
+    when they send fewer requests than the report's own windows (else none).
+
+    One request per value and window either way: ``values x ranges`` requests.
+    """
+    if not report.shard_size or end <= begin:
+        return []
+    plain = _cut(begin, end, timedelta(days=report.window_days))
+    ranges = _cut(begin, end, timedelta(days=MAX_WINDOW_DAYS))
+    if len(ranges) >= len(plain):
+        return []
+    shards = -(-fanout_count(report) // report.shard_size)
+    return [ExportWindow(w.start, w.end, k, shards) for w in ranges for k in range(shards)]
+
+
+def fanout_count(report: ReportJob) -> int:
+    """The number of fan-out branches of ``report`` (values, not metric groups)."""
+    from ..reporting.plan import branches, metric_groups
+
+    return len(branches(report.report)) // max(1, len(metric_groups(report.report)))
 
 
 def _midnight(day: date) -> datetime:

@@ -51,6 +51,7 @@ _REPORT_KEYS = (
     "start",
     "lookback",
     "window_days",
+    "shard_size",
     "api_version",
 )
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -70,6 +71,9 @@ class ReportJob:
         start: the first UTC midnight to export.
         lookback: how far before the watermark each run re-fetches (rounded out to whole days).
         window_days: UTC days per fetch window.
+        shard_size: fan-out values per shard when a long range is fetched in shards (each
+            shard's windows as long as a request may be); 0: never sharded (the job set
+            ``window_days``, or the values are few enough for long windows anyway).
     """
 
     name: str
@@ -78,6 +82,7 @@ class ReportJob:
     start: datetime
     lookback: timedelta
     window_days: int
+    shard_size: int = 0
 
     @property
     def shape(self) -> str:
@@ -187,10 +192,14 @@ def parse_report(
     lookback = parse_lookback(
         merged.get("lookback", DEFAULT_LOOKBACK.days), f"{label}: key lookback"
     )
+    shard_size = 0
     if "window_days" in merged:
         window_days = positive_int(merged["window_days"], label, "window_days")
     else:
         window_days = default_window_days(report)
+        shard_size = default_shard_size(report)
+    if "shard_size" in item:
+        shard_size = positive_int(item["shard_size"], label, "shard_size")
     return ReportJob(
         name=raw_name,
         report=report,
@@ -198,6 +207,7 @@ def parse_report(
         start=start,
         lookback=lookback,
         window_days=window_days,
+        shard_size=shard_size,
     )
 
 
@@ -222,6 +232,25 @@ def default_window_days(report: Report) -> int:
     buckets = 24 if report.grain == "HOUR" else 1
     per_day = len(branches(report)) * buckets * max(1, len(report.metrics))
     return max(1, min(MAX_WINDOW_DAYS, WINDOW_ROWS // per_day))
+
+
+def default_shard_size(report: Report) -> int:
+    """The fan-out values per shard that let one window span :data:`MAX_WINDOW_DAYS` within
+    :data:`WINDOW_ROWS` rows; 0 when the report's values fit in such windows unsharded.
+
+    Example:
+        >>> from edgereports import presets
+        >>> r = presets.byte_usage_subscriber(account_id="A", msisdn=[str(n) for n in range(
+        ...     10_000)], start="2024-01-01", end="2024-01-02").granularity("HOUR")
+        >>> default_shard_size(r)  # 24 hours x 2 metrics a day: 56 subscribers over a year
+        56
+    """
+    from ..reporting.plan import branches, metric_groups
+
+    buckets = 24 if report.grain == "HOUR" else 1
+    values = len(branches(report)) // max(1, len(metric_groups(report)))
+    size = max(1, WINDOW_ROWS // (MAX_WINDOW_DAYS * buckets * max(1, len(report.metrics))))
+    return size if values > size else 0
 
 
 def _build(item: Mapping[str, Any], merged: Mapping[str, Any], label: str) -> Report:

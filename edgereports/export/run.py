@@ -26,7 +26,15 @@ from ..progress import Progress, open_progress
 from .checks import HELD_KEY, check_until, damaged_days, held_values, report_state
 from .client import Fetcher, make_client, window_weight
 from .delta_run import run_delta
-from .fanout import Churn, Values, backfill_windows, churn, fanout_values
+from .fanout import (
+    Churn,
+    Values,
+    backfill_windows,
+    churn,
+    fanout_values,
+    shard_values,
+    window_report,
+)
 from .job import Job, load_job
 from .lock import ExportLock, state_lock
 from .plan import (
@@ -285,6 +293,7 @@ def _run_all(runs: list[_Progress], client: Fetcher, workers: int, scope: RunSco
 
 def _fetch(client: Fetcher, report: ReportJob, window: ExportWindow) -> _Fetched:
     started = time.monotonic()
+    report = window_report(report, window)  # a shard's values only
     version = report.report.api_version
     if getattr(client, "api_version", version) != version:  # a v2 report of a v1 job's client
         client = client.for_version(version)  # type: ignore[attr-defined]
@@ -308,7 +317,9 @@ def _write(
     )
     metadata = {
         "report": p.report.name,
-        "request": p.report.for_window(window.start, window.end).to_request(),
+        "request": window_report(p.report, window)
+        .for_window(window.start, window.end)
+        .to_request(),
         "window": [window.start.isoformat(), window.end.isoformat()],
         "toolkit_version": __version__,
     }
@@ -324,7 +335,7 @@ def _write(
             metadata=metadata,
             checkpoint=checkpoint,
             stamps_at_end=p.report.report.stamps_at_end,
-            values=p.values,
+            values=shard_values(p.report, window) or p.values,
         )
     except (OSError, ValueError) as exc:
         p.result.write_seconds += time.monotonic() - started
@@ -358,7 +369,10 @@ def _advance(p: _Progress) -> None:
         prefix += 1
     if prefix == 0:
         return
-    end = p.plan.windows[prefix - 1].end
+    windows = p.plan.windows
+    # over the shards of a range: its days are complete once every shard is written
+    pending = windows[prefix] if prefix < len(windows) else None
+    end = pending.start if pending is not None and pending.shard else windows[prefix - 1].end
     with state_lock(p.report_dir):  # units of other days may save theirs at the same time
         if p.plan.reason == UNIT:
             p.state = dataclasses.replace(p.state, watermark=load_state(p.report_dir).watermark)

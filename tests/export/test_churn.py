@@ -125,3 +125,29 @@ def test_changing_anything_but_the_fan_out_values_is_refused(
     with pytest.raises(ConfigError, match=r"'usage' asks for other data than") as info:
         run_export(other, client=client, now=NOW)
     assert "\n" not in str(info.value)
+
+
+def test_a_long_range_of_many_subscribers_is_fetched_in_shards_one_request_each(
+    tmp_path: Path, sb: Any, where: tuple[str, str]
+) -> None:
+    fmt, output = where
+    msisdns = [s.msisdn for s in sb.network.sims_of(sb.account_id)][:4]
+    path = tmp_path / "job.toml"
+    job = usage_job(tmp_path, output, fmt, sb.account_id, msisdns)
+    # two subscribers a shard: one window over the whole range per shard, not 2-day windows
+    path.write_text(path.read_text(encoding="utf-8") + "shard_size = 2\n", encoding="utf-8")
+    job = load_job(path)
+    plan = run_export(job, client=client_for(sb), now=NOW, dry_run=True).reports[0].plan
+    assert [(w.start, w.end, w.shard, w.shards) for w in plan.windows] == [
+        (START, END, 0, 2),
+        (START, END, 1, 2),
+    ]
+    assert str(plan.windows[1]).endswith("shard 2/2")
+    sent = sb.request_count()
+    summary = run_export(job, client=client_for(sb), now=NOW)
+    assert summary.ok, str(summary)
+    assert sb.request_count() - sent == 4  # one per subscriber
+    assert summary.reports[0].watermark_after == END  # both shards of the range are in
+    pd.testing.assert_frame_equal(rows(job), fetched(sb, job, msisdns))
+    again = run_export(job, client=client_for(sb), now=NOW, dry_run=True).reports[0].plan
+    assert again.reason == "incremental" and again.begin == END - timedelta(days=2)
