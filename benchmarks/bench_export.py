@@ -33,10 +33,18 @@ flight and the one being written). Printed: rows, seconds, rows/s and the ratio 
 baseline, the share of the export's wall time spent writing Parquet vs fetching, and the peak
 RSS against that bound. Nothing here is a test or an assertion.
 
+Fleet figures (printed first, and alone with ``--fleet``): the dry-run plan of 10,000
+subscribers x 2 years of HOUR data (windows, requests, rows; sharded by subscriber against
+unsharded), and with ``--fleet`` 60 one-day Delta units run one after another into one table
+on an S3-compatible server (moto on loopback, its requests counted by kind): the
+wall time and store requests per unit, units 51-60 against 1-10 (a unit's cost must not grow
+with the table's age).
+
 Usage::
 
     python benchmarks/bench_export.py                 # 100 subscribers, 365 DAY + 90 HOUR days
     python benchmarks/bench_export.py --quick         # 20 subscribers, 60 + 14 days
+    python benchmarks/bench_export.py --fleet         # the fleet figures only
 """
 
 from __future__ import annotations
@@ -438,6 +446,50 @@ def print_s3_units(runs: list[tuple[float, dict[str, int]]]) -> None:
     print(f"  of which log reads {g0:.1f} and {g1:.1f}; most in one unit {most:.0f}")
 
 
+def fleet_plan(subscribers: int = 10_000, years: int = 2) -> None:
+    """Print the dry-run plan of HOUR usage of ``subscribers`` over ``years`` (no request):
+    windows, requests and rows, sharded as the export plans it and unsharded."""
+    import dataclasses
+
+    from edgereports.export import load_job, run_export
+    from edgereports.export.estimate import estimate, format_duration
+    from edgereports.export.plan import plan_export
+
+    listed = ", ".join(f'"9190{n:08d}"' for n in range(subscribers))
+    start = NOW.replace(year=NOW.year - years, hour=0)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "fleet.toml"
+        path.write_text(
+            f'output = "{Path(tmp) / "out"}"\nrate_limit = "10/s"\n[[reports]]\n'
+            f'name = "bytes"\npreset = "byte_usage_subscriber"\n'
+            f'params = {{ msisdn = [{listed}] }}\ngranularity = "HOUR"\n'
+            f'account_id = "A1"\nstart = {start.date().isoformat()}\n',
+            encoding="utf-8",
+        )
+        job = load_job(path)
+        started = time.perf_counter()
+        summary = run_export(job, now=NOW.replace(hour=0), dry_run=True)
+        seconds = time.perf_counter() - started
+    plan = summary.reports[0].plan
+    report = job.reports[0]
+    plain = plan_export(dataclasses.replace(report, shard_size=0), None, now=NOW.replace(hour=0))
+    unsharded = estimate(report, plain.windows)
+    print(
+        f"fleet plan (--dry-run, no request): {subscribers:,} subscribers x {years} years of "
+        f"HOUR ({plan.begin.date()} → {plan.end.date()}), planned in {seconds:.2f} s:"
+    )
+    print(
+        f"  sharded ({report.shard_size} subscribers a shard, ranges of up to 366 days): "
+        f"{len(plan.windows):,} windows, {plan.requests:,} requests (target <= 25,000), at "
+        f"most {plan.rows:,} rows; at 10 requests/s {format_duration(plan.requests / 10)}"
+    )
+    print(
+        f"  unsharded ({report.window_days}-day windows of every subscriber): "
+        f"{len(plain.windows):,} windows, {unsharded.requests:,} requests "
+        f"= {unsharded.requests / plan.requests:.0f} x"
+    )
+
+
 def main() -> None:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
@@ -445,10 +497,21 @@ def main() -> None:
     parser.add_argument("--subscribers", type=int, default=100)
     parser.add_argument("--max-workers", type=int, default=4)
     parser.add_argument("--unit-days", type=int, default=28, help="UTC days per unit (HOUR)")
+    parser.add_argument(
+        "--fleet",
+        action="store_true",
+        help="only the fleet figures: the 10,000 x 2 years plan and 60 one-day Delta units "
+        "on an S3-compatible server (moto), units 51-60 vs 1-10",
+    )
+    parser.add_argument("--s3-units", type=int, default=60, help="units of --fleet")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     opts = parser.parse_args()
     if opts.child:
         print(json.dumps(child(json.loads(opts.child))))
+        return
+    fleet_plan()
+    if opts.fleet:
+        print_s3_units(s3_units(opts.s3_units))
         return
     from package_bytecode import compile_package
 

@@ -61,7 +61,7 @@ def make_client(job: Job) -> ReportingClient:
         max_workers=job.max_workers,
         progress=False,
         timeout=(min(5.0, timeout), timeout),
-        rate_limit=settings.rate_limit,
+        rate_limit=job.rate_limit if job.rate_limit is not None else settings.rate_limit,
     )
 
 

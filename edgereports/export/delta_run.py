@@ -29,6 +29,7 @@ from .delta import (
     table_watermark,
     write_days,
 )
+from .estimate import priced
 from .fanout import (
     Churn,
     Values,
@@ -137,6 +138,7 @@ def run_delta(job: Job, reports: list[ReportJob], scope: RunScope) -> ExportSumm
             narrowed, backfill = backfill_windows(r, change.added, plan.begin, scope.now)
             added = sum(len(v) for v in change.added.values())
             plan = dataclasses.replace(plan, backfill=backfill, added=added)
+        plan = priced(r, plan, narrowed)
         result = ReportResult(name=r.name, plan=plan, watermark_after=mark)
         summary.reports.append(result)
         tables.append(_Table(r, location, table, result, change))

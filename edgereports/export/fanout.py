@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -52,7 +53,7 @@ def split_definition(definition: Mapping[str, Any]) -> tuple[dict[str, Any], Val
     """
     identity = copy.deepcopy(dict(definition))
     grouped = {d for d in identity.get("dimensions") or () if d != "account_id"}
-    values: dict[str, list[str]] = {}
+    values: dict[str, dict[str, None]] = {}  # ordered sets
     clauses = identity.get("dimension_filter_clauses")
     if isinstance(clauses, list):
         kept_clauses = []
@@ -65,10 +66,8 @@ def split_definition(definition: Mapping[str, Any]) -> tuple[dict[str, Any], Val
             for f in filters:
                 name = f.get("dimension_name") if isinstance(f, dict) else None
                 if name in grouped and f.get("operator", "EXACT") == "EXACT":
-                    bucket = values.setdefault(str(name), [])
-                    for v in f.get("expressions") or ():
-                        if str(v).strip() not in bucket:
-                            bucket.append(str(v).strip())
+                    bucket = values.setdefault(str(name), {})
+                    bucket.update(dict.fromkeys(str(v).strip() for v in f.get("expressions") or ()))
                 else:
                     kept.append(f)
             if kept:
@@ -79,6 +78,7 @@ def split_definition(definition: Mapping[str, Any]) -> tuple[dict[str, Any], Val
     return identity, {k: tuple(v) for k, v in values.items()}
 
 
+@functools.lru_cache(maxsize=64)
 def fanout_values(report: ReportJob) -> Values:
     """The values ``report`` fans out over, by dimension (empty when it fans out over none)."""
     return split_definition(report.definition())[1]

@@ -11,6 +11,7 @@ by the next run because the watermark then lies inside it.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -89,6 +90,8 @@ class ReportPlan:
     repair: tuple[date, ...] = ()
     backfill: tuple[ExportWindow, ...] = ()
     added: int = 0
+    requests: int = 0
+    rows: int = 0
 
     @property
     def count(self) -> int:
@@ -112,6 +115,8 @@ class ReportPlan:
             f"{self.name}: {self.reason}, watermark {since}, {len(self.windows)} window(s) "
             f"{_stamp(self.begin)} → {_stamp(self.end)}"
         )
+        if self.requests:
+            head += f", {self.requests:,} request(s), at most {self.rows:,} rows"
         if self.repair:
             head += f", and {len(self.repair)} damaged day(s) again"
         if not self.windows:
@@ -222,10 +227,10 @@ def _sharded(report: ReportJob, begin: datetime, end: datetime) -> list[ExportWi
 
 
 def fanout_count(report: ReportJob) -> int:
-    """The number of fan-out branches of ``report`` (values, not metric groups)."""
-    from ..reporting.plan import branches, metric_groups
+    """The number of fan-out values of ``report`` (the product over its dimensions)."""
+    from .fanout import fanout_values
 
-    return len(branches(report.report)) // max(1, len(metric_groups(report.report)))
+    return math.prod(len(v) for v in fanout_values(report).values())
 
 
 def _midnight(day: date) -> datetime:

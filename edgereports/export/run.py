@@ -26,6 +26,7 @@ from ..progress import Progress, open_progress
 from .checks import HELD_KEY, check_until, damaged_days, held_values, report_state
 from .client import Fetcher, make_client, window_weight
 from .delta_run import run_delta
+from .estimate import priced
 from .fanout import (
     Churn,
     Values,
@@ -165,8 +166,12 @@ def run_export(
             checkpoint=checkpoint,
         )
         if spec.format == "delta":
-            return run_delta(spec, chosen, scope)
-        summary = _run_parquet(spec, chosen, scope)
+            summary = run_delta(spec, chosen, scope)
+        else:
+            summary = _run_parquet(spec, chosen, scope)
+    summary.rate_limit = spec.effective_rate_limit()
+    if spec.format == "delta":
+        return summary
     summary.seconds = time.monotonic() - started
     return summary
 
@@ -187,7 +192,7 @@ def _run_parquet(spec: Job, chosen: list[ReportJob], scope: RunScope) -> ExportS
             narrowed, windows = backfill_windows(r, change.added, planned.begin, scope.now)
             added = sum(len(v) for v in change.added.values())
             planned = dataclasses.replace(planned, backfill=windows, added=added)
-        return state, planned, change, narrowed
+        return state, priced(r, planned, narrowed), change, narrowed
 
     if scope.dry_run:
         for r in chosen:
