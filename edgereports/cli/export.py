@@ -43,6 +43,7 @@ examples:
   edgereports export nightly.toml --only usage_daily --full-refresh
   edgereports export nightly.toml --until 2024-06-30
   edgereports export nightly.toml --only usage_daily --from 2024-06-01 --until 2024-06-02
+  edgereports export nightly.toml --maintain
 """
 
 
@@ -81,7 +82,18 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="append",
         help="run only this report (repeat for several)",
     )
-    p.add_argument("--dry-run", action="store_true", help="print the windows it would fetch")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the windows it would fetch, their requests and rows, and the time at the "
+        "job's rate_limit",
+    )
+    p.add_argument(
+        "--maintain",
+        action="store_true",
+        help="fetch nothing: compact each report's files (Delta: and checkpoint, and remove "
+        "files older than the job's retention); rows and readers are unaffected",
+    )
     p.add_argument(
         "--full-refresh",
         action="store_true",
@@ -106,10 +118,21 @@ def run(args: argparse.Namespace) -> int:
     # pyarrow is imported, so only this command's own process does it, and a value the user
     # set wins.
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
-    from ..export import run_export
+    from ..export import maintain, run_export
     from ..export.files import describe_os_error
 
     try:
+        if args.maintain:
+            if args.dry_run or args.full_refresh or args.start or args.until:
+                print(
+                    "edgereports: error: --maintain fetches nothing; it takes no --dry-run, "
+                    "--full-refresh, --from or --until (only --only)",
+                    file=sys.stderr,
+                )
+                return EXIT_USAGE
+            for done in maintain(args.jobfile, only=args.only):
+                print(done)
+            return EXIT_OK
         summary = run_export(
             args.jobfile,
             until=args.until,

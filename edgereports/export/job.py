@@ -10,12 +10,21 @@ import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from ..config import check_rate_limit
 from ..errors import ConfigError
-from .reports import DEFAULT_KEYS, ReportJob, check_keys, hint, parse_report, positive_int
+from .reports import (
+    DEFAULT_KEYS,
+    ReportJob,
+    check_keys,
+    hint,
+    parse_lookback,
+    parse_report,
+    positive_int,
+)
 from .storage import Storage, parse_storage
 
 __all__ = [
@@ -44,6 +53,7 @@ _TOP_KEYS = (
     "format",
     "max_workers",
     "rate_limit",
+    "retention",
     "connection",
     "storage",
     "defaults",
@@ -95,6 +105,8 @@ class Job:
         rate_limit: the job's request budget in requests per second (``rate_limit = "10/s"``
             or ``"600/min"``), shared by its processes on one host; ``None``: the
             environment's (``EDGEREPORTS_RATE_LIMIT``), if any.
+        retention: how long ``--maintain`` keeps the files a Delta table no longer uses
+            (``retention = "7d"`` or ``"36h"``; readers of older snapshots may miss them).
     """
 
     name: str
@@ -107,6 +119,7 @@ class Job:
     uri: str | None = None
     storage: Storage = field(default_factory=Storage)
     rate_limit: float | None = None
+    retention: timedelta = timedelta(days=7)
 
     def effective_rate_limit(self) -> float | None:
         """The job's ``rate_limit``, else the environment's (requests per second), else None."""
@@ -216,6 +229,7 @@ def parse_job(data: Mapping[str, Any], *, source: str | Path | None = None) -> J
         root = src.resolve().parent / root
     max_workers = positive_int(data.get("max_workers", DEFAULT_MAX_WORKERS), where, "max_workers")
     rate_limit = check_rate_limit(data.get("rate_limit"), f"{where}: rate_limit")
+    retention = parse_lookback(data.get("retention", 7), where, "retention")
     connection = _connection(_table(data, "connection", where), where)
     storage = parse_storage(_table(data, "storage", where), fmt, where)
     defaults = _table(data, "defaults", where)
@@ -246,6 +260,7 @@ def parse_job(data: Mapping[str, Any], *, source: str | Path | None = None) -> J
         uri=uri,
         storage=storage,
         rate_limit=rate_limit,
+        retention=retention,
     )
 
 

@@ -109,7 +109,7 @@ class ReportJob:
         return {k: v for k, v in request.items() if k not in ("start_date_time", "end_date_time")}
 
 
-def parse_lookback(value: object, where: str) -> timedelta:
+def parse_lookback(value: object, where: str, what: str = "lookback") -> timedelta:
     """Read a lookback: a number of days, or a string such as ``"2d"`` or ``"36h"``.
 
     Raises:
@@ -123,7 +123,7 @@ def parse_lookback(value: object, where: str) -> timedelta:
             amount, unit = int(match[1]), match[2].lower()
             return timedelta(hours=amount) if unit.startswith("h") else timedelta(days=amount)
     raise ConfigError(
-        f'{where}: lookback must be a number of days or a string like "2d" or "36h", got {value!r}'
+        f'{where}: {what} must be a number of days or a string like "2d" or "36h", got {value!r}'
     )
 
 
