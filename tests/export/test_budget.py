@@ -23,6 +23,7 @@ from edgereports.sandbox import Limits, serve
 from tests.export.conftest import NOW
 
 LIMIT = 20
+COMMAND = [sys.executable, "-m", "edgereports.cli", "export"]
 UNITS = [("2024-02-26", "2024-03-02"), ("2024-03-02", "2024-03-07")]
 
 
@@ -60,8 +61,7 @@ def run_units(sb: Any, jobs: list[Path]) -> list[subprocess.CompletedProcess[str
     env.update(EDGEREPORTS_REPORTING_URL=sb.reporting_url, EDGEREPORTS_API_KEY=sb.api_key)
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "edgereports.cli", "export", str(job), "--no-progress"]
-            + ["--from", a, "--until", b],
+            [*COMMAND, str(job), "--no-progress", "--from", a, "--until", b],
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
