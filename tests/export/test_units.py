@@ -291,3 +291,21 @@ def test_three_disjoint_parquet_units_run_at_once_and_an_overlapping_one_names_t
         got = canonical(read_export(job.output, "usage"), "time_stamp")
         end = datetime(2024, 3, 8, tzinfo=UTC)
         pd.testing.assert_frame_equal(got, whole_fetch(client_for(slow), report, report.start, end))
+
+
+def test_the_orchestrator_examples_compile_and_dagster_sees_real_annotations() -> None:
+    import ast
+
+    for name in ("dagster_units.py", "airflow_units.py"):
+        source = (ROOT / "examples" / name).read_text(encoding="utf-8")
+        tree = ast.parse(source)
+        compile(tree, name, "exec")
+        futures = [
+            alias.name
+            for node in tree.body
+            if isinstance(node, ast.ImportFrom) and node.module == "__future__"
+            for alias in node.names
+        ]
+        if name.startswith("dagster"):  # Dagster refuses a string annotation of `context`
+            assert "annotations" not in futures
+        assert "run_unit" in source and "edgereports_api" in source.replace("-", "_")
