@@ -20,10 +20,12 @@ from .reports import ReportJob
 from .state import STATE_FILE, WAY_OUT, ReportState, load_state
 from .writer import partitions
 
-__all__ = ["check_until", "damaged_days", "held_values", "report_state"]
+__all__ = ["check_until", "damaged_days", "held_values", "report_state", "retired_values"]
 
 #: The key of the state that lists the fan-out values held whole from the report's start.
 HELD_KEY = "fanout_values"
+#: The key of the state that lists the values whose rows are kept but no longer fetched.
+RETIRED_KEY = "retired_values"
 
 #: How far a watermark may lie past "now" (the service's clock may run ahead of ours).
 CLOCK_SLACK = timedelta(days=1)
@@ -119,3 +121,14 @@ def held_values(state: ReportState) -> Values | None:
     if state.definition is None:
         return None
     return split_definition(state.definition)[1]
+
+
+def retired_values(state: ReportState) -> Values:
+    """The fan-out values whose rows the saved data keeps, though no run fetches them."""
+    return _values(state.extra.get(RETIRED_KEY))
+
+
+def _values(raw: object) -> Values:
+    if not isinstance(raw, dict):
+        return {}
+    return {str(d): tuple(str(v) for v in vals) for d, vals in raw.items()}

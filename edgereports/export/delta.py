@@ -51,6 +51,7 @@ __all__ = [
     "record_values",
     "remove_outside",
     "require_deltalake",
+    "retired_values",
     "table_watermark",
     "write_days",
 ]
@@ -206,10 +207,23 @@ def held_values(table: Any) -> Values | None:
     return split_definition(definition)[1] if isinstance(definition, dict) else None
 
 
-def record_values(table: Any, report: ReportJob, values: Values) -> None:
-    """Record the fan-out values the table now holds whole (in its description; one commit)."""
+def retired_values(table: Any) -> Values:
+    """The fan-out values whose rows the table keeps, though no run fetches them any more."""
+    retired = _recorded(table).get("retired")
+    if not isinstance(retired, dict):
+        return {}
+    return {str(d): tuple(str(v) for v in vals) for d, vals in retired.items()}
+
+
+def record_values(table: Any, report: ReportJob, values: Values, retired: Values) -> None:
+    """Record the fan-out values the table now holds whole, and those it keeps the rows of
+    (in its description; one commit)."""
     deltalake = require_deltalake()
-    description = {**_description(report), "values": {d: list(v) for d, v in values.items()}}
+    description = {
+        **_description(report),
+        "values": {d: list(v) for d, v in values.items()},
+        "retired": {d: list(v) for d, v in retired.items()},
+    }
     text = json.dumps(description, sort_keys=True)
     for attempt in range(COMMIT_ATTEMPTS):
         try:

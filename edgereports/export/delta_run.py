@@ -25,6 +25,7 @@ from .delta import (
     open_table,
     record_values,
     remove_outside,
+    retired_values,
     table_errors,
     table_watermark,
     write_days,
@@ -131,7 +132,8 @@ def run_delta(job: Job, reports: list[ReportJob], scope: RunScope) -> ExportSumm
             table = open_table(location, r, options, create=not dry_run)
             mark = table_watermark(table, r)
             held = held_values(table) if table is not None else None
-        change = churn(r, held)
+            retired = retired_values(table) if table is not None else {}
+        change = churn(r, held, retired)
         plan = scope.plan(r, mark)
         narrowed, backfill = r, tuple[ExportWindow, ...]()
         if change.added and mark is not None and scope.unit is None and not full_refresh:
@@ -163,20 +165,22 @@ def run_delta(job: Job, reports: list[ReportJob], scope: RunScope) -> ExportSumm
         if full_refresh and result.ok and result.plan.windows:
             _remove_outside(t, options, secrets)
         with table_errors(t.location, secrets):
-            changed = t.change.added or (full_refresh and t.change.removed)
+            held, retired = _held_after(t, full_refresh)
+            changed = (held, retired) != (t.change.held, t.change.retired)
             if result.ok and changed and scope.unit is None:
-                record_values(t.table, t.report, _held_after(t, full_refresh))
+                record_values(t.table, t.report, held, retired)
             t.table.update_incremental()
             result.watermark_after = table_watermark(t.table, t.report)
     summary.seconds = time.monotonic() - started
     return summary
 
 
-def _held_after(t: _Table, full_refresh: bool) -> Values:
-    """The values the table holds whole once this run's windows are all written."""
+def _held_after(t: _Table, full_refresh: bool) -> tuple[Values, Values]:
+    """The values the table holds whole, and those it keeps the rows of, once this run's
+    windows are all written (a full refresh holds exactly the job's values)."""
     if full_refresh:
-        return fanout_values(t.report)
-    return t.change.after_backfill()
+        return fanout_values(t.report), {}
+    return t.change.after(backfilled=True)
 
 
 def _remove_outside(t: _Table, options: dict[str, str], secrets: list[str]) -> None:

@@ -97,29 +97,51 @@ class Churn:
     """How the job's fan-out values differ from those a table holds.
 
     Attributes:
-        held: the values the table holds whole from the report's start (after this run:
-            these and ``added`` once the backfill is written).
-        added: values of the job the table does not hold yet (to backfill).
-        removed: values the table holds that the job no longer asks for (their rows stay).
+        held: the values the table holds whole from the report's start (as recorded).
+        retired: values whose rows the table keeps though no run fetches them any more.
+        added: values of the job the table does not hold whole yet (to backfill).
+        removed: values the table held that the job no longer asks for (their rows stay).
     """
 
     held: Values
+    retired: Values
     added: Values
     removed: Values
 
     @property
     def keeps_others(self) -> bool:
         """True when writes must keep the rows of values they did not fetch."""
-        return any(self.removed.values())
+        return any(self.retired.values()) or any(self.removed.values())
 
-    def after_backfill(self) -> Values:
-        """The values held once the added ones are backfilled."""
-        dims = dict.fromkeys([*self.held, *self.added])
-        return {d: (*self.held.get(d, ()), *self.added.get(d, ())) for d in dims}
+    def after(self, backfilled: bool) -> tuple[Values, Values]:
+        """The values held whole and retired once this run is written (with its backfill,
+        when ``backfilled``)."""
+        gone = {d: set(v) for d, v in self.removed.items()}
+        new = {d: set(v) for d, v in self.added.items()} if backfilled else {}
+        held = _plus(_minus(self.held, gone), self.added if backfilled else {})
+        retired = _minus(_plus(self.retired, self.removed), new)
+        return held, retired
 
 
-def churn(report: ReportJob, held: Mapping[str, Sequence[str]] | None) -> Churn:
-    """Compare the report's fan-out values with those a table holds (``None``: a new table).
+def _minus(values: Mapping[str, Sequence[str]], drop: Mapping[str, set[str]]) -> Values:
+    out = {d: tuple(v for v in vals if v not in drop.get(d, set())) for d, vals in values.items()}
+    return {d: v for d, v in out.items() if v}
+
+
+def _plus(values: Mapping[str, Sequence[str]], more: Mapping[str, Sequence[str]]) -> Values:
+    out: dict[str, tuple[str, ...]] = {}
+    for d in dict.fromkeys([*values, *more]):
+        out[d] = tuple(dict.fromkeys([*values.get(d, ()), *more.get(d, ())]))
+    return {d: v for d, v in out.items() if v}
+
+
+def churn(
+    report: ReportJob,
+    held: Mapping[str, Sequence[str]] | None,
+    retired: Mapping[str, Sequence[str]] | None = None,
+) -> Churn:
+    """Compare the report's fan-out values with those a table holds (``None``: a new table)
+    and those it keeps the rows of (``retired``).
 
     Example:
         >>> c = churn(report, {"msisdn": ("91", "92")})  # doctest: +SKIP
@@ -128,11 +150,16 @@ def churn(report: ReportJob, held: Mapping[str, Sequence[str]] | None) -> Churn:
     """
     now = fanout_values(report)
     if held is None:
-        return Churn(held=now, added={}, removed={})
-    added = {d: tuple(v for v in vals if v not in held.get(d, ())) for d, vals in now.items()}
-    removed = {d: tuple(v for v in vals if v not in now.get(d, ())) for d, vals in held.items()}
+        return Churn(held=now, retired={}, added={}, removed={})
+    had = {d: set(v) for d, v in held.items()}
+    asked = {d: set(v) for d, v in now.items()}
+    added = {d: tuple(v for v in vals if v not in had.get(d, set())) for d, vals in now.items()}
+    removed = {
+        d: tuple(v for v in vals if v not in asked.get(d, set())) for d, vals in held.items()
+    }
     return Churn(
         held={d: tuple(v) for d, v in held.items()},
+        retired={d: tuple(v) for d, v in (retired or {}).items() if v},
         added={d: v for d, v in added.items() if v},
         removed={d: v for d, v in removed.items() if v},
     )
@@ -150,12 +177,12 @@ def backfill_windows(
 
 def shard_values(report: ReportJob, window: ExportWindow) -> Values | None:
     """The fan-out values the window's shard holds (``None`` for an unsharded window): a
-    contiguous slice of the values of the dimension with the most of them."""
+    slice of the sorted values of the dimension with the most of them."""
     if window.shards <= 1:
         return None
     values = fanout_values(report)
     dim = max(values, key=lambda d: len(values[d]))
-    vals = values[dim]
+    vals = tuple(sorted(values[dim]))  # sorted: each shard's files cover a range of values
     size = -(-len(vals) // window.shards)
     return {dim: vals[window.shard * size : (window.shard + 1) * size]}
 

@@ -23,7 +23,15 @@ from typing import TYPE_CHECKING
 from .._version import __version__
 from ..errors import AuthError, EdgeReportsError, redact
 from ..progress import Progress, open_progress
-from .checks import HELD_KEY, check_until, damaged_days, held_values, report_state
+from .checks import (
+    HELD_KEY,
+    RETIRED_KEY,
+    check_until,
+    damaged_days,
+    held_values,
+    report_state,
+    retired_values,
+)
 from .client import Fetcher, make_client, window_weight
 from .delta_run import run_delta
 from .estimate import priced
@@ -77,8 +85,9 @@ class _Progress:
     state: ReportState
     result: ReportResult
     done: set[int] = field(default_factory=set)
-    #: the fan-out values the state records as held whole
+    #: the fan-out values the state records as held whole, and those whose rows it keeps
     held: Values = field(default_factory=dict)
+    retired: Values = field(default_factory=dict)
     #: write only the rows of these fan-out values (the others' rows stay)
     values: Values | None = None
     #: a backfill of added values: its windows do not move the watermark
@@ -186,7 +195,7 @@ def _run_parquet(spec: Job, chosen: list[ReportJob], scope: RunScope) -> ExportS
         unit = scope.unit is not None
         damaged = () if scope.full_refresh or unit else damaged_days(dirs[r.name])
         planned = scope.plan(r, state.watermark, damaged)
-        change = churn(r, held_values(state))
+        change = churn(r, held_values(state), retired_values(state))
         narrowed = r
         if change.added and state.watermark is not None and not unit and not scope.full_refresh:
             narrowed, windows = backfill_windows(r, change.added, planned.begin, scope.now)
@@ -216,7 +225,7 @@ def _run_parquet(spec: Job, chosen: list[ReportJob], scope: RunScope) -> ExportS
             if scope.full_refresh:
                 main.held = fanout_values(r)
             else:
-                main.held = change.held
+                main.held, main.retired = change.after(backfilled=False)
                 main.values = fanout_values(r) if change.keeps_others else None
             runs.append(main)
             if plan_.backfill:
@@ -386,8 +395,9 @@ def _advance(p: _Progress) -> None:
         mark: datetime | None = end if full or old is None else max(old, end)
         if p.plan.reason == UNIT and p.plan.begin > (old or p.report.start):
             mark = old  # a unit past a gap: the days between are not written
-        recorded = p.state.extra.get(HELD_KEY)
-        if mark == old and p.state.definition is not None and recorded == _listed(p.held):
+        recorded = (p.state.extra.get(HELD_KEY), p.state.extra.get(RETIRED_KEY))
+        now = (_listed(p.held), _listed(p.retired))
+        if mark == old and p.state.definition is not None and recorded == now:
             return
         _save(p, mark)
 
@@ -400,7 +410,7 @@ def _save(p: _Progress, mark: datetime | None) -> None:
         shape=p.report.shape,
         columns=p.state.columns,
         updated_at=datetime.now(UTC),
-        extra={**p.state.extra, HELD_KEY: _listed(p.held)},
+        extra={**p.state.extra, HELD_KEY: _listed(p.held), RETIRED_KEY: _listed(p.retired)},
     )
     save_state(p.report_dir, state)  # OSError: the old state stays, on disk and here
     p.state = state
@@ -414,10 +424,15 @@ def _listed(values: Values) -> dict[str, list[str]]:
 def _record_backfill(p: _Progress) -> None:
     """Every window of the backfill is written: the added values are held whole now."""
     assert p.backfill is not None
-    held = dict(p.held)
-    for dim, vals in (p.backfill.values or {}).items():
-        held[dim] = (*held.get(dim, ()), *(v for v in vals if v not in held.get(dim, ())))
-    p.held = held
+    added = p.backfill.values or {}
+    taken = {d: set(v) for d, v in added.items()}
+    held = {
+        d: tuple(dict.fromkeys([*p.held.get(d, ()), *added.get(d, ())])) for d in {*p.held, *added}
+    }
+    retired = {
+        d: tuple(v for v in vals if v not in taken.get(d, set())) for d, vals in p.retired.items()
+    }
+    p.held, p.retired = held, {d: v for d, v in retired.items() if v}
     try:
         _save(p, p.state.watermark)
     except OSError as exc:  # the next run backfills them again

@@ -101,8 +101,8 @@ def test_added_subscribers_are_backfilled_alone_removed_ones_keep_their_history(
     assert sb.request_count() - sent == len(plan.backfill) + 3 * len(plan.windows)
     got = rows(grown)
     pd.testing.assert_frame_equal(got, fetched(sb, grown, [a, b, c]))
-    again = run_export(grown, client=client, now=NOW, dry_run=True).reports[0].plan
-    assert not again.backfill  # c is held now
+    held = run_export(grown, client=client, now=NOW, dry_run=True).reports[0].plan
+    assert not held.backfill  # c is held now
 
     shrunk = usage_job(tmp_path, output, fmt, sb.account_id, [a, c])
     summary = run_export(shrunk, client=client, now=NOW)
@@ -110,6 +110,12 @@ def test_added_subscribers_are_backfilled_alone_removed_ones_keep_their_history(
     after = rows(shrunk)
     pd.testing.assert_frame_equal(after, got)  # b's rows stay, a's and c's were rewritten
     assert len(after[after.msisdn == b]) == len(before[before.msisdn == b])
+
+    # b back: it was not fetched while it was gone, so it is backfilled from the start again
+    again = run_export(grown, client=client, now=NOW, dry_run=True).reports[0].plan
+    assert again.added == 1 and again.backfill[0].start == START
+    assert run_export(grown, client=client, now=NOW).ok
+    pd.testing.assert_frame_equal(rows(grown), fetched(sb, grown, [a, b, c]))
 
 
 def test_changing_anything_but_the_fan_out_values_is_refused(
