@@ -55,7 +55,7 @@ format: $(STAMP)  ## apply ruff's fixes and formatting
 types: $(STAMP)  ## mypy --strict on the package
 	$(BIN)/mypy
 
-layers: $(STAMP)  ## the import contracts of DESIGN.md
+layers: $(STAMP)  ## the import-layer contracts (docs/design.md)
 	$(BIN)/lint-imports
 
 pytest: $(STAMP) browser  ## the test suite (installs Debian's chromium for the browser test when missing)

@@ -29,6 +29,7 @@ from .errors import (
     ExportLocked,
     InputError,
     NotFoundError,
+    PartialBucketWarning,
     PartialFailure,
     QueryError,
     RateLimitError,
@@ -44,6 +45,7 @@ from .query import Metric, Report, ServiceReport
 if TYPE_CHECKING:  # the lazily loaded names, typed for checkers and IDEs
     from .export import read_export, run_export
     from .normalize import read_csv, to_frame
+    from .normalize.buckets import bucket_start
     from .normalize.output import provenance
     from .normalize.wide import long, wide
     from .plotting import plot
@@ -61,6 +63,7 @@ _LAZY: dict[str, str] = {
     "FetchResult": ".reporting",
     "ReportingClient": ".reporting",
     "ReportingServiceClient": ".reporting",
+    "bucket_start": ".normalize.buckets",
     "long": ".normalize.wide",
     "plot": ".plotting",
     "provenance": ".normalize.output",
@@ -88,6 +91,7 @@ __all__ = [
     "InputError",
     "Metric",
     "NotFoundError",
+    "PartialBucketWarning",
     "PartialFailure",
     "QueryError",
     "RateLimitError",
@@ -102,6 +106,7 @@ __all__ = [
     "TransportError",
     "VocabularyWarning",
     "__version__",
+    "bucket_start",
     "fetch",
     "long",
     "plot",

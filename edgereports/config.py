@@ -178,7 +178,7 @@ class Settings:
     """Connection settings for the service (frozen; its repr never shows a key).
 
     Args:
-        api_key: the developer's API key (SPEC 5).
+        api_key: the developer's API key.
         partner_name: the subscription's Service ID (areas A and B).
         base_url: address of the content and campaign APIs.
         reporting_url: address of the reporting API.

@@ -20,7 +20,8 @@ Every error the package raises is an :class:`EdgeReportsError`; every warning it
     EdgeReportsWarning (a UserWarning)
     ├── VocabularyWarning                   a name outside the known vocabulary
     ├── TopTalkerWarning                    grouped by a dimension that no filter pins
-    └── EmptyResultWarning                  a part or report that returned no rows
+    ├── PartialBucketWarning                a range that covers its first or last bucket in part
+    └── EmptyResultWarning                  a part or report that returned no rows (and why)
 
 Every error pickles and unpickles to an equal message and attributes (process pools pass
 them). Messages never contain an API key or an app key: anything that may carry one (URLs,
@@ -43,6 +44,7 @@ __all__ = [
     "ExportLocked",
     "InputError",
     "NotFoundError",
+    "PartialBucketWarning",
     "PartialFailure",
     "QueryError",
     "RateLimitError",
@@ -335,6 +337,20 @@ class TopTalkerWarning(EdgeReportsWarning):
         >>> import edgereports as er
         >>> er.fetch("concurrent_online_ues", sandbox=True)  # doctest: +SKIP
         TopTalkerWarning: grouped by customer_site_id, which no filter pins: ...
+    """
+
+
+class PartialBucketWarning(EdgeReportsWarning):
+    """A range starts or ends inside a bucket: the frame keeps that bucket, whole.
+
+    Buckets are aligned in UTC, so a range that starts or ends off the grid (a local day in
+    ``+05:30``, a range from 09:50) holds buckets that reach outside it: their values count
+    time outside the range. ``df.attrs["partial_buckets"]`` lists them with the share inside the
+    range; ``partial="drop"`` keeps whole buckets only.
+
+    Example:
+        >>> df = client.fetch(report.timezone("+05:30"))  # doctest: +SKIP
+        PartialBucketWarning: 2 of 8 DAY buckets lie partly outside the range ...
     """
 
 

@@ -93,6 +93,7 @@ def fetch(
     client: ReportingClient | None = None,
     settings: Settings | None = None,
     output: Output = "pandas",
+    partial: str = "keep",
     **params: Any,
 ) -> Any:
     """Fetch a preset or a report as a frame in one call.
@@ -100,12 +101,15 @@ def fetch(
     Args:
         report: a preset name (see ``er.presets.names()``), a :class:`Report` or its request.
         start: the range start; a datetime, date, ISO-8601 text, a relative date (``"30d"``,
-            ``"yesterday"``) or a service keyword (``"LAST DAY"``).
+            ``"yesterday"``, resolved against the service's present) or a service keyword
+            (``"LAST DAY"``).
         end: the range end (``"today"``, ``"tomorrow"`` for today so far, ``"NOW"``...).
         sandbox: run against an embedded sandbox on loopback (needs ``edgereports[sandbox]``).
         client: the client to use (its settings win over ``settings`` and ``sandbox``).
         settings: the settings; by default ``Settings.from_env()``.
         output: ``"pandas"``, ``"arrow"`` or ``"polars"``.
+        partial: ``"keep"`` the buckets the range covers only in part (named, with a
+            warning) or ``"drop"`` them.
         **params: the preset's parameters (``msisdn=[...]``, ``account_id=...``; the account
             defaults to ``EDGEREPORTS_ACCOUNT_ID`` or the sandbox's).
 
@@ -124,8 +128,10 @@ def fetch(
         ['time_stamp', 'account_id', 'metric']
     """
     from .normalize.output import check_output
+    from .reporting.rules import check_partial
 
     check_output(output)
+    check_partial(partial)
     if client is None:
         if sandbox:
             settings = _CLIENTS.sandbox()
@@ -138,7 +144,7 @@ def fetch(
         assert settings is not None
         _require(settings, "api_key", "reporting_url")
         client = _CLIENTS.client(settings)
-    return client.fetch(built, output=output)
+    return client.fetch(built, output=output, partial=partial)
 
 
 def _build(

@@ -1,4 +1,4 @@
-"""The eleven query patterns of SPEC 4.3 as named functions, and a catalogue of them.
+"""The eleven query patterns the service documents as named functions, and a catalogue of them.
 
 The catalogue also holds the documented v2 reports (``presets_v2``), marked
 ``api_version="v2"``.
@@ -182,7 +182,7 @@ def concurrent_online_ues(
     """UEs online now per customer site (one row per site given).
 
     Without ``customer_site_id`` the answer is one row: the enterprise's total, labelled with
-    one site (the top talker), and the client warns (DESIGN.md, the top-talker rule).
+    one site (the top talker), and the client warns (the top-talker rule, docs/design.md).
     """
     report = Report(account_id=account_id).now().by("customer_site_id")
     if customer_site_id is not None:
@@ -195,7 +195,7 @@ def device_status(*, account_id: Expression, imsi: Values | None = None) -> Repo
 
     Pass the devices' IMSIs (one row each: a device filter pins the device's other
     dimensions). Without ``imsi`` the answer is one row for one device of the account (the
-    top talker), and the client warns (DESIGN.md, the top-talker rule).
+    top talker), and the client warns (the top-talker rule, docs/design.md).
     """
     report = Report(account_id=account_id).now().by("enodeb_ip", "ue_ip", "lr_id", "imsi")
     if imsi is not None:
@@ -266,7 +266,7 @@ def _info(function: Callable[..., Report], api_version: str = "v1") -> PresetInf
     return PresetInfo(function.__name__, purpose, params, function, api_version)
 
 
-#: The eleven presets of SPEC 4.3, in the spec's order, then the v2 presets (``api_version``).
+#: The eleven documented presets, in their documented order, then the v2 presets.
 CATALOGUE: tuple[PresetInfo, ...] = tuple(_info(f) for f in _FUNCTIONS) + tuple(
     _info(f, "v2") for f in V2_FUNCTIONS
 )

@@ -1,4 +1,4 @@
-"""The documented v2 reports (DESIGN.md, "The live service's v2 reporting") as named functions.
+"""The documented v2 reports (see docs/service.md) as named functions.
 
 UE reports (time series per account, optionally one Edge Point ``device``) and Edge Point
 reports (the account VLAN's breakout and RAN traffic, by ``customer_name`` or ``device``).

@@ -15,7 +15,8 @@ The dtypes are the same on pandas 2.2 and 3.x: identifiers and names use
 ``pd.StringDtype("pyarrow")`` (shown as ``string``; the storage is pinned so that pandas 2.2,
 whose default storage is ``python``, gives the same dtype as pandas 3), timestamps
 ``datetime64[us, UTC]``, SIM dates naive ``datetime64[us]``, measures ``float64`` and counts
-``Int64``. This module imports nothing else from the package; its checks raise ``ValueError``.
+``Int64``. This module imports only the errors of the package; its checks raise
+:class:`InputError` (a ``ValueError``) naming the column or shape.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from typing import Any, Final
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+
+from .errors import InputError
 
 __all__ = [
     "COUNT",
@@ -121,7 +124,7 @@ class FrameSchema:
             The ordered mapping of column name to pandas dtype.
 
         Raises:
-            ValueError: for dimensions on a shape without them, duplicate dimensions, or a
+            InputError: for dimensions on a shape without them, duplicate dimensions, or a
                 dimension named like a fixed column.
         """
         dims = self._dims(dimensions)
@@ -175,26 +178,26 @@ class FrameSchema:
             The conforming frame.
 
         Raises:
-            ValueError: when a column is missing, an extra column appears where the shape has
+            InputError: when a column is missing, an extra column appears where the shape has
                 no dimension columns, a required column holds nulls, or a column cannot be
                 converted to its dtype; the message names the column.
         """
         if not isinstance(df, pd.DataFrame):
-            raise ValueError(f"{self.shape} frame expected, got {type(df).__name__}")
+            raise InputError(f"{self.shape} frame expected, got {type(df).__name__}")
         names = list(df.columns)
         if len(set(names)) != len(names):
-            raise ValueError(f"{self.shape} frame has duplicate columns: {names}")
+            raise InputError(f"{self.shape} frame has duplicate columns: {names}")
         if any(not isinstance(c, str) for c in names):
-            raise ValueError(f"{self.shape} frame has non-text column names: {names}")
+            raise InputError(f"{self.shape} frame has non-text column names: {names}")
         missing = [c for c in self.fixed if c not in df.columns]
         if missing:
-            raise ValueError(f"{self.shape} frame lacks column(s) {', '.join(missing)}")
+            raise InputError(f"{self.shape} frame lacks column(s) {', '.join(missing)}")
         dtypes = self.dtypes(self.dimensions_of(df))
         out = {name: _coerce(df[name], name, dtype) for name, dtype in dtypes.items()}
         result = pd.DataFrame(out, index=df.index)
         for name in self.required:
             if bool(result[name].isna().any()):
-                raise ValueError(f"{self.shape} frame has nulls in required column {name}")
+                raise InputError(f"{self.shape} frame has nulls in required column {name}")
         result.attrs.update(df.attrs)
         result.attrs.setdefault("shape", self.shape)
         return result
@@ -202,13 +205,13 @@ class FrameSchema:
     def _dims(self, dimensions: Sequence[str]) -> list[str]:
         dims = [str(d) for d in dimensions]
         if dims and not self.has_dimensions:
-            raise ValueError(f"{self.shape} frames have no dimension columns, got {dims}")
+            raise InputError(f"{self.shape} frames have no dimension columns, got {dims}")
         fixed = set(self.fixed)
         clash = [d for d in dims if d in fixed]
         if clash:
-            raise ValueError(f"dimension name(s) {clash} clash with fixed columns")
+            raise InputError(f"dimension name(s) {clash} clash with fixed columns")
         if len(set(dims)) != len(dims):
-            raise ValueError(f"duplicate dimension names: {dims}")
+            raise InputError(f"duplicate dimension names: {dims}")
         return dims
 
 
@@ -247,12 +250,12 @@ def schema_for(shape: str) -> FrameSchema:
         The :class:`FrameSchema`.
 
     Raises:
-        ValueError: for an unknown shape name.
+        InputError: for an unknown shape name.
     """
     try:
         return SCHEMAS[shape]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown frame shape {shape!r}; known: {', '.join(SHAPES)}") from None
+        raise InputError(f"unknown frame shape {shape!r}; known: {', '.join(SHAPES)}") from None
 
 
 def shape_of(df: pd.DataFrame) -> str:
@@ -265,7 +268,7 @@ def shape_of(df: pd.DataFrame) -> str:
         The shape name.
 
     Raises:
-        ValueError: when neither the attrs nor the columns tell.
+        InputError: when neither the attrs nor the columns tell.
     """
     shape = df.attrs.get("shape")
     if shape in SCHEMAS:
@@ -274,7 +277,7 @@ def shape_of(df: pd.DataFrame) -> str:
     for schema in (TIMESERIES, CURRENT, SIM_COUNT):
         if set(schema.fixed) <= cols:
             return schema.shape
-    raise ValueError(f"cannot tell the shape of a frame with columns {list(df.columns)}")
+    raise InputError(f"cannot tell the shape of a frame with columns {list(df.columns)}")
 
 
 def empty_frame(shape: str, dimensions: Sequence[str] = ()) -> pd.DataFrame:
@@ -288,7 +291,7 @@ def empty_frame(shape: str, dimensions: Sequence[str] = ()) -> pd.DataFrame:
         A frame with no rows, every column and ``attrs["shape"]``.
 
     Raises:
-        ValueError: for an unknown shape or dimensions on ``sim_count``.
+        InputError: for an unknown shape or dimensions on ``sim_count``.
 
     Example:
         >>> list(empty_frame("timeseries", ["msisdn"]).columns)[:3]
@@ -308,7 +311,7 @@ def arrow_schema(shape: str, dimensions: Sequence[str] = ()) -> pa.Schema:
         The ``pyarrow.Schema``.
 
     Raises:
-        ValueError: for an unknown shape or dimensions on ``sim_count``.
+        InputError: for an unknown shape or dimensions on ``sim_count``.
     """
     return schema_for(shape).arrow_schema(dimensions)
 
@@ -324,7 +327,7 @@ def validate_frame(df: pd.DataFrame, shape: str | None = None) -> pd.DataFrame:
         The conforming frame (see :meth:`FrameSchema.validate`).
 
     Raises:
-        ValueError: when the frame does not fit the schema.
+        InputError: when the frame does not fit the schema.
     """
     return schema_for(shape if shape is not None else shape_of(df)).validate(df)
 
@@ -346,7 +349,7 @@ def identifier(value: object) -> str | None:
         unknown ``account_id`` as ``""``; a CSV cell says the same with an empty field).
 
     Raises:
-        ValueError: for other types (lists, dicts, ...), and an integral float beyond 2**53
+        InputError: for other types (lists, dicts, ...), and an integral float beyond 2**53
             (its digits are not all known).
     """
     if value is None or isinstance(value, str):
@@ -361,14 +364,14 @@ def identifier(value: object) -> str | None:
         if value.is_integer():
             if not abs(value) < _EXACT:
                 # e.g. a JSON integer beyond 64 bits, which orjson reads as a float
-                raise ValueError("an identifier given as a number beyond 2**53 has lost digits")
+                raise InputError("an identifier given as a number beyond 2**53 has lost digits")
             return str(int(value))
         return repr(value)
-    raise ValueError(f"an identifier must be a string or a number, not {type(value).__name__}")
+    raise InputError(f"an identifier must be a string or a number, not {type(value).__name__}")
 
 
 def _coerce(col: pd.Series, name: str, dtype: Any) -> pd.Series:
-    """Cast one column to ``dtype``; raise ValueError naming the column when it cannot."""
+    """Cast one column to ``dtype``; raise InputError naming the column when it cannot."""
     if col.dtype == dtype:
         return col
     try:
@@ -392,7 +395,7 @@ def _coerce(col: pd.Series, name: str, dtype: Any) -> pd.Series:
             return pd.to_numeric(col).astype(COUNT)
         return pd.to_numeric(col).astype(dtype)
     except (ValueError, TypeError, OverflowError, ArithmeticError) as exc:
-        raise ValueError(f"column {name} ({col.dtype}) cannot be cast to {dtype}: {exc}") from None
+        raise InputError(f"column {name} ({col.dtype}) cannot be cast to {dtype}: {exc}") from None
 
 
 def _to_utc(col: pd.Series) -> pd.Series:
@@ -400,7 +403,7 @@ def _to_utc(col: pd.Series) -> pd.Series:
         col = pd.to_datetime(col.astype(object), format="ISO8601", utc=True)
     if not isinstance(col.dtype, pd.DatetimeTZDtype):
         if col.dtype.kind != "M":
-            raise ValueError(f"not a timestamp column ({col.dtype})")
+            raise InputError(f"not a timestamp column ({col.dtype})")
         col = col.dt.tz_localize("UTC")
     out: pd.Series = col.dt.tz_convert("UTC").astype(TIMESTAMP)
     return out

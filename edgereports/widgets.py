@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 from . import presets
 from .errors import EdgeReportsError, EdgeReportsWarning, InputError
 from .query import Report
-from .query.times import parse_tz, relative_end, resolve_relative
+from .query.timegrid import relative_end, resolve_relative
+from .query.times import parse_tz
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -62,7 +63,7 @@ class Explorer:
         values: known dimension values per preset parameter, e.g.
             ``{"msisdn": [...], "customer_site_id": [...]}``; the first of each is preselected.
         start: the first day of the date range (default: 7 days before ``end``).
-        end: the day after the range (default: today, UTC).
+        end: the day after the range (default: today in ``tz`` on the service's clock).
         tz: the zone the dates are midnight in: an offset such as ``"+05:30"``, ``"UTC"`` or an
             IANA name.
         export_dir: the directory of the default export file name.
@@ -91,14 +92,14 @@ class Explorer:
         self.message = ""
         self.error: BaseException | None = None
         known = {k: [str(v) for v in vs] for k, vs in (values or {}).items()}
-        end = end or datetime.now(UTC).date()
+        end = end or _service_today(client, tz)
         start = start or end - timedelta(days=7)
         wide = w.Layout(width="auto")
         self.version = w.ToggleButtons(
             options=["v1", "v2"],
             value=getattr(client, "api_version", "v1"),
             description="API",
-            tooltip="the reporting API version: v1 (SPEC) or the live service's v2",
+            tooltip="the reporting API version: v1 or the live service's v2",
         )
         self.preset = w.Dropdown(
             options=_preset_options(str(self.version.value)),
@@ -208,8 +209,9 @@ class Explorer:
             zone = parse_tz(self.tz.value)
         except EdgeReportsError as exc:
             raise InputError(f"Zone: {exc}") from None
-        if end is not None:  # a relative range, resolved now in the explorer's zone
-            bounds = (resolve_relative(choice, zone), resolve_relative(end, zone))
+        if end is not None:  # a relative range: on the service's clock, in the explorer's zone
+            now = self.client.service_now()
+            bounds = (resolve_relative(choice, zone, now), resolve_relative(end, zone, now))
             return tuple(b.isoformat() for b in bounds if b is not None)  # type: ignore[return-value]
         if self.start.value is None or self.end.value is None:
             raise InputError("pick both dates (From and To), or choose a LAST ... range")
@@ -361,6 +363,15 @@ class Explorer:
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)
+
+
+def _service_today(client: ReportingClient, tz: str) -> date:
+    """Today in ``tz`` on the service's clock (one cheap request when none is known yet)."""
+    try:
+        zone = parse_tz(tz)
+    except EdgeReportsError:
+        zone = UTC
+    return client.service_now().astimezone(zone).date()
 
 
 def _preset_options(api_version: str) -> list[tuple[str, str]]:

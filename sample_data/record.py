@@ -1,4 +1,4 @@
-"""Record the sandbox's answer to every query pattern of SPEC 4.3 into ``recorded/``.
+"""Record the sandbox's answer to every query pattern the service documents into ``recorded/``.
 
 For each pattern this writes ``recorded/<pattern>.request.json`` (the request, built by
 ``edgereports.presets``), ``recorded/<pattern>.json`` and ``recorded/<pattern>.csv`` (the
@@ -31,7 +31,7 @@ END = "2022-07-08T09:50:00+05:30"
 
 
 def pattern_requests(sb: SandboxHandle) -> dict[str, dict[str, Any]]:
-    """Return the request of every SPEC 4.3 pattern, built by the presets, for the sandbox."""
+    """Return the request of every documented pattern, built by the presets, for the sandbox."""
     acct = sb.account_id
     sim = sb.network.sims_of(acct)[0]
     site = sb.network.sites[0].customer_site_id

@@ -10,18 +10,11 @@ import pyarrow as pa
 import pytest
 
 import edgereports as er
-from edgereports.query import times
 from edgereports.reporting import ReportingClient
 from edgereports.sandbox import SandboxHandle
 from tests.conftest import SANDBOX_NOW
 
 fetch_module = importlib.import_module("edgereports.fetch")
-
-
-@pytest.fixture
-def at_sandbox_now(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Relative dates resolve against the shared sandbox's fixed clock."""
-    monkeypatch.setattr(times, "_utcnow", lambda: datetime.fromisoformat(SANDBOX_NOW))
 
 
 def _inside(data: pd.DataFrame | pa.Table) -> int:
@@ -37,9 +30,9 @@ def _settings(sb: SandboxHandle) -> er.Settings:
     return er.Settings(api_key=sb.api_key, reporting_url=sb.reporting_url, account_id=sb.account_id)
 
 
-def test_preset_name_relative_dates_and_settings(
-    sandbox: SandboxHandle, at_sandbox_now: None
-) -> None:
+def test_preset_name_relative_dates_and_settings(sandbox: SandboxHandle) -> None:
+    """Relative dates resolve against the service's clock (the shared sandbox's, fixed at
+    SANDBOX_NOW, years before this machine's), not the local one."""
     msisdn = [s.msisdn for s in sandbox.network.sims_of(sandbox.account_id)[:2]]
     df = er.fetch(
         "byte_usage_subscriber",
@@ -50,6 +43,11 @@ def test_preset_name_relative_dates_and_settings(
     )
     assert df.attrs["request"]["start_date_time"] == "2022-07-06T00:00:00+00:00"
     assert df.attrs["request"]["end_date_time"] == "2022-07-08T00:00:00+00:00"
+    clock = df.attrs["clock"]
+    assert clock["source"] == "service"  # the Date of its answers, plus the seconds since
+    late = datetime.fromisoformat(clock["now"]) - datetime.fromisoformat(SANDBOX_NOW)
+    assert late.total_seconds() < 60
+    assert df.attrs["relative"] == {"start": "2d", "end": "today"}
     assert set(df["msisdn"]) == {str(m) for m in msisdn}
     assert _inside(df) == 2 * 2 * 48  # two subscribers, two metrics, 48 hours
     client = ReportingClient.from_settings(_settings(sandbox))
@@ -62,7 +60,7 @@ def test_preset_name_relative_dates_and_settings(
 
 
 def test_from_env_and_one_client_per_settings(
-    sandbox: SandboxHandle, at_sandbox_now: None, monkeypatch: pytest.MonkeyPatch
+    sandbox: SandboxHandle, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("EDGEREPORTS_API_KEY", sandbox.api_key)
     monkeypatch.setenv("EDGEREPORTS_REPORTING_URL", sandbox.reporting_url)

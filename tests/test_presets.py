@@ -1,4 +1,4 @@
-"""Each preset against its row of SPEC 4.3's query-pattern table."""
+"""Each preset against its row the service documents's query-pattern table."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from edgereports import presets
 A = "62c40843c7a1909709112345"
 S, E = "2022-07-07T09:50:00+05:30", "2022-07-08T09:50:00+05:30"
 
-# SPEC 4.3: purpose -> range, granularity, dimensions, metrics (aggregation or PERCENTILE).
+# The documented query patterns: purpose -> range, granularity, dimensions, metrics
+# (aggregation or PERCENTILE).
 SPEC_ROWS: list[tuple[str, dict[str, Any], str, str | None, list[str], list[tuple[str, Any]]]] = [
     ("time_usage_enterprise", {}, "dates", "DAY", [], [("time_usage_seconds", "COUNT")]),
     (
@@ -74,7 +75,7 @@ SPEC_ROWS: list[tuple[str, dict[str, Any], str, str | None, list[str], list[tupl
         ["customer_site_id"],
         [("ue_connections", "COUNT")],
     ),
-    # SPEC's dimensions, and the device's IMSI: each row names its device (the top-talker rule)
+    # the documented dimensions, and the device's IMSI: each row names its device (top talkers)
     (
         "device_status",
         {"imsi": "404450000000001"},

@@ -4,7 +4,7 @@ the axis of a LAST ... chart in the explorer's zone, relative ranges."""
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import date
 from typing import Any
 
 import matplotlib
@@ -14,10 +14,8 @@ matplotlib.use("Agg", force=True)
 import pytest
 
 import edgereports.plotting
-from edgereports.query import times
 from edgereports.sandbox import SandboxHandle
 from edgereports.widgets import Explorer
-from tests.conftest import SANDBOX_NOW
 from tests.test_widgets import client, explorer, known_values  # noqa: F401  (fixtures)
 
 
@@ -65,9 +63,8 @@ def test_a_last_day_chart_is_in_the_explorer_zone(
 def test_a_relative_range(
     explorer: Explorer,  # noqa: F811
     sandbox: SandboxHandle,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(times, "_utcnow", lambda: datetime.fromisoformat(SANDBOX_NOW))
+    """7d counts back from the service's today (8 July 2022), not this machine's."""
     explorer.preset.value = "time_usage_enterprise"
     explorer.range.value = "7d"
     assert explorer.start.disabled
@@ -76,3 +73,9 @@ def test_a_relative_range(
     assert request["end_date_time"] == "2022-07-08T00:00:00+05:30"
     explorer.run_button.click()
     assert explorer.error is None, explorer.message
+
+
+def test_default_dates_are_the_service_week(client: Any) -> None:  # noqa: F811
+    """Without dates, the pickers show the seven days before the service's today."""
+    shown = Explorer(client, account_id="A", tz="+05:30")
+    assert (shown.start.value, shown.end.value) == (date(2022, 7, 1), date(2022, 7, 8))

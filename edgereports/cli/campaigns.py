@@ -120,7 +120,7 @@ def _add_campaigns(sub: Any, conn: argparse.ArgumentParser) -> None:
         conn,
         "campaigns",
         "notification campaigns: onboard, list, status, chart",
-        "The notification-campaign endpoints (SPEC 4.2).",
+        "The notification-campaign endpoints.",
     )
 
     p = leaf("onboard", "onboard a campaign with its video and thumbnail", _cmd_onboard)

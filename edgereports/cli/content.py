@@ -1,7 +1,7 @@
 """The ``edgereports content ...`` commands (area A: onboard, list, URLs, sign, play, whitelist).
 
 The only command whose output can hold the API key is ``content play --reveal`` (the playback
-URL necessarily contains it, SPEC 4.1 rule 4); without ``--reveal`` the key is shown as ``***``.
+URL necessarily contains it); without ``--reveal`` the key is shown as ``***``.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def _add_content(sub: Any, conn: argparse.ArgumentParser) -> None:
         conn,
         "content",
         "video content: onboard, list, URLs, signing, playback, whitelist",
-        "The video-content endpoints (SPEC 4.1).",
+        "The video-content endpoints.",
     )
 
     def wait_flags(p: argparse.ArgumentParser) -> None:

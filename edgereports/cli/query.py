@@ -11,6 +11,7 @@ from typing import Any
 from .. import presets
 from ..errors import QueryError
 from ..query import Report
+from ..query.timegrid import relative_end
 
 __all__ = ["add_parsers", "add_report_arguments", "report_from_args"]
 
@@ -20,10 +21,21 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("report")
     g.add_argument("--preset", help="a preset name (see 'edgereports presets')")
     g.add_argument("--account-id", help="the account to report on")
-    g.add_argument("--start", help="range start: ISO-8601 with offset, YYYY-MM-DD, or a keyword")
-    g.add_argument("--end", help="range end: ISO-8601 with offset, YYYY-MM-DD, or NOW")
+    g.add_argument(
+        "--start",
+        help="range start: ISO-8601 with offset, YYYY-MM-DD, a relative date (7d, 2w, 6h, "
+        "yesterday: counted back from the service's present) or a keyword",
+    )
+    g.add_argument(
+        "--end", help="range end: ISO-8601 with offset, YYYY-MM-DD, today, tomorrow, 0h or NOW"
+    )
     g.add_argument("--now", action="store_true", help="the current five-minute window")
-    g.add_argument("--last", metavar="PERIOD", help="HOUR, DAY, WEEK or MONTH up to NOW")
+    g.add_argument(
+        "--last",
+        metavar="PERIOD",
+        help="7d, 2w (whole days to today) or 24h (whole hours to this one), on the service's "
+        "clock; or the service's HOUR, DAY, WEEK or MONTH up to NOW",
+    )
     g.add_argument("--tz", help="zone for YYYY-MM-DD dates: +05:30, UTC or an IANA name")
     g.add_argument("--granularity", help="DAY or HOUR")
     g.add_argument("--by", action="append", default=[], metavar="DIM", help="group by (repeat)")
@@ -79,7 +91,8 @@ def report_from_args(args: argparse.Namespace) -> Report:
     if args.preset:
         start, end = args.start, args.end
         if args.last:
-            start, end = f"LAST {args.last.upper()}", "NOW"
+            end = relative_end(args.last)
+            start, end = (args.last, end) if end else (f"LAST {args.last.upper()}", "NOW")
         params: dict[str, Any] = {
             "account_id": args.account_id,
             "start": start,

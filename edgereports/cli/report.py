@@ -1,7 +1,7 @@
 """The ``edgereports report`` command: fetch a report and print or write it.
 
 Exit status: 0 success; 1 a service, transport or data error, including a partial failure
-(nothing is written then); 2 bad input (flags, a query the spec does not allow, settings).
+(nothing is written then); 2 bad input (flags, a query the service does not allow, settings).
 """
 
 from __future__ import annotations
@@ -44,6 +44,8 @@ examples:
   edgereports report --preset ue_session_bytes --account-id A --start 2024-08-13 \
       --end 2024-08-14 --csv ue.csv           # a v2 preset: sent to /connectivity/v2/report
 
+Relative dates (--start 7d --end today, --last 7d) count back from the service's present, as
+its answers state it, not from this machine's clock.
 settings come from EDGEREPORTS_API_KEY and EDGEREPORTS_REPORTING_URL (or --reporting-url).
 The API version is the report's: --api-version v2 for a report from flags, v2 presets are v2.
 Without --json/--csv/--parquet the frame is printed as a table. The report flags (--tz,
@@ -54,7 +56,7 @@ no file is written unless --allow-empty.
 exit status:
   0  the whole report was fetched and written (or it had no row: see stderr)
   1  a service, transport or data error, including a partial failure (nothing is written)
-  2  bad input: flags, a query the spec does not allow, missing settings
+  2  bad input: flags, a query the service does not allow, missing settings
 """
 
 _DURATION = re.compile(r"^\s*(\d+)\s*([hdw])\s*$", re.IGNORECASE)
@@ -111,6 +113,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     net.add_argument("--retries", type=int, default=4, help="retries per request (default 4)")
     net.add_argument(
         "--accept", choices=["json", "csv"], default="json", help="answer format to ask for"
+    )
+    net.add_argument(
+        "--partial",
+        choices=["keep", "drop"],
+        default="keep",
+        help="the buckets a range covers only in part (a range off the UTC grid): keep them, "
+        "named on stderr (default), or drop them",
     )
     net.add_argument(
         "--progress",
@@ -203,7 +212,8 @@ def _fetch(args: argparse.Namespace) -> pd.DataFrame:
         progress=args.progress,
         api_version=report.api_version,
     ) as client:
-        return client.fetch(report, window=window, accept=CSV if args.accept == "csv" else JSON)
+        accept = CSV if args.accept == "csv" else JSON
+        return client.fetch(report, window=window, accept=accept, partial=args.partial)
 
 
 def _to_file(args: argparse.Namespace) -> bool:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from .. import presets
 from ..query import Report
+from ..query.timegrid import BUCKETS, floor
 
 __all__ = ["DEMO_CLOCK", "DEMO_ZONE", "PlannedReport", "Subjects", "plan_reports", "range_end"]
 
@@ -110,8 +111,7 @@ def range_end(now: datetime) -> datetime:
     Returns:
         The end, e.g. ``2024-03-15T05:30:00+05:30`` for any time on 15 March (UTC).
     """
-    utc = now.astimezone(UTC)
-    return utc.replace(hour=0, minute=0, second=0, microsecond=0).astimezone(DEMO_ZONE)
+    return floor(now, BUCKETS["DAY"]).astimezone(DEMO_ZONE)
 
 
 def _needs(ids: Sequence[str], flag: str) -> str | None:
@@ -183,7 +183,7 @@ def plan_reports(subjects: Subjects, end: datetime) -> list[PlannedReport]:
         "device_status": (None, lambda: _device_reports(subjects)),
     }
     plans = []
-    spec_presets = [p for p in presets.CATALOGUE if p.api_version == "v1"]  # SPEC 4.3's eleven
+    spec_presets = [p for p in presets.CATALOGUE if p.api_version == "v1"]  # the documented eleven
     for number, info in enumerate(spec_presets, start=1):
         reason, make = build[info.name]
         reports = () if reason else tuple(make())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -71,7 +71,7 @@ def run_demo(
             )
         source = f"the live service at {redact(settings.reporting_url, [settings.api_key])}"
         with ReportingClient.from_settings(settings, progress=False) as client:
-            end = range_end(datetime.now(UTC))
+            end = range_end(client.service_now())  # the service's clock, not this machine's
             result = _run(client, subjects, end, target, source, echo)
     else:
         from ..sandbox import serve
@@ -79,7 +79,7 @@ def run_demo(
         with serve(seed=seed, devices=devices, clock=DEMO_CLOCK) as sb:
             source = f"the local sandbox (seed {seed}, {devices} devices, clock {DEMO_CLOCK})"
             with ReportingClient(sb.api_key, sb.reporting_url, progress=False) as client:
-                end = range_end(datetime.fromisoformat(DEMO_CLOCK))
+                end = range_end(client.service_now())
                 subjects = subjects or Subjects.from_sandbox(sb)
                 result = _run(client, subjects, end, target, source, echo)
     result.seconds = time.monotonic() - started

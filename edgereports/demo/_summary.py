@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pandas as pd
 
+from ..normalize.buckets import bucket_start
 from ..plotting import member_text, unit_scale
+from ..query.timegrid import frame_buckets
 from ..schema import CURRENT, TIMESERIES, shape_of
 
 __all__ = ["summary_table"]
@@ -16,7 +20,9 @@ def summary_table(df: pd.DataFrame) -> pd.DataFrame:
     """Summarize a frame in a few rows of text, values in readable units.
 
     Time series: one row per series (dimension values, metric, aggregation) with its points,
-    first and last bucket, and min, mean and max (plus the total for COUNT). Current values:
+    first and last bucket (the last marked "so far" when the service may still revise it; a
+    PERCENTILE over a range gives the range, its last day included), and min, mean and max
+    (plus the total for COUNT). Current values:
     one row per value (per eNodeB with online counts when there are many devices). SIM counts:
     one row per kind with min, mean, max and the latest day.
 
@@ -43,6 +49,9 @@ def _series(df: pd.DataFrame) -> pd.DataFrame:
     dims = TIMESERIES.dimensions_of(df)
     keys = [*dims, "metric", "aggregation", "percentile"]
     rows = []
+    starts = bucket_start(df)  # a v2 row covers the bucket before its stamp
+    bucketed = frame_buckets(df.attrs) is not None
+    provisional = df.attrs.get("provisional_from")
     for key, part in df.groupby(keys, dropna=False, sort=False):
         named = dict(zip(keys, key, strict=True))
         values = part["value"].astype(float)
@@ -50,15 +59,20 @@ def _series(df: pd.DataFrame) -> pd.DataFrame:
         agg = _text(named["aggregation"])
         pct = _text(named["percentile"])
         how = f"p{float(pct):g}" if pct else agg
-        stamps = part["time_stamp"]
+        stamps = starts.loc[part.index]
+        first, last = f"{stamps.min():%Y-%m-%d %H:%M}Z", f"{stamps.max():%Y-%m-%d %H:%M}Z"
+        if not bucketed:  # one value over the whole range (PERCENTILE): the range
+            first, last = _request_range(df)
+        elif provisional and stamps.max() >= pd.Timestamp(provisional):
+            last += " (so far)"
         rows.append(
             {
                 **{d: _member(df, d, named[d]) for d in dims},
                 "metric": str(named["metric"]),
                 "agg": how,
                 "points": len(part),
-                "from": f"{stamps.min():%Y-%m-%d %H:%M}Z",
-                "to": f"{stamps.max():%Y-%m-%d %H:%M}Z",
+                "from": first,
+                "to": last,
                 "min": _readable(metric, values.min()),
                 "mean": _readable(metric, values.mean()),
                 "max": _readable(metric, values.max()),
@@ -66,6 +80,20 @@ def _series(df: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def _request_range(df: pd.DataFrame) -> tuple[str, str]:
+    """The request's range in UTC, its end excluded (``to`` is the instant it stops)."""
+    request = df.attrs.get("request") or {}
+    shown = []
+    for key in ("start_date_time", "end_date_time"):
+        try:
+            moment = pd.Timestamp(datetime.fromisoformat(str(request.get(key))))
+        except ValueError:
+            shown.append(str(request.get(key, "")))
+            continue
+        shown.append(f"{moment.tz_convert('UTC'):%Y-%m-%d %H:%M}Z")
+    return shown[0], f"before {shown[1]}"
 
 
 def _current(df: pd.DataFrame) -> pd.DataFrame:

@@ -8,8 +8,10 @@ fetch does: :func:`bucket_start` moves the lower bound to that bucket's start, a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
+
+from ..query.timegrid import bucket_length, floor
 
 __all__ = ["bounds_filter", "bucket_start"]
 
@@ -20,12 +22,10 @@ def bucket_start(lo: datetime | None, shape: str, request: Mapping[str, Any]) ->
     definition) the data was fetched with."""
     if lo is None:
         return None
-    grain = "DAY" if shape == "sim_count" else str(request.get("granularity", "")).upper()
-    bucket = {"HOUR": 3600, "DAY": 86400}.get(grain)
+    bucket = bucket_length(request.get("granularity"), daily=shape == "sim_count")
     if bucket is None:  # a granularity of unknown alignment: the bound is kept as given
         return lo
-    moment = lo.astimezone(UTC)
-    return datetime.fromtimestamp(int(moment.timestamp()) // bucket * bucket, UTC)
+    return floor(lo, bucket)
 
 
 def bounds_filter(lo: datetime | None, hi: datetime | None, shape: str, kind: Any) -> Any:

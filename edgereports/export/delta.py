@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
 from ..errors import ConfigError, redact
+from ..query.timegrid import BUCKETS
 from .bounds import bounds_filter, bucket_start
 from .fanout import Values, split_definition
 from .reports import ReportJob
@@ -64,7 +65,7 @@ COMMIT_ATTEMPTS = 8
 #: Commits between checkpoints of the tables the export creates: opening a table (each run
 #: does a few times) replays at most this many commits after the last checkpoint.
 CHECKPOINT_INTERVAL = 10
-_DAY = timedelta(days=1)
+_DAY = BUCKETS["DAY"]  # the export's unit: a UTC day
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 

@@ -18,6 +18,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
+from ..query.timegrid import BUCKETS, floor
 from .reports import MAX_WINDOW_DAYS, ReportJob
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ __all__ = [
 #: The ``reason`` of a unit's plan.
 UNIT = "unit"
 
-_DAY = timedelta(days=1)
+_DAY = BUCKETS["DAY"]  # the export's unit: a UTC day
 
 
 @dataclass(frozen=True, order=True)
@@ -148,13 +149,12 @@ def to_utc(value: datetime | date | str, what: str = "--until") -> datetime:
 
 def floor_day(when: datetime) -> datetime:
     """The UTC midnight at or before ``when``."""
-    return when.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return floor(when, _DAY)
 
 
 def last_complete_end(now: datetime, bucket: timedelta) -> datetime:
-    """The end of the last complete bucket at ``now`` (``now`` floored to the bucket size)."""
-    midnight = floor_day(now)
-    return midnight + ((now.astimezone(UTC) - midnight) // bucket) * bucket
+    """The end of the last complete bucket at ``now``: the start of the one holding it."""
+    return floor(now, bucket)
 
 
 def plan_export(
@@ -260,7 +260,7 @@ def _stamp(when: datetime) -> str:
 def service_now(client: object) -> datetime:
     """Now by the service's clock when the client knows it (``service_now()``), else local.
 
-    The export plans no day past the service's present (DESIGN "One clock").
+    The export plans no day past the service's present.
     """
     clock = getattr(client, "service_now", None)
     now = clock() if callable(clock) else None

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, SchemaError
+from ..query.timegrid import BUCKETS, ceil
 from .bounds import bounds_filter, bucket_start
 from .delta import DELTA_LOG
 from .state import load_state
@@ -221,8 +222,7 @@ def _instant(value: TimeArg, what: str) -> datetime | None:
 
 
 def _ceil_day(when: datetime) -> date:
-    midnight = when.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    return (midnight if midnight == when else midnight + timedelta(days=1)).date()
+    return ceil(when, BUCKETS["DAY"]).date()
 
 
 def _shape(metadata: dict[bytes, bytes], names: list[str], fallback: str | None) -> str:

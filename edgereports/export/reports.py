@@ -17,6 +17,7 @@ from typing import Any
 from .. import presets
 from ..errors import ConfigError, QueryError
 from ..query import Report
+from ..query.timegrid import BUCKETS, bucket_length, is_relative, resolve_relative
 from ..query.versions import API_VERSIONS
 
 __all__ = [
@@ -57,7 +58,6 @@ _REPORT_KEYS = (
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _LOOKBACK = re.compile(r"(\d+)\s*(d|day|days|h|hour|hours)", re.IGNORECASE)
 _PLACEHOLDER = (date(2000, 1, 1), date(2000, 1, 2))
-_BUCKETS = {"DAY": timedelta(days=1), "HOUR": timedelta(hours=1)}
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,8 @@ class ReportJob:
         report: the request without its range (a placeholder range; see :meth:`for_window`).
         granularity: ``"DAY"`` or ``"HOUR"``; ``None`` for SIM counts (daily).
         start: the first UTC midnight to export.
+        relative_start: the relative date ``start`` was written as (``"60d"``), resolved
+            again against the service's present by :meth:`at`; None for a date.
         lookback: how far before the watermark each run re-fetches (rounded out to whole days).
         window_days: UTC days per fetch window.
         shard_size: fan-out values per shard when a long range is fetched in shards (each
@@ -83,6 +85,15 @@ class ReportJob:
     lookback: timedelta
     window_days: int
     shard_size: int = 0
+    relative_start: str | None = None
+
+    def at(self, now: datetime) -> ReportJob:
+        """The report job with a relative ``start`` resolved against ``now`` (the service's
+        present when a run has a client), rounded down to a UTC midnight."""
+        if self.relative_start is None:
+            return self
+        start = parse_start(self.relative_start, "start", now=now)
+        return dataclasses.replace(self, start=start)
 
     @property
     def shape(self) -> str:
@@ -97,7 +108,9 @@ class ReportJob:
     @property
     def bucket(self) -> timedelta:
         """The bucket size (one day for SIM counts)."""
-        return _BUCKETS[self.granularity] if self.granularity else timedelta(days=1)
+        bucket = bucket_length(self.granularity, daily=True)
+        assert bucket is not None  # DAY or HOUR, checked when the job was read
+        return bucket
 
     def for_window(self, start: datetime, end: datetime) -> Report:
         """The report over ``[start, end)``."""
@@ -127,13 +140,20 @@ def parse_lookback(value: object, where: str, what: str = "lookback") -> timedel
     )
 
 
-def parse_start(value: object, where: str) -> datetime:
-    """Read a start: a TOML date, an offset datetime, or such a string; floored to a UTC day.
+def parse_start(value: object, where: str, *, now: datetime | None = None) -> datetime:
+    """Read a start: a TOML date, an offset datetime, such a string, or a relative date
+    (``"60d"``, ``"8w"``, ``"yesterday"``: UTC midnights before ``now``, the local clock when
+    None); floored to a UTC day.
 
     Raises:
         ConfigError: anything else, naming ``where``.
     """
     when: datetime | None = None
+    if is_relative(value):
+        try:
+            value = resolve_relative(value, UTC, now)
+        except OverflowError:
+            value = None
     if isinstance(value, str):
         text = value.strip()
         try:
@@ -147,8 +167,9 @@ def parse_start(value: object, where: str) -> datetime:
         when = datetime(value.year, value.month, value.day, tzinfo=UTC)
     if when is None:
         raise ConfigError(
-            f"{where}: start must be a date such as 2024-01-01 or a timestamp with an offset "
-            "such as 2024-01-01T00:00:00Z (it is rounded down to a UTC day)"
+            f"{where}: start must be a date such as 2024-01-01, a timestamp with an offset "
+            "such as 2024-01-01T00:00:00Z (it is rounded down to a UTC day) or a relative date "
+            'such as "60d" (days before the service\'s today)'
         )
     return when.replace(hour=0, minute=0, second=0, microsecond=0)
 
@@ -182,7 +203,7 @@ def parse_report(
     report = _build(item, merged, label)
     grain = item.get("granularity")
     if grain is not None:
-        if not isinstance(grain, str) or grain.strip().upper() not in _BUCKETS:
+        if not isinstance(grain, str) or grain.strip().upper() not in BUCKETS:
             raise ConfigError(f'{label}: granularity must be "DAY" or "HOUR", got {grain!r}')
         report = report.granularity(grain.strip().upper())
     report = _check_exportable(report, label)
@@ -208,6 +229,7 @@ def parse_report(
         lookback=lookback,
         window_days=window_days,
         shard_size=shard_size,
+        relative_start=str(merged["start"]).strip() if is_relative(merged["start"]) else None,
     )
 
 
@@ -265,7 +287,7 @@ def _build(item: Mapping[str, Any], merged: Mapping[str, Any], label: str) -> Re
             raise ConfigError(f"{label}: params go with preset, not with request")
         request = item["request"]
         if not isinstance(request, Mapping):
-            raise ConfigError(f"{label}: request must be a table (the JSON request of SPEC 2.8)")
+            raise ConfigError(f"{label}: request must be a table (the JSON request)")
         note = "from start, the watermark and the lookback"
         _refuse_range(request, "request", ("start_date_time", "end_date_time"), label, note)
         version = item.get("api_version", "v1")
@@ -354,7 +376,7 @@ def _check_exportable(report: Report, label: str) -> Report:
             f'{label}: no granularity; add granularity = "DAY" or "HOUR" (the export writes '
             "time series and SIM counts)"
         )
-    if report.grain not in _BUCKETS:
+    if report.grain not in BUCKETS:
         raise ConfigError(f'{label}: granularity must be "DAY" or "HOUR", got {report.grain!r}')
     return report
 

@@ -18,10 +18,10 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
-from ..errors import AuthError, EdgeReportsError, redact
+from ..errors import AuthError, ConfigError, EdgeReportsError, redact
 from ..progress import Progress, open_progress
 from .checks import (
     HELD_KEY,
@@ -160,10 +160,12 @@ def run_export(
     if spec.format == "delta":
         spec.storage_options()  # the variables [storage] names are set, before any request
     with contextlib.ExitStack() as stack:
-        if client is None and not dry_run:
-            client = stack.enter_context(make_client(spec))
-        # one clock: the service's (its latest Date header), so no day past its present
+        if client is None:  # a dry run too: its plan stops at the service's present
+            client = _client_for(spec, stack, required=not dry_run)
+        # one clock: the service's (its latest Date header), so no day past its present and
+        # relative starts ("60d") count back from it
         instant = to_utc(now, "now") if now is not None else service_now(client)
+        chosen = [r.at(instant) for r in chosen]
         scope = RunScope(
             now=instant,
             unit=begin,
@@ -183,6 +185,17 @@ def run_export(
         return summary
     summary.seconds = time.monotonic() - started
     return summary
+
+
+def _client_for(spec: Job, stack: contextlib.ExitStack, *, required: bool) -> Any:
+    """The job's client; for a dry run, None when the job has no key or address configured
+    (its plan then stops at the local clock's present)."""
+    try:
+        return stack.enter_context(make_client(spec))
+    except ConfigError:
+        if required:
+            raise
+        return None
 
 
 def _run_parquet(spec: Job, chosen: list[ReportJob], scope: RunScope) -> ExportSummary:

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
+from ..query.timegrid import BUCKETS
 from .job import Job, load_job
 from .plan import floor_day, to_utc
 from .run import run_export
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Unit", "run_unit", "split_units"]
 
-_DAY = timedelta(days=1)
+_DAY = BUCKETS["DAY"]  # the export's unit: a UTC day
 
 
 @dataclass(frozen=True, order=True)

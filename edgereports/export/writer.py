@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
+from ..query.timegrid import BUCKETS, epoch_micros, micros, owned_mask, row_bucket_micros
 from .files import METADATA_KEY, atomic_write
 
 if TYPE_CHECKING:
@@ -172,10 +173,10 @@ def write_window(
     # taken, sorted and cast to the file schema one day at a time
     table = pa.Table.from_pandas(frame, preserve_index=False)
     del frame
-    if stamps_at_end:
-        inside = np.flatnonzero((micros > _micros(start)) & (micros <= _micros(end)))
-    else:
-        inside = np.flatnonzero((micros >= _micros(start)) & (micros < _micros(end)))
+    low, high = epoch_micros(start), epoch_micros(end)
+    inside = np.flatnonzero(
+        owned_mask(micros, low, high, first=False, last=False, at_end=stamps_at_end)
+    )
     names = set(table.column_names)
     sort_keys = [
         (c, "ascending", "at_start")
@@ -184,7 +185,7 @@ def write_window(
     ]
     # group the rows inside the window by day with numpy: the copies made are a day's rows,
     # not the window's
-    day_numbers = (micros[inside] - (1 if stamps_at_end else 0)) // _DAY_US
+    day_numbers = row_bucket_micros(micros[inside], _DAY, at_end=stamps_at_end) // _DAY_US
     order = np.argsort(day_numbers, kind="stable")
     by_day, day_numbers = inside[order], day_numbers[order]
     del micros, inside, order
@@ -252,14 +253,9 @@ def _strings(values: Sequence[str], kind: Any) -> Any:
     return pa.array([str(v) for v in values], type=kind)
 
 
-_DAY_US = 86_400_000_000
+_DAY = BUCKETS["DAY"]
+_DAY_US = micros(_DAY)
 _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
-
-
-def _micros(when: datetime) -> int:
-    """Microseconds since the epoch of an aware instant."""
-    delta = when.astimezone(UTC) - datetime(1970, 1, 1, tzinfo=UTC)
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 
 def _day_number(day: date) -> int:

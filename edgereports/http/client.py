@@ -250,7 +250,7 @@ class HttpClient:
     # -- internals ------------------------------------------------------------------------
 
     def _note_clock(self, response: requests.Response) -> None:
-        """Keep the ``Date`` header of an answer as the service's clock (DESIGN "One clock")."""
+        """Keep the ``Date`` header of an answer as the service's clock."""
         header = response.headers.get("Date")
         if not header:
             return

@@ -1,4 +1,4 @@
-"""JSON and CSV report answers (SPEC 2.9) into tidy frames with the schemas of :mod:`..schema`.
+"""JSON and CSV report answers into tidy frames with the schemas of :mod:`..schema`.
 
 Public names: :func:`to_frame`, :func:`read_csv`, :func:`stitch`, :func:`concat_frames` and
 :func:`detect_shape`. The two steps of stitching that the client applies part by part

@@ -1,4 +1,4 @@
-"""What the normalizer reads from a report request (SPEC 2.8): shape, dimensions, metrics."""
+"""What the normalizer reads from a report request: shape, dimensions, metrics."""
 
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ class RequestInfo:
 
 
 def request_info(request: object, *, raw: bool = True) -> RequestInfo | None:
-    """Read a ``Report`` (anything with ``to_request()``) or a SPEC 2.8 dict.
+    """Read a ``Report`` (anything with ``to_request()``) or a request dict.
 
     The dict is read by :meth:`edgereports.query.Report.from_request` (quietly: it warns of
     no unknown name), so the normalizer takes exactly the requests the client sends.

@@ -17,7 +17,7 @@ from ..errors import SchemaError, redact
 from ..query.vocabulary import FILTER_DIMENSIONS, METRICS
 from ..schema import STRING, TIMESTAMP, identifier
 
-#: The metric names the service is known to answer with (SPEC 2.8 and DESIGN's live facts).
+#: The metric names the service is known to answer with (documented, and seen live).
 KNOWN_METRICS = frozenset(METRICS)
 #: The dimension names and echoed identifiers the service is known to use.
 KNOWN_DIMENSIONS = frozenset(FILTER_DIMENSIONS)

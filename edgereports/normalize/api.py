@@ -27,7 +27,7 @@ ARROW_MIN_BYTES = 2 * 1024 * 1024
 def to_frame(
     payload: Any, request: Any = None, *, arrow_min_bytes: int | None = ARROW_MIN_BYTES
 ) -> pd.DataFrame:
-    """Turn a report answer (SPEC 2.9), JSON or CSV, into a tidy frame with the pinned schema.
+    """Turn a report answer, JSON or CSV, into a tidy frame with the pinned schema.
 
     The shape is detected from the payload: ``{"result": [[...], ...]}`` is a time series, an
     object with ``start_time``/``end_time`` a current value, a list of ``{"date", "physical",
@@ -42,7 +42,7 @@ def to_frame(
 
     Args:
         payload: parsed JSON (dict or list), or the raw body as bytes or str.
-        request: the ``Report`` (anything with ``to_request()``) or its SPEC 2.8 dict, or None.
+        request: the ``Report`` (anything with ``to_request()``) or its request dict, or None.
         arrow_min_bytes: JSON bytes of this size or more are read by pyarrow first (less
             memory for large bodies), smaller ones by orjson; ``None`` never uses pyarrow.
             Both paths give the same frame, or the same error, for every input.

@@ -1,4 +1,4 @@
-"""Current-value answers (SPEC 2.9.2): one object per answer, one row per metric member.
+"""Current-value answers: one object per answer, one row per metric member.
 
 Which members are metrics: with a request, the requested metric names (and any other known
 metric name); without one, the known metric names, and any other member whose value looks like

@@ -1,4 +1,4 @@
-"""Payload decoding (JSON or CSV, by content) and shape detection (SPEC 2.9)."""
+"""Payload decoding (JSON or CSV, by content) and shape detection."""
 
 from __future__ import annotations
 

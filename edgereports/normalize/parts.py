@@ -15,12 +15,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..query.timegrid import epoch_micros, owned_mask
 from . import _arrowjson
 from ._request import RequestInfo, request_info
 from .api import ARROW_MIN_BYTES
@@ -30,7 +31,6 @@ from .timeseries import Block, build, dimensions, read_blocks
 
 __all__ = ["SeriesPart", "build_parts", "read_part"]
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 #: Answers of at least this size are parsed by pyarrow, which leaves the GIL while it parses, so
 #: the answers of a pull's threads are read at once; smaller ones cost less through orjson.
 PART_ARROW_MIN_BYTES = 64 * 1024
@@ -66,18 +66,15 @@ class SeriesPart:
         """
         if first and last:
             return self
-        low, high = _micros(start), _micros(end)
+        low, high = epoch_micros(start), epoch_micros(end)
         blocks = []
         stamps: np.ndarray | None = None
         for b in self.blocks:
             if b.stamps is not stamps:  # the metrics of a series share their stamps
                 stamps = b.stamps
-                keep = np.ones(len(stamps), dtype=bool)
-                if not first:
-                    keep &= (stamps > low) if right else (stamps >= low)
-                if not last:
-                    keep &= (stamps <= high) if right else (stamps < high)
-                whole, some = bool(keep.all()), bool(keep.any())
+                keep = owned_mask(stamps, low, high, first=first, last=last, at_end=right)
+                whole = keep is None or bool(keep.all())
+                some = whole or bool(keep.any())
             if whole:
                 blocks.append(b)
             elif some:
@@ -174,9 +171,3 @@ def _kept(block: Block, keep: np.ndarray) -> Block:
     return dataclasses.replace(
         block, stamps=block.stamps[keep], values=block.values[keep], rows=None
     )
-
-
-def _micros(moment: datetime) -> int:
-    """Microseconds since the epoch, UTC."""
-    delta = moment.astimezone(UTC) - _EPOCH
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds

@@ -1,6 +1,6 @@
 """The flat answer of the v2 reporting service into the time-series frame.
 
-The answer (DESIGN.md, "Reporting service") is one object: ``account_id``, ``mobile-core-id``,
+The answer (see docs/service.md) is one object: ``account_id``, ``mobile-core-id``,
 ``metric``, ``aggregation_type``, ``edgepoint`` and ``result``, a list of ``{time_stamp,
 value}``. Its frame is the timeseries frame with ``mobile_core_id`` and ``edgepoint`` as
 dimension columns (echoed keys other than these and the fixed members become dimension columns

@@ -1,4 +1,4 @@
-"""SIM count answers (SPEC 2.9.3): ``[{"date": "dd-mm-yyyy", "physical": n, "esim": n}, ...]``.
+"""SIM count answers: ``[{"date": "dd-mm-yyyy", "physical": n, "esim": n}, ...]``.
 
 Dates may also be written ``yyyy-mm-dd`` (as a frame written back to CSV has them). Rows come
 out sorted by date (stable). ``account_id`` comes from the item when it carries one, else from

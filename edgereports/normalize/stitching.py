@@ -17,6 +17,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..errors import InputError
+from ..query.timegrid import owned_mask
 from ..schema import FrameSchema, schema_for, shape_of
 from ._order import canonical, datetimes, take_rows
 from ._request import request_info
@@ -148,7 +149,7 @@ def owned_rows(
     shape: str | None = None,
     closed: str = "left",
 ) -> pd.DataFrame:
-    """The rows of one window's frame that the window owns (DESIGN.md, stitching).
+    """The rows of one window's frame that the window owns.
 
     A window owns the points whose bucket start (``time_stamp``; ``date`` as UTC midnight for
     SIM counts; ``start_time`` for current values) lies in ``[start, end)``; the first window
@@ -211,13 +212,9 @@ def _owned(
     if bucket.dtype.kind != "M":
         raise InputError(f"{shape} frame's {column} column is not a timestamp ({bucket.dtype})")
     stamps = datetimes(bucket)
-    keep = np.ones(len(frame), dtype=bool)
     low, high = lo.tz_localize(None).to_datetime64(), hi.tz_localize(None).to_datetime64()
-    if not first:
-        keep &= (stamps > low) if right else (stamps >= low)
-    if not last:
-        keep &= (stamps <= high) if right else (stamps < high)
-    return None if keep.all() else keep
+    keep = owned_mask(stamps, low, high, first=first, last=last, at_end=right)
+    return None if keep is None or keep.all() else keep
 
 
 def canonical_order(

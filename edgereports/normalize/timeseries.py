@@ -1,4 +1,4 @@
-"""Time-series answers (SPEC 2.9.1): the reader of parsed JSON, and the frame builder.
+"""Time-series answers: the reader of parsed JSON, and the frame builder.
 
 Parsed JSON (a dict given by the caller, or a body under ``ARROW_MIN_BYTES`` parsed with orjson;
 large bodies go to :mod:`._arrowjson` first) is read one inner ``result`` array at a time: its

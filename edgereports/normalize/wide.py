@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..schema import schema_for, shape_of
+from .buckets import bucket_start
 
 __all__ = ["long", "measure_name", "parse_measure", "wide"]
 
@@ -54,7 +55,9 @@ def wide(df: pd.DataFrame) -> pd.DataFrame:
 
     Rows are keyed by the frame's time columns, ``account_id`` and its dimensions (sorted);
     measure columns come in order of first appearance and are named by the module's rule
-    (``uplink_bytes__count``, ``uplink_bandwidth__p95``). ``attrs`` are kept.
+    (``uplink_bytes__count``, ``uplink_bandwidth__p95``). ``attrs`` are kept. A v2 frame
+    (stamped at the end of each piece) gains ``bucket_start`` after ``time_stamp``: the bucket
+    each row covers (:func:`~edgereports.normalize.buckets.bucket_start`), to join on.
 
     Args:
         df: a timeseries or current frame.
@@ -92,6 +95,8 @@ def wide(df: pd.DataFrame) -> pd.DataFrame:
     for key in keys:
         out[key] = out[key].astype(df[key].dtype)
     out.attrs = dict(df.attrs)
+    if shape == "timeseries" and df.attrs.get("api_version") == "v2":
+        out.insert(1, "bucket_start", bucket_start(out))
     return out
 
 
@@ -117,6 +122,7 @@ def long(df: pd.DataFrame) -> pd.DataFrame:
     shape = df.attrs.get("shape") or ("current" if "start_time" in df.columns else "timeseries")
     if shape not in ("timeseries", "current"):
         raise InputError(f"long() takes a wide timeseries or current frame, got {shape!r}")
+    df = df.drop(columns=["bucket_start"], errors="ignore")  # a v2 frame's, made by wide()
     measures = [c for c in df.columns if str(df[c].dtype) == "float64"]
     keys = [c for c in df.columns if c not in measures]
     frame = schema_for(shape)

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import pandas as pd
 
 from ..errors import InputError
+from ..query.timegrid import bucket_length, shown_range
 from ..schema import shape_of
 
 __all__ = ["Scale", "TzLike", "unit_scale"]
@@ -217,7 +218,17 @@ def check_shape(df: pd.DataFrame, wanted: str, function: str) -> None:
 
 
 def range_text(df: pd.DataFrame, tz: tzinfo) -> str:
-    """Return the report's range from its request, in ``tz``, e.g. ``7 Jul 2022 – 8 Jul 2022``."""
+    """Return the report's range from its request, in ``tz``, its last day (or hour) included:
+    ``1–7 Jul 2022 (UTC)`` for ``[1 Jul, 8 Jul)``.
+
+    Example:
+        >>> df = pd.DataFrame()
+        >>> df.attrs["request"] = {"start_date_time": "2022-07-01T00:00:00+00:00",
+        ...                        "end_date_time": "2022-07-08T00:00:00+00:00"}
+        >>> from datetime import timezone
+        >>> range_text(df, timezone.utc)
+        '1–7 Jul 2022 (UTC)'
+    """
     request = df.attrs.get("request")
     if not isinstance(request, Mapping):
         return ""
@@ -225,18 +236,32 @@ def range_text(df: pd.DataFrame, tz: tzinfo) -> str:
     if not (isinstance(start, str) and isinstance(end, str)):
         return ""
     try:
-        begin = datetime.fromisoformat(start.replace("Z", "+00:00")).astimezone(tz)
-        finish = datetime.fromisoformat(end.replace("Z", "+00:00")).astimezone(tz)
+        begin = datetime.fromisoformat(start.replace("Z", "+00:00"))
+        finish = datetime.fromisoformat(end.replace("Z", "+00:00"))
     except ValueError:
         return f"{start} – {end}"  # keywords such as LAST DAY
-    with_time = any((t.hour, t.minute) != (0, 0) for t in (begin, finish))
-    end_text = f"{finish:%H:%M}" if begin.date() == finish.date() else _day(finish, with_time)
-    return f"{_day(begin, with_time)} – {end_text} ({zone_name(tz)})"
+    grain = request.get("granularity")
+    bucket = bucket_length(grain if isinstance(grain, str) else None)
+    first, last, unit = shown_range(begin, finish, tz, bucket)
+    return f"{_span(first, last, unit)} ({zone_name(tz)})"
 
 
-def _day(moment: datetime, with_time: bool) -> str:
-    text = f"{moment.day} {moment:%b %Y}"
-    return f"{text} {moment:%H:%M}" if with_time else text
+def _span(first: datetime, last: datetime, unit: str) -> str:
+    """``1–7 Jul 2022``, ``30 Jun – 7 Jul 2022``, ``7 Jul 2022 09:00 – 8 Jul 2022 08:00``."""
+    if unit == "day":
+        if first.date() == last.date():
+            return f"{first.day} {first:%b %Y}"
+        if (first.year, first.month) == (last.year, last.month):
+            return f"{first.day}–{last.day} {last:%b %Y}"
+        if first.year == last.year:
+            return f"{first.day} {first:%b} – {last.day} {last:%b %Y}"
+        return f"{first.day} {first:%b %Y} – {last.day} {last:%b %Y}"
+    end_text = f"{last:%H:%M}" if first.date() == last.date() else _moment(last)
+    return f"{_moment(first)} – {end_text}"
+
+
+def _moment(moment: datetime) -> str:
+    return f"{moment.day} {moment:%b %Y %H:%M}"
 
 
 def dimension_columns(df: pd.DataFrame, fixed: Iterable[str]) -> list[str]:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import tzinfo
+from datetime import timedelta, tzinfo
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..query.timegrid import BUCKETS
 from ..schema import TIMESERIES
 from ._axes import (
     colors,
@@ -42,6 +43,7 @@ from ._common import (
     zone_name,
 )
 from ._labels import bucket_word, counted, member_text
+from ._time import mark_buckets, placed, time_note
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -50,7 +52,7 @@ __all__ = ["plot_percentiles", "plot_timeseries", "plot_ue_connections"]
 
 _KIND_NAMES = {"bytes": "Bytes", "seconds": "Time", "bandwidth": "Bandwidth", "count": "Count"}
 _GRAIN_WORDS = {"DAY": "per day", "HOUR": "per hour"}
-_BUCKET_DAYS = {"DAY": 1.0, "HOUR": 1.0 / 24.0}
+_BUCKET_DAYS = {g: b / timedelta(days=1) for g, b in BUCKETS.items()}  # matplotlib: days
 _DASHES = ("-", "--", ":", "-.")
 
 
@@ -155,6 +157,7 @@ def plot_timeseries(
             different units.
     """
     check_shape(df, "timeseries", "plot_timeseries")
+    df = placed(df)  # a v2 row at the start of the bucket it covers
     if kind not in ("auto", "line", "bar"):
         raise InputError(f"kind must be 'auto', 'line' or 'bar', got {kind!r}")
     if max_series < 1:
@@ -212,6 +215,10 @@ def plot_timeseries(
         day_axis(ax, date_numbers(starts) + width / 2, days, label)
     else:
         time_axis(ax, zone)
+    mark_buckets(ax, df, width)
+    note = time_note(df, zone)
+    if note:
+        heading = f"{heading}\n{note}"
     what = _what(present, kind_of_values, axis=True)
     if len(present) == 1:
         what = counted(present[0], _aggregation(df), what)
@@ -308,6 +315,7 @@ def plot_ue_connections(
         InputError: not a time-series frame, or it lacks ``ue_connections`` MAX or AVG.
     """
     check_shape(df, "timeseries", "plot_ue_connections")
+    df = placed(df)
     zone = resolve_tz(tz, df)
     grain = request_granularity(df) or _infer_grain(df)
     heading = f"UE connections {_GRAIN_WORDS.get(grain or '', '')}: peak and average".replace(
@@ -335,6 +343,9 @@ def plot_ue_connections(
             color="tab:red", linewidth=1.6, marker="o" if len(peak) <= 60 else None,
             markersize=3, label="Peak (MAX)")  # fmt: skip
     time_axis(ax, zone)
+    mark_buckets(ax, df, _BUCKET_DAYS.get(grain or "", _guess_bucket(df)))
+    note = time_note(df, zone)
+    heading = f"{heading}\n{note}" if note else heading
     value_axis(ax, unit_scale("ue_connections", []), "UE connections (devices at once)")
     ax.set_ylim(bottom=0)
     ax.grid(axis="y", alpha=0.3)

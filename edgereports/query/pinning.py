@@ -1,4 +1,4 @@
-"""Which grouped-by dimensions no filter pins: the top-talker rule (DESIGN.md).
+"""Which grouped-by dimensions no filter pins: the top-talker rule.
 
 The service answers one request with one echoed value per dimension. A dimension grouped by
 but pinned by no filter is labelled with one member (the "top talker"): COUNT totals the whole

@@ -1,4 +1,4 @@
-"""The ``Report`` builder: an immutable, chainable query DSL for the request object of SPEC 2.8.
+"""The ``Report`` builder: an immutable, chainable query DSL for the request object.
 
 Example:
     >>> report = (Report(account_id="62c40843c7a1909709112345")
@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -30,6 +30,7 @@ from .terms import (
     expect_list,
     expressions,
 )
+from .timegrid import is_relative, relative_end, resolve_relative
 from .times import (
     NOW,
     TimeLike,
@@ -37,16 +38,14 @@ from .times import (
     is_keyword,
     parse_timestamp,
     parse_tz,
-    relative_end,
     render_time,
-    resolve_relative,
 )
 from .versions import check_foreign, check_version, stamps_at_end, vocabulary
 from .vocabulary import RESERVED_COLUMNS, check_name, check_token, quiet
 
 __all__ = ["REQUEST_KEYS", "Clause", "Expression", "Filter", "Metric", "MetricFilter", "Report"]
 
-#: The keys of the request object, in SPEC 2.8's order (the order ``to_request`` writes).
+#: The keys of the request object in their documented order (the order ``to_request`` writes).
 REQUEST_KEYS = (
     "start_date_time",
     "end_date_time",
@@ -87,6 +86,9 @@ class Report:
     tz: str | None = None
     strict: bool = False
     api_version: str = "v1"
+    #: The relative dates the range was written with (``("7d", "today")``), kept so that a
+    #: client can resolve them again against the service's present (:meth:`at`).
+    relative: tuple[str | None, str | None] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         check_version(self.api_version)
@@ -94,10 +96,13 @@ class Report:
             expressions(self.account_id, "account_id")
         if self.tz is not None:
             parse_tz(self.tz)
-        for name in ("start", "end"):  # relative dates resolve when the report is built
-            when = resolve_relative(getattr(self, name), self.zone)
-            if when is not None:
-                object.__setattr__(self, name, when)
+        texts = list(self.relative or (None, None))
+        for i, name in enumerate(("start", "end")):  # resolved now, on the local clock
+            value = getattr(self, name)
+            if is_relative(value):
+                texts[i] = str(value).strip()
+                object.__setattr__(self, name, resolve_relative(value, self.zone))
+        object.__setattr__(self, "relative", tuple(texts) if any(texts) else None)
 
     # -- building -------------------------------------------------------------------------
 
@@ -117,9 +122,31 @@ class Report:
             >>> (r.end - r.start).days
             7
         """
-        report = dataclasses.replace(self, start=start, end=end)
+        report = dataclasses.replace(self, start=start, end=end, relative=None)
         report._check_range(warn=True)
         return report
+
+    def at(self, now: datetime | None) -> Report:
+        """The report with its relative dates resolved against ``now``.
+
+        A client calls it with the service's present, so that ``"7d"`` means seven days back
+        from the service's today, not the local machine's; ``None`` is the local clock. A
+        report without relative dates is returned as it is.
+
+        Example:
+            >>> from datetime import UTC, datetime
+            >>> r = Report().between("7d", "today").at(datetime(2022, 7, 8, 10, tzinfo=UTC))
+            >>> r.start.isoformat(), r.end.isoformat(), r.relative
+            ('2022-07-01T00:00:00+00:00', '2022-07-08T00:00:00+00:00', ('7d', 'today'))
+        """
+        if not self.relative:
+            return self
+        zone = self.zone
+        start, end = (
+            resolve_relative(text, zone, now) if text else value
+            for text, value in zip(self.relative, (self.start, self.end), strict=True)
+        )
+        return dataclasses.replace(self, start=start, end=end)
 
     def now(self) -> Report:
         """The current five-minute window (``NOW`` to ``NOW``)."""
@@ -151,7 +178,7 @@ class Report:
             name = format_offset(offset) if offset is not None else ""
         if not name:
             raise QueryError(f"timezone {tz!r} has no fixed offset or zone name", field="timezone")
-        return dataclasses.replace(self, tz=name)
+        return dataclasses.replace(self, tz=name).at(None)  # relative dates: the new zone's
 
     def granularity(self, value: str | None) -> Report:
         """Set the bucket size (``DAY``, ``HOUR``, ...); ``None`` removes it."""
@@ -334,7 +361,7 @@ operator='EXACT')
         return self
 
     def to_request(self) -> dict[str, Any]:
-        """The JSON-ready request object of SPEC 2.8, keys in the spec's order.
+        """The JSON-ready request object, keys in the documented order.
 
         Raises:
             QueryError: see :meth:`validate`.
@@ -367,7 +394,7 @@ operator='EXACT')
         api_version: str = "v1",
         warn: bool = True,
     ) -> Report:
-        """Read a request object of SPEC 2.8 back into a report (the inverse of to_request).
+        """Read a request object back into a report (the inverse of to_request).
 
         Args:
             request: the request dict.

@@ -1,4 +1,4 @@
-"""``ServiceReport``: the request of the v2 reporting service (DESIGN.md, "Reporting service").
+"""``ServiceReport``: the request of the v2 reporting service (see docs/service.md).
 
 The body differs from a report's: a ``step`` (a duration such as ``5m`` or ``1h30m``), a flat
 ``dimension_filters`` list (no clauses) and one ``metrics`` object (not a list). Times are

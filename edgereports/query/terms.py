@@ -1,7 +1,8 @@
-"""The terms of a report request (SPEC 2.8): filters, clauses, metrics and metric filters.
+"""The terms of a report request: filters, clauses, metrics and metric filters.
 
-Each term is a frozen dataclass with ``to_dict()`` (the JSON object of the spec, keys in the
-spec's order) and a ``from_dict()`` reader that validates and names the offending field.
+Each term is a frozen dataclass with ``to_dict()`` (the JSON object the service documents,
+keys in their documented order) and a ``from_dict()`` reader that validates and names the
+offending field.
 """
 
 from __future__ import annotations
@@ -116,7 +117,7 @@ class Filter:
     def from_dict(
         cls, value: object, field: str, *, strict: bool = False, version: str = "v1"
     ) -> Filter:
-        """Read a filter object of SPEC 2.8."""
+        """Read a filter object."""
         keys = ("dimension_name", "operator", "expressions")
         d = expect_keys(value, field, keys, required=keys)
         values = expect_list(d["expressions"], f"{field}.expressions")
@@ -125,7 +126,7 @@ class Filter:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The filter object of SPEC 2.8."""
+        """The filter object."""
         return {
             "dimension_name": self.dimension_name,
             "operator": self.operator,
@@ -143,7 +144,7 @@ class Clause:
     def from_dict(
         cls, value: object, field: str, *, strict: bool = False, version: str = "v1"
     ) -> Clause:
-        """Read a clause object of SPEC 2.8."""
+        """Read a clause object."""
         d = expect_keys(value, field, ("filters",), required=("filters",))
         items = expect_list(d["filters"], f"{field}.filters")
         return cls(
@@ -154,7 +155,7 @@ class Clause:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The clause object of SPEC 2.8."""
+        """The clause object."""
         return {"filters": [f.to_dict() for f in self.filters]}
 
 
@@ -167,7 +168,7 @@ class MetricFilter:
 
     @classmethod
     def from_dict(cls, value: object, field: str, *, strict: bool = False) -> MetricFilter:
-        """Read and validate a metric filter object of SPEC 2.8."""
+        """Read and validate a metric filter object."""
         keys = ("operator", "comparison_value")
         d = expect_keys(value, field, keys, required=keys)
         op = check_token(d["operator"], f"{field}.operator", METRIC_FILTER_OPERATORS, strict=strict)
@@ -184,7 +185,7 @@ class MetricFilter:
         return cls(op, number)
 
     def to_dict(self) -> dict[str, Any]:
-        """The metric filter object of SPEC 2.8."""
+        """The metric filter object."""
         return {"operator": self.operator, "comparison_value": self.comparison_value}
 
 
@@ -214,7 +215,7 @@ class Metric:
     def from_dict(
         cls, value: object, field: str, *, strict: bool = False, version: str = "v1"
     ) -> Metric:
-        """Read and validate a metric object of SPEC 2.8 (or of v2, with ``version="v2"``)."""
+        """Read and validate a metric object (or of v2, with ``version="v2"``)."""
         d = expect_keys(
             value, field, ("name", "aggregation_type", "metric_filter_clauses"), required=("name",)
         )
@@ -259,7 +260,7 @@ class Metric:
         return cls(name, aggregation, clauses)
 
     def to_dict(self) -> dict[str, Any]:
-        """The metric object of SPEC 2.8."""
+        """The metric object."""
         out: dict[str, Any] = {"name": self.name}
         if self.aggregation_type is not None:
             out["aggregation_type"] = self.aggregation_type

@@ -4,7 +4,7 @@ A request's ``start_date_time``/``end_date_time`` is an ISO-8601 timestamp with 
 a time keyword of the service (``NOW``, ``LAST HOUR|DAY|WEEK|MONTH``). Timestamps keep the
 caller's offset; a ``date`` means midnight in the report's time zone. Relative dates
 (``today``, ``yesterday``, ``tomorrow``, ``7d``, ``4w``, ``24h``) are ours, not the service's:
-they resolve to timestamps when the report is built (DESIGN.md "Relative dates").
+:mod:`.timegrid` resolves them against a given present.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..errors import QueryError
+from .timegrid import RELATIVE_HINT, relative_end, resolve_relative
 from .vocabulary import check_known
 
 __all__ = [
@@ -38,61 +39,6 @@ TimeLike = datetime | date | str
 _KEYWORD_SHAPE = re.compile(r"[A-Za-z]+(?: [A-Za-z]+)*")
 _DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _OFFSET = re.compile(r"([+-])(\d{2}):?(\d{2})")
-_RELATIVE = re.compile(r"(\d{1,5})\s*([dwh])", re.IGNORECASE)
-_RELATIVE_WORDS = {"today": 0, "yesterday": 1, "tomorrow": -1}
-#: How relative dates are written, for messages.
-RELATIVE_HINT = "a relative date (today, yesterday, tomorrow, 7d, 4w, 24h)"
-
-
-def _utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-def resolve_relative(value: object, zone: tzinfo, now: datetime | None = None) -> datetime | None:
-    """Resolve a relative date to a timestamp in ``zone``, or None for any other value.
-
-    ``today``, ``yesterday``, ``tomorrow``, ``Nd`` and ``Nw`` are midnights in ``zone`` counted
-    back from today's midnight; ``Nh`` is a whole hour counted back from the current hour.
-
-    Args:
-        value: the start or end value as given.
-        zone: the report's time zone.
-        now: the present (default: the local clock).
-
-    Returns:
-        The tz-aware timestamp, or None when ``value`` is not a relative date.
-
-    Example:
-        >>> resolve_relative("7d", UTC, datetime(2022, 7, 8, 10, tzinfo=UTC)).isoformat()
-        '2022-07-01T00:00:00+00:00'
-    """
-    if not isinstance(value, str):
-        return None
-    text = value.strip().lower()
-    match = _RELATIVE.fullmatch(text)
-    if text not in _RELATIVE_WORDS and match is None:
-        return None
-    local = (now or _utcnow()).astimezone(zone)
-    if match is not None and match.group(2) == "h":
-        hour = local.replace(minute=0, second=0, microsecond=0)
-        back = hour.astimezone(UTC) - timedelta(hours=int(match.group(1)))
-        return back.astimezone(zone)
-    if match is None:
-        days = _RELATIVE_WORDS[text]
-    else:
-        days = int(match.group(1)) * (7 if match.group(2) == "w" else 1)
-    return datetime.combine(local.date() - timedelta(days=days), time(0), tzinfo=zone)
-
-
-def relative_end(period: str) -> str | None:
-    """The end that ``Report.last(period)`` pairs with a relative period, or None.
-
-    ``Nd``/``Nw`` end at ``today`` (whole days), ``Nh`` at the current hour (``0h``).
-    """
-    match = _RELATIVE.fullmatch(period.strip())
-    if match is None:
-        return None
-    return "0h" if match.group(2).lower() == "h" else "today"
 
 
 def is_keyword(value: object) -> bool:

@@ -1,4 +1,4 @@
-"""The report API versions: v1 (SPEC 2.8) and the live service's v2 (DESIGN.md), their names.
+"""The report API versions: v1 and the live service's v2, their names.
 
 A :class:`~edgereports.query.Report` carries the version it is written for (``api_version``,
 never sent). Each version has its own vocabulary: a name known only to the other version is a
@@ -126,8 +126,8 @@ def check_version(value: object, field: str = "api_version") -> str:
 def stamps_at_end(version: str) -> bool:
     """Whether API ``version`` stamps each piece of a range at its end.
 
-    v1 stamps a bucket at its start (SPEC's samples). v2 splits the range at bucket boundaries
-    and stamps each piece at its end (DESIGN.md, "The live service's v2 reporting"), so a
+    v1 stamps a bucket at its start (as the documented samples show). v2 splits the range at
+    bucket boundaries and stamps each piece at its end (see docs/service.md), so a
     window of v2 owns the stamps in ``(start, end]`` instead of ``[start, end)``.
     """
     return check_version(version) == "v2"

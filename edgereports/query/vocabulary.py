@@ -1,4 +1,4 @@
-"""The known names of the report request (SPEC 2.8 plus DESIGN.md), and checks against them.
+"""The known names of the report request (documented, and seen live), and checks against them.
 
 The service's vocabularies are open: a name outside these lists passes with a
 :class:`VocabularyWarning` (an error under ``strict=True``); a near miss of a known name gets a
@@ -35,7 +35,7 @@ __all__ = [
     "suggest",
 ]
 
-#: Metric names of SPEC 2.8, then those DESIGN.md reports from the live service.
+#: Metric names, then those the live service answers beyond its documentation.
 METRICS = (
     "time_usage_seconds",
     "uplink_bytes",
@@ -49,9 +49,9 @@ METRICS = (
     "jitter",
     "packet_loss",
 )
-#: Dimensions one can group by (SPEC 2.8).
+#: Dimensions one can group by.
 DIMENSIONS = ("msisdn", "imsi", "customer_site_id", "enodeb_ip", "ue_ip", "lr_id")
-#: Dimensions seen in filters (SPEC 2.8), plus the groupable ones.
+#: Dimensions seen in filters, plus the groupable ones.
 FILTER_DIMENSIONS = ("account_id", *DIMENSIONS)
 GRANULARITIES = ("DAY", "HOUR")
 AGGREGATIONS = ("COUNT", "AVG", "MAX", "MIN", "EXISTS")

@@ -1,7 +1,7 @@
 """Assembling a pull: decoding each answer, ownership, concatenation and canonical order.
 
-The rules are those of :func:`edgereports.normalize.stitch` (DESIGN.md "Windows, fan-out and
-stitching"), whose two steps the client applies apart: ownership
+The rules are those of :func:`edgereports.normalize.stitch` (docs/design.md,
+"Pulls"), whose two steps the client applies apart: ownership
 (:func:`edgereports.normalize.owned_rows`) per part as soon as it is normalized, in the worker
 thread, so a part holds only its own rows; then, once over the whole pull, concatenation
 (branch by branch, windows in order) and the canonical order of one answer
@@ -266,7 +266,7 @@ def assemble_pull(
         offset += size
         frame, failures = assemble(plan, mine, request, report)
         if frame is not None and report.api_version == "v2":
-            frame.attrs["api_version"] = "v2"  # stamps are the ends of pieces (DESIGN.md)
+            frame.attrs["api_version"] = "v2"  # stamps are the ends of pieces
         if frame is not None and pull is not None:
             frame.attrs["cache"] = pull.attrs(len(result.frames))
         result.frames.append(frame)

@@ -20,7 +20,7 @@ from .cache import check_horizon
 from .connection import UsesConnection, open_connection
 from .plan import DEFAULT_POINTS, plan_parts
 from .results import FetchResult, all_failed, describe_failures
-from .rules import warn_about
+from .rules import check_partial, mark_time, warn_about
 from .runner import CSV, JSON, PartRunner
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CSV", "JSON", "REPORT_PATH", "REPORT_PATHS", "ReportingClient"]
 
-#: The reporting endpoint (SPEC 4.3, #13), relative to ``reporting_url``.
+#: The reporting endpoint, relative to ``reporting_url``.
 REPORT_PATH = "connectivity/v1/report"
 #: Per API version: the report path and the query parameter that carries the key.
 REPORT_PATHS = {"v1": (REPORT_PATH, "apikey"), "v2": ("connectivity/v2/report", "Authorization")}
@@ -219,7 +219,7 @@ class ReportingClient(UsesConnection):
         self._http.pacer = SharedPacer(rate_limit, Path(path))
 
     def service_now(self, *, probe: bool = True) -> datetime:
-        """Now, as the service's clock says (DESIGN "One clock").
+        """Now, as the service's clock says.
 
         The ``Date`` header of the service's latest answer (plus the time since); with no
         answer yet and ``probe``, one cheap request learns it; else the local clock.
@@ -285,6 +285,7 @@ class ReportingClient(UsesConnection):
         on_error: OnError = ...,
         output: Literal["pandas"] = ...,
         refresh: bool = ...,
+        partial: str = ...,
     ) -> pd.DataFrame: ...
     @overload
     def fetch(
@@ -296,6 +297,7 @@ class ReportingClient(UsesConnection):
         on_error: OnError = ...,
         output: Output,
         refresh: bool = ...,
+        partial: str = ...,
     ) -> Any: ...
     def fetch(
         self,
@@ -306,6 +308,7 @@ class ReportingClient(UsesConnection):
         on_error: OnError = "raise",
         output: Output = "pandas",
         refresh: bool = False,
+        partial: str = "keep",
     ) -> Any:
         """Fetch ``report`` as one tidy frame, split into windows and fan-out requests.
 
@@ -327,11 +330,18 @@ class ReportingClient(UsesConnection):
             output: ``"pandas"`` (a DataFrame), ``"arrow"`` (a ``pyarrow.Table`` with the
                 pinned Arrow schema) or ``"polars"`` (needs ``edgereports[polars]``).
             refresh: with a cache, fetch every part again and rewrite its entries.
+            partial: ``"keep"`` (default) keeps the buckets the range covers only in part
+                (named in ``df.attrs["partial_buckets"]``, with a
+                :class:`PartialBucketWarning`); ``"drop"`` keeps whole buckets only.
 
         Returns:
-            The frame; ``df.attrs["request"]`` is the report's request (no key in it). A report
+            The frame; ``df.attrs["request"]`` is the report's request (no key in it), with
+            relative dates (``"7d"``, ``"today"``) resolved against the service's present
+            (``df.attrs["clock"]`` says which clock and when). A report
             with buckets keeps those that overlap ``[start, end)``; a bucket the service adds
             at or after the end is dropped and counted in ``df.attrs["dropped_after_end"]``.
+            ``df.attrs["provisional_from"]`` is the start of the bucket holding the service's
+            present when the range reaches it: that bucket and later ones may still change.
             ``df.attrs["top_talker"]`` lists the grouped-by dimensions no filter pins (each
             row is then a total labelled with its top talker; a :class:`TopTalkerWarning`
             says so) and ``df.attrs["empty"]`` the filters that matched no row (with an
@@ -351,7 +361,8 @@ class ReportingClient(UsesConnection):
         from ..normalize.output import check_output, convert
 
         check_output(output)
-        result, counts = self._pull([self._as_report(report)], window, accept, refresh)
+        check_partial(partial)
+        result, counts = self._pull([self._as_report(report)], window, accept, refresh, partial)
         frame, failures = result.frames[0], result.failures
         if frame is not None:
             warn_about(frame, stacklevel=2)
@@ -374,6 +385,7 @@ class ReportingClient(UsesConnection):
         window: timedelta | None = None,
         accept: str = JSON,
         refresh: bool = False,
+        partial: str = "keep",
     ) -> FetchResult:
         """Fetch several reports in one pool of requests; failures are collected, not raised.
 
@@ -382,6 +394,7 @@ class ReportingClient(UsesConnection):
             window: as in :meth:`fetch`.
             accept: as in :meth:`fetch`.
             refresh: as in :meth:`fetch`.
+            partial: as in :meth:`fetch`.
 
         Returns:
             One frame per report (None for a report every part of which failed) and every
@@ -391,7 +404,9 @@ class ReportingClient(UsesConnection):
             QueryError, InputError: an invalid report or argument (before any request).
             AuthError: the key is refused (at once).
         """
-        result, _ = self._pull([self._as_report(r) for r in reports], window, accept, refresh)
+        check_partial(partial)
+        reports_ = [self._as_report(r) for r in reports]
+        result, _ = self._pull(reports_, window, accept, refresh, partial)
         for frame in result.frames:
             if frame is not None:
                 warn_about(frame, stacklevel=2)
@@ -418,12 +433,22 @@ class ReportingClient(UsesConnection):
         return report
 
     def _pull(
-        self, reports: Sequence[Report], window: timedelta | None, accept: str, refresh: bool
+        self,
+        reports: Sequence[Report],
+        window: timedelta | None,
+        accept: str,
+        refresh: bool,
+        partial: str = "keep",
     ) -> tuple[FetchResult, list[int]]:
         accept = _check_accept(accept)
         if window is not None and not isinstance(window, timedelta):
             raise InputError(f"window must be a datetime.timedelta, got {window!r}")
-        requests_ = [r.to_request() for r in reports]  # validates every report first
+        for r in reports:
+            r.to_request()  # validates every report before any request (the probe included)
+        if any(r.relative for r in reports):  # "7d" means seven of the service's days
+            present = self.service_now()
+            reports = [r.at(present) for r in reports]
+        requests_ = [r.to_request() for r in reports]
         points = self._budget.points
         plans = [plan_parts(i, r, window, points=points) for i, r in enumerate(reports)]
         parts = [p for plan in plans for branch in plan for p in branch]
@@ -433,7 +458,18 @@ class ReportingClient(UsesConnection):
         )
         if pull is not None:
             pull.finish()
-        return assemble_pull(plans, outcomes, requests_, reports, pull)
+        result, counts = assemble_pull(plans, outcomes, requests_, reports, pull)
+        now, source = self._present()
+        result.frames[:] = [
+            None if f is None else mark_time(f, r, now, source, partial)
+            for f, r in zip(result.frames, reports, strict=True)
+        ]
+        return result, counts
+
+    def _present(self) -> tuple[datetime, str]:
+        """The present a pull is judged by, and which clock told it (no request made)."""
+        now = self._http.service_now()
+        return (now, "service") if now is not None else (datetime.now(UTC), "local")
 
     def _cached_pull(self, reports: int, accept: str, refresh: bool) -> CachedPull | None:
         if self._cache is None:

@@ -27,6 +27,7 @@ from ..errors import InputError
 from ..query import Report
 from ..query.pinning import unpinned_dimensions
 from ..query.terms import Expression, Metric
+from ..query.timegrid import BUCKETS, bucket_length, floor
 
 __all__ = [
     "BUCKETS",
@@ -48,16 +49,12 @@ __all__ = [
 
 # -- windows --------------------------------------------------------------------------------------
 
-#: The length of one bucket, by granularity (the ones whose alignment is known).
-BUCKETS: dict[str, timedelta] = {"HOUR": timedelta(hours=1), "DAY": timedelta(days=1)}
 #: The default budget of one request, in points (buckets x metrics). The service documents no
 #: range limit, so it is conservative; an answer that says a request is too large makes the
 #: client split that part and learn a smaller budget.
 DEFAULT_POINTS = 100_000
 #: The longest default window, whatever the budget: a year (and a day for leap years).
 MAX_WINDOW = timedelta(days=366)
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -80,11 +77,6 @@ class Window:
         return (
             f"window {self.index + 1}/{self.count} {self.start.isoformat()}..{self.end.isoformat()}"
         )
-
-
-def _floor(moment: datetime, bucket: timedelta) -> datetime:
-    """The bucket boundary at or before ``moment`` (in UTC)."""
-    return _EPOCH + ((moment.astimezone(UTC) - _EPOCH) // bucket) * bucket
 
 
 def plan_windows(
@@ -128,7 +120,7 @@ def plan_windows(
         )
     zone = start.tzinfo
     bounds = [start]
-    boundary = _floor(start, bucket) + size
+    boundary = floor(start, bucket) + size
     while boundary < end:
         bounds.append(boundary.astimezone(zone))
         boundary += size
@@ -147,13 +139,10 @@ def bucket_of(report: Report) -> timedelta | None:
     """
     if report.time_range() is None:
         return None
-    if report.grain is not None:
-        return BUCKETS.get(report.grain.upper())
-    if report.api_version == "v2":
+    if report.grain is None and report.api_version == "v2":
         return BUCKETS["HOUR"]
-    if report.metrics and all(m.name == "sim" for m in report.metrics):
-        return BUCKETS["DAY"]
-    return None
+    daily = bool(report.metrics) and all(m.name == "sim" for m in report.metrics)
+    return bucket_length(report.grain, daily=daily)
 
 
 def window_plan(
@@ -199,7 +188,7 @@ def budget_window(report: Report, bucket: timedelta, points: int) -> timedelta:
 
 def window_points(report: Report, window: Window, bucket: timedelta) -> int:
     """The points (buckets x metrics) an answer for ``window`` holds at most."""
-    first = _floor(window.start, bucket)
+    first = floor(window.start, bucket)
     buckets = -((first - window.end.astimezone(UTC)) // bucket)
     return buckets * max(1, len(report.metrics))
 

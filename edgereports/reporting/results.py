@@ -30,7 +30,7 @@ class Failure:
 
     Attributes:
         report: the position of the report in the call (0 for :meth:`fetch`).
-        request: the failed part's request object (SPEC 2.8; no key in it).
+        request: the failed part's request object (no key in it).
         window: the part's window, or None when the report was sent whole.
         values: the fanned-out ``{dimension: value}`` of the part (empty when none).
         metrics: the part's metric names when the report was split by metric, else None.

@@ -1,7 +1,7 @@
 """What a fetched frame says about itself: the range rule, top talkers and empty results.
 
-Applied once per report after its parts are assembled (DESIGN.md "Ranges and buckets: one rule
-everywhere" and "Unpinned dimensions: the top-talker rule"):
+Applied once per report after its parts are assembled (docs/design.md, "Time"
+and "Top talkers"):
 
 - **range**: a report with buckets (a granularity, or SIM counts) keeps exactly the buckets that
   overlap ``[start, end)``; a bucket the service adds that begins at or after ``end`` is dropped
@@ -10,8 +10,12 @@ everywhere" and "Unpinned dimensions: the top-talker rule"):
   (each row is then a total labelled with one member), with a :class:`TopTalkerWarning`.
 - **empty**: ``df.attrs["empty"]`` lists the filters that matched nothing over the whole range
   (one entry per fan-out value without a row, or the report's own filters when it has no row
-  at all), with an :class:`EmptyResultWarning`. An empty window inside a range with data is
-  normal and says nothing.
+  at all), with an :class:`EmptyResultWarning`; a range that starts after the service's present
+  says so. An empty window inside a range with data is normal and says nothing.
+- **time** (:func:`mark_time`): ``df.attrs["clock"]`` is the present the pull was judged by
+  (the service's, from its latest answer, else the local clock), ``partial_buckets`` the
+  buckets the range covers only in part (with a :class:`PartialBucketWarning`; ``partial=
+  "drop"`` removes them) and ``provisional_from`` the first bucket the service may still revise.
 """
 
 from __future__ import annotations
@@ -21,9 +25,10 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EmptyResultWarning, TopTalkerWarning
+from ..errors import EmptyResultWarning, InputError, PartialBucketWarning, TopTalkerWarning
 from ..query import Report
 from ..query.pinning import top_talker_message, unpinned_dimensions
+from ..query.timegrid import partial_buckets, provisional_from, whole_buckets
 from .plan import bucket_of
 
 if TYPE_CHECKING:
@@ -31,7 +36,32 @@ if TYPE_CHECKING:
 
     from ..normalize.parts import SeriesPart
 
-__all__ = ["describe_empty", "in_range", "mark", "part_in_range", "range_rule", "warn_about"]
+__all__ = [
+    "PARTIAL",
+    "check_partial",
+    "describe_empty",
+    "describe_partial",
+    "in_range",
+    "mark",
+    "mark_time",
+    "part_in_range",
+    "range_rule",
+    "warn_about",
+]
+
+#: What ``partial=`` takes: keep the buckets a range covers in part (named), or drop them.
+PARTIAL = ("keep", "drop")
+
+
+def check_partial(partial: object) -> str:
+    """Return ``partial`` when it is ``"keep"`` or ``"drop"``.
+
+    Raises:
+        InputError: any other value (named, with the allowed ones).
+    """
+    if partial not in PARTIAL:
+        raise InputError(f"partial must be 'keep' or 'drop', got {partial!r}")
+    return str(partial)
 
 
 #: A report's range and whether it owns its end (:func:`range_rule`).
@@ -116,6 +146,76 @@ def mark(
         frame.attrs["empty"] = [dict(v) for v in empty_values]
 
 
+def mark_time(
+    frame: pd.DataFrame, report: Report, now: datetime, source: str, partial: str = "keep"
+) -> pd.DataFrame:
+    """Say in ``frame.attrs`` how the report's range lies on the time grid and the present.
+
+    Sets ``clock`` (``{"now", "source"}``: ``"service"`` or ``"local"``), ``relative`` (the
+    relative dates the range was written with, when it was), ``partial_buckets`` (each bucket
+    the range covers in part, with the share inside it) and ``provisional_from`` (the start of
+    the bucket holding the present, when the range reaches it; else None). With ``partial=
+    "drop"`` the rows of partial buckets go, counted in ``dropped_partial``.
+
+    Args:
+        frame: the report's assembled frame.
+        report: the report, its relative dates resolved.
+        now: the present the pull is judged by.
+        source: which clock gave ``now``.
+        partial: ``"keep"`` or ``"drop"``.
+
+    Returns:
+        The frame (a new one when rows were dropped).
+    """
+    attrs: dict[str, Any] = {"clock": {"now": now.isoformat(), "source": source}}
+    if report.relative:
+        attrs["relative"] = dict(zip(("start", "end"), report.relative, strict=True))
+    span, bucket = report.time_range(), bucket_of(report)
+    if span is not None and bucket is not None:
+        parts = partial_buckets(span[0], span[1], bucket)
+        attrs["partial_buckets"] = [p.to_dict() for p in parts]
+        first = provisional_from(span[1], bucket, now)
+        attrs["provisional_from"] = None if first is None else first.isoformat()
+        if partial == "drop" and len(frame):
+            from ..normalize.buckets import bucket_start
+
+            low, high = whole_buckets(span[0], span[1], bucket)
+            starts = bucket_start(frame)
+            keep = ((starts >= low) & (starts + bucket <= high)).to_numpy()
+            kept = frame[keep].reset_index(drop=True)
+            kept.attrs = frame.attrs
+            attrs["dropped_partial"] = int(len(frame) - len(kept))
+            frame = kept
+        attrs["partial"] = partial
+    frame.attrs.update(attrs)
+    return frame
+
+
+def describe_partial(frame: pd.DataFrame) -> str | None:
+    """One line naming the buckets the range covers only in part, or None.
+
+    Example:
+        >>> import pandas as pd
+        >>> df = pd.DataFrame()
+        >>> df.attrs = {"partial": "keep", "request": {"granularity": "DAY"}, "partial_buckets":
+        ...             [{"start": "2022-06-30T00:00:00+00:00", "share": 0.229}]}
+        >>> describe_partial(df).split(";")[0]
+        'the range covers 1 DAY bucket only in part (2022-06-30T00:00Z: 23%)'
+    """
+    parts = frame.attrs.get("partial_buckets") or []
+    if not parts or frame.attrs.get("partial") == "drop":
+        return None
+    grain = (frame.attrs.get("request") or {}).get("granularity") or "DAY"
+    shown = ", ".join(f"{p['start'].replace(':00+00:00', 'Z')}: {p['share']:.0%}" for p in parts)
+    noun = "bucket" if len(parts) == 1 else "buckets"
+    return (
+        f"the range covers {len(parts)} {grain} {noun} only in part ({shown}); "
+        f"{'it is' if len(parts) == 1 else 'they are'} kept whole and count"
+        f'{"s" if len(parts) == 1 else ""} time outside the range: pass partial="drop" to '
+        "keep whole buckets only"
+    )
+
+
 def describe_empty(frame: pd.DataFrame) -> str | None:
     """One line naming the filters that matched nothing, or None when nothing is empty.
 
@@ -137,7 +237,21 @@ def describe_empty(frame: pd.DataFrame) -> str | None:
     )
     if len(frame):
         return f"{len(empty)} filter value(s) matched no row{span}: {named}"
-    return f"no rows for {named}{span}"
+    return f"no rows for {named}{span}{_after_present(frame)}"
+
+
+def _after_present(frame: pd.DataFrame) -> str:
+    """``": the range starts after the service's present (...)"`` when it does."""
+    clock = frame.attrs.get("clock") or {}
+    start = (frame.attrs.get("request") or {}).get("start_date_time")
+    try:
+        begin, now = datetime.fromisoformat(str(start)), datetime.fromisoformat(clock["now"])
+    except (KeyError, TypeError, ValueError):
+        return ""
+    if begin.tzinfo is None or begin < now:
+        return ""
+    whose = "the service's present" if clock.get("source") == "service" else "the present"
+    return f": the range starts after {whose} ({now.isoformat(timespec='seconds')})"
 
 
 def _text(value: Any) -> str:
@@ -149,6 +263,9 @@ def warn_about(frame: pd.DataFrame, stacklevel: int) -> None:
     unpinned = frame.attrs.get("top_talker") or []
     if unpinned:
         warnings.warn(top_talker_message(unpinned), TopTalkerWarning, stacklevel=stacklevel + 1)
+    partial = describe_partial(frame)
+    if partial:
+        warnings.warn(partial, PartialBucketWarning, stacklevel=stacklevel + 1)
     empty = describe_empty(frame)
     if empty:
         warnings.warn(empty, EmptyResultWarning, stacklevel=stacklevel + 1)

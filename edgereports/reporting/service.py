@@ -1,7 +1,7 @@
 """``ReportingServiceClient``: the v2 reporting service (access points and UEs per mobile core).
 
 ``POST {base_url}/reporting/v2/reporting-service/{core_id}`` with ``Authorization: Bearer
-<token>`` (DESIGN.md, "Reporting service"). Its steps are aligned to the request time, so a
+<token>`` (see docs/service.md). Its steps are aligned to the request time, so a
 service report is sent whole: never windowed, fanned out or cached.
 """
 

@@ -1,4 +1,4 @@
-"""A local emulator of the whole service of SPEC.md, over a deterministic synthetic network.
+"""A local emulator of the whole service (docs/service.md), over a deterministic synthetic network.
 
 Start one with :func:`serve` (a context manager running it in a background thread on a free
 port) or from the shell with ``python -m edgereports.sandbox`` / ``edgereports sandbox``. It
@@ -22,7 +22,7 @@ The map, in three parts that import downwards only (``web`` → ``engine`` → `
 - ``web/``, the HTTP shell: ``server`` (:func:`serve` and :class:`SandboxHandle`), ``app``
   (auth and request flow), ``wsgi_server`` (the HTTP server, keep-alive), ``state`` (what a
   running sandbox shares), ``faults`` (fault injection), ``admin`` (``/sandbox/...`` routes),
-  ``openapi``/``openapi_schemas``, and one module per area of SPEC.md: ``reporting``
+  ``openapi``/``openapi_schemas``, and one module per area of the service: ``reporting``
   (errors and limits of endpoint 13), ``content``, ``content_store`` and ``playback``
   (area A), ``campaigns`` (area B, form fields and states).
 - Shared at the top: ``clock`` (the sandbox's "now"), ``problems`` (error bodies), ``extras``.

@@ -1,4 +1,4 @@
-"""The content (area A) and campaign (area B) endpoints of SPEC.md: eight and four calls.
+"""The content (area A) and campaign (area B) endpoints: eight and four calls.
 
 :class:`ContentClient` onboards content, lists it, gives playback and signed URLs, app keys and
 the CORS whitelist; :class:`CampaignClient` onboards notification campaigns and reads their

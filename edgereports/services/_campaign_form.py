@@ -1,7 +1,8 @@
-"""``Campaign``: every form field of the campaign onboarding endpoint (SPEC 4.2), typed and checked.
+"""``Campaign``: every form field of the campaign onboarding endpoint, typed and checked.
 
-Decisions where SPEC.md is silent (SPEC 4.2: "which campaign form fields are required, and their
-allowed values beyond those listed: not shown") are listed in :mod:`edgereports.services.campaigns`.
+Decisions where the service's documentation is silent (which campaign form fields are
+required, and their allowed values beyond those it lists) are listed in
+:mod:`edgereports.services.campaigns`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ SMS_TEXT_MAX: Final = 160
 TIME_ZONE_RANGE: Final = (-12.0, 14.0)
 _LOCAL_FORMAT: Final = "%Y-%m-%dT%H:%M:%S"
 
-#: :class:`Campaign` attribute → form field name of SPEC 4.2, in the spec's order.
+#: :class:`Campaign` attribute → form field name, in the documented order.
 FORM_FIELDS: Final[dict[str, str]] = {
     "name": "campaignName",
     "title": "campaignTitle",
@@ -98,7 +99,7 @@ def _local(value: object, what: str, hours: float) -> datetime:
 
 @dataclass(frozen=True)
 class Campaign:
-    """A notification campaign: every form field of SPEC 4.2, typed and checked on creation.
+    """A notification campaign: every documented form field, typed and checked on creation.
 
     Attribute names are the snake_case of the form fields (:data:`FORM_FIELDS`); ``video`` is
     the ``content`` file.
@@ -203,7 +204,7 @@ class Campaign:
         )
 
     def form(self) -> dict[str, str]:
-        """Return the text fields of the form, by SPEC 4.2 name, in the spec's order.
+        """Return the text fields of the form, by their documented names, in that order.
 
         The two file fields (``content``, ``thumbnail``) are left out; see :meth:`files`.
 

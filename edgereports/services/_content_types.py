@@ -24,7 +24,7 @@ __all__ = [
     "redact_from",
 ]
 
-#: The columns of :meth:`ContentClient.list`, in SPEC 2.1's order, with their kinds.
+#: The columns of :meth:`ContentClient.list`, in their documented order, with their kinds.
 CONTENT_COLUMNS: Final[tuple[tuple[str, Kind], ...]] = (
     ("id", "int"),
     ("partner_name", "string"),
@@ -45,7 +45,7 @@ CONTENT_COLUMNS: Final[tuple[tuple[str, Kind], ...]] = (
 
 @dataclass(frozen=True)
 class OnboardingItem:
-    """One item of the answer to ``content/add`` (SPEC 2.2).
+    """One item of the answer to ``content/add``.
 
     Attributes:
         content_id: the identifier assigned to the content (use it for get-url and waiting).
@@ -62,7 +62,7 @@ class OnboardingItem:
 
 @dataclass(frozen=True)
 class WhitelistChange:
-    """The answer to adding or deleting a whitelist domain (SPEC 2.4).
+    """The answer to adding or deleting a whitelist domain.
 
     Attributes:
         domain: the origin that was sent.
@@ -77,7 +77,7 @@ class WhitelistChange:
 
 @dataclass(frozen=True)
 class AppKey:
-    """An app key (SPEC 2.3); its repr never shows the value.
+    """An app key; its repr never shows the value.
 
     Attributes:
         value: the key itself; pass the ``AppKey`` to :meth:`ContentClient.signed_url`.
@@ -93,7 +93,7 @@ class AppKey:
 
 
 class PlaybackUrl(str):
-    """A playback URL with the API key in it (SPEC 4.1 rule 4); its repr is redacted.
+    """A playback URL with the API key at its end; its repr is redacted.
 
     It is a ``str``, so it can be handed to a player or to ``requests`` as it is; ``repr()``
     (what notebooks and tracebacks show) and :attr:`redacted` hide the key.
@@ -116,7 +116,7 @@ def check_content_id(value: object, what: str = "content_id") -> str:
         return value.content_id
     hint = (
         "use the content_id column of list() (or OnboardingItem.content_id), not the row id: "
-        "SPEC 2.1 says id is an internal row identifier"
+        "the service documents id as an internal row identifier"
     )
     if isinstance(value, int) and not isinstance(value, bool):
         raise InputError(f"{what} {value} is an integer, which looks like a row id; {hint}")

@@ -1,6 +1,6 @@
 """The base of the content and campaign clients: connection, authentication, JSON calls.
 
-Both areas share SPEC 4's rules: the API key in the ``api_key`` header and ``partner_name`` as
+Both areas share the same rules: the API key in the ``api_key`` header and ``partner_name`` as
 a query parameter of every call. Retries, timeouts and the mapping of failures to the error
 tree (with the key redacted) are :class:`edgereports.http.HttpClient`'s.
 """

@@ -65,7 +65,7 @@ def check_http_url(value: object, what: str) -> str:
 def check_origin(value: object, what: str = "origin") -> str:
     """Return a CORS origin (``scheme://host[:port]``) with any trailing slash removed.
 
-    The service stores whitelist domains without a trailing slash (SPEC 2.4, 8): one slash at
+    The service stores whitelist domains without a trailing slash: one slash at
     the end is removed with a :class:`UserWarning` saying so; anything else after the host is an
     error.
 

@@ -1,10 +1,11 @@
-"""``CampaignClient`` and ``Campaign``: the four notification-campaign endpoints (SPEC 4.2).
+"""``CampaignClient`` and ``Campaign``: the four notification-campaign endpoints.
 
-Decisions where SPEC.md is silent (SPEC 4.2: "which campaign form fields are required, and their
-allowed values beyond those listed: not shown"):
+Decisions where the service's documentation is silent (which campaign form fields are
+required, and their allowed values beyond those it lists):
 
-- Required: every form field the spec does not mark "may be empty" must be given and non-blank;
-  ``contentType`` defaults to ``Video`` and ``channelType`` to ``SMS`` (the values the spec
+- Required: every form field the documentation does not mark "may be empty" must be given and
+  non-blank;
+  ``contentType`` defaults to ``Video`` and ``channelType`` to ``SMS`` (the values the documentation
   shows), the booleans to ``False`` and the "may be empty" fields to ``""``.
 - ``smsText``: at most :data:`SMS_TEXT_MAX` (160) characters, one single-part SMS.
 - ``numberOfSms`` is at least 1; ``callToActionFrequency`` at least 0.
@@ -15,9 +16,9 @@ allowed values beyond those listed: not shown"):
   the start. A start in the past is allowed (the service decides).
 - Booleans are sent as the text ``true``/``false``; files with the media type that their
   extension gives (:mod:`mimetypes`): ``video/*`` for ``content``, ``image/*`` for ``thumbnail``.
-  No size limit is checked (SPEC 8: not shown).
+  No size limit is checked (the service states none).
 - Results: :meth:`CampaignClient.list` and :meth:`CampaignClient.chart` are DataFrames with the
-  spec's field names; :meth:`CampaignClient.status` is a frozen :class:`CampaignStatus`;
+  documented field names; :meth:`CampaignClient.status` is a frozen :class:`CampaignStatus`;
   :meth:`CampaignClient.onboard` returns the service's message. ``list()`` adds ``approved``
   (``boolean``), parsed from the textual ``approval_status``, which is kept as sent.
 - Onboarding is sent once, never retried (a retry after a lost answer could create the campaign
@@ -53,7 +54,7 @@ __all__ = [
 
 _PREFIX: Final = "rmn-api/api/v1/rmn/agencies"
 
-#: The columns of :meth:`CampaignClient.list` (SPEC 2.5, then ``approved`` parsed from text).
+#: The columns of :meth:`CampaignClient.list` (the documented fields, then ``approved``).
 CAMPAIGN_LIST_COLUMNS: Final[tuple[tuple[str, Kind], ...]] = (
     ("campaign_name", "string"),
     ("status", "string"),
@@ -61,7 +62,7 @@ CAMPAIGN_LIST_COLUMNS: Final[tuple[tuple[str, Kind], ...]] = (
     ("start_timestamp", "timestamp"),
     ("end_timestamp", "timestamp"),
 )
-#: The columns of :meth:`CampaignClient.chart` (SPEC 2.7).
+#: The columns of :meth:`CampaignClient.chart`.
 CAMPAIGN_CHART_COLUMNS: Final[tuple[tuple[str, Kind], ...]] = (
     ("campaign_name", "string"),
     ("video_id", "string"),
@@ -75,7 +76,7 @@ CAMPAIGN_CHART_COLUMNS: Final[tuple[tuple[str, Kind], ...]] = (
 
 @dataclass(frozen=True)
 class CampaignStatus:
-    """The status of one campaign (SPEC 2.6).
+    """The status of one campaign.
 
     Attributes:
         campaign_name: the campaign.
@@ -94,7 +95,7 @@ class CampaignStatus:
 
 
 class CampaignClient(ServiceClient):
-    """Client of the campaign endpoints (SPEC 4.2): onboard, list, status, chart.
+    """Client of the campaign endpoints: onboard, list, status, chart.
 
     Same connection and authentication as :class:`~edgereports.services.content.ContentClient`
     (``api_key`` header, ``partner_name`` query parameter).
@@ -116,7 +117,7 @@ class CampaignClient(ServiceClient):
     """
 
     def onboard(self, campaign: Campaign) -> str:
-        """Onboard a campaign: one multipart form with its media (SPEC 4.2 endpoint 9).
+        """Onboard a campaign: one multipart form with its media.
 
         Args:
             campaign: the campaign; its fields were checked when it was made and its files are
@@ -154,10 +155,10 @@ class CampaignClient(ServiceClient):
         return str(check_object(payload, what, "message")["message"])
 
     def list(self) -> pd.DataFrame:
-        """List the campaigns (SPEC 4.2 endpoint 10).
+        """List the campaigns.
 
         Returns:
-            A frame with the fields of SPEC 2.5 (timestamps ``datetime64[us, UTC]``, text
+            A frame with the documented fields (timestamps ``datetime64[us, UTC]``, text
             ``string``) and ``approved`` (``boolean``, parsed from ``approval_status``).
 
         Raises:
@@ -172,7 +173,7 @@ class CampaignClient(ServiceClient):
         return df
 
     def status(self, name: str) -> CampaignStatus:
-        """Read the status of one campaign (SPEC 4.2 endpoint 11).
+        """Read the status of one campaign.
 
         Args:
             name: the campaign name.
@@ -195,10 +196,10 @@ class CampaignClient(ServiceClient):
         )
 
     def chart(self) -> pd.DataFrame:
-        """Read the campaign chart (SPEC 4.2 endpoint 12).
+        """Read the campaign chart.
 
         Returns:
-            A frame with the fields of SPEC 2.7 (``renewButton`` as ``boolean``).
+            A frame with the documented fields (``renewButton`` as ``boolean``).
 
         Raises:
             ApiError: the service refused.

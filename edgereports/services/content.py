@@ -1,20 +1,20 @@
-"""``ContentClient``: the eight video-content endpoints of SPEC 4.1 (area A), checked and safe.
+"""``ContentClient``: the eight video-content endpoints (area A), checked and safe.
 
-Decisions where SPEC.md is silent:
+Decisions where the service's documentation is silent:
 
 - Results: a collection read from the service is a DataFrame (:meth:`ContentClient.list`,
   :meth:`ContentClient.wait_until_synced`); the result of a write or a single object is a small
   frozen dataclass (:class:`OnboardingItem`, :class:`WhitelistChange`) or plain text.
 - :meth:`ContentClient.get_url` refuses an ``int`` or a purely numeric string: that is what the
-  row ``id`` of get-all looks like, and SPEC 2.1 says to use ``content_id`` instead.
+  row ``id`` of get-all looks like, and the service documents ``content_id`` as the one to use.
 - App keys and playback URLs are secrets: :class:`AppKey` and :class:`PlaybackUrl` have redacted
   reprs, so a notebook cell, a log line or a traceback never shows them.
-- Syncing (SPEC 3.1): ``success`` (any case) in ``content_upload_status`` means synced; every other
+- Syncing: ``success`` (any case) in ``content_upload_status`` means synced; every other
   value, or a content_id that get-all does not list yet, counts as still in progress. The
-  default wait is 10 minutes, twice the spec's "up to about 5 minutes for large videos".
+  default wait is 10 minutes, twice the documented "up to about 5 minutes for large videos".
 - A whitelist add or delete whose ``status`` is not ``SUCCESS`` raises :class:`ApiError`.
-- No limit on the number of URLs per :meth:`ContentClient.add` (SPEC 8: not shown); a URL given
-  twice in one call is refused.
+- No limit on the number of URLs per :meth:`ContentClient.add` (the service states none); a
+  URL given twice in one call is refused.
 - ``content/add`` is sent once, never retried: after a lost answer a retry could onboard the
   same content twice, so the error is raised instead. Reads and whitelist changes (idempotent)
   are retried.
@@ -64,10 +64,10 @@ _PREFIX: Final = "api/v1/stream-tech"
 
 
 class ContentClient(ServiceClient):
-    """Client of the content endpoints (SPEC 4.1): onboarding, URLs, app keys, whitelist.
+    """Client of the content endpoints: onboarding, URLs, app keys, whitelist.
 
     The API key travels in the ``api_key`` header and ``partner_name`` as a query parameter
-    of every call (SPEC 4). Every argument is checked before any request.
+    of every call. Every argument is checked before any request.
 
     Args:
         api_key: the developer's API key.
@@ -92,7 +92,7 @@ class ContentClient(ServiceClient):
     def add(
         self, urls: str | Iterable[str], publish_access: PublishAccess = "private"
     ) -> builtins.list[OnboardingItem]:
-        """Onboard content from one URL or many (SPEC 4.1 endpoint 1).
+        """Onboard content from one URL or many.
 
         Each URL becomes a ``urlList`` item with ``content_access`` ``"public"``,
         ``publish_access`` as given and ``partner_cloud_url`` equal to the URL.
@@ -149,10 +149,10 @@ class ContentClient(ServiceClient):
         ]
 
     def list(self) -> pd.DataFrame:
-        """Read every content record of the subscription (SPEC 4.1 endpoint 2).
+        """Read every content record of the subscription.
 
         Returns:
-            A frame with the fields of SPEC 2.1 as columns (:data:`CONTENT_COLUMNS`):
+            A frame with the documented fields as columns (:data:`CONTENT_COLUMNS`):
             ``createdAt``/``updatedAt`` as ``datetime64[us, UTC]``, ``id`` and ``content_size``
             as ``Int64``, the rest as ``string``; extra fields follow.
 
@@ -165,7 +165,7 @@ class ContentClient(ServiceClient):
         return frame(records, CONTENT_COLUMNS, what)
 
     def get_url(self, content_id: str) -> str:
-        """Return the edge playback URL of a content (SPEC 4.1 endpoint 3).
+        """Return the edge playback URL of a content.
 
         Args:
             content_id: the ``content_id`` field of a record, not its row ``id``.
@@ -183,7 +183,7 @@ class ContentClient(ServiceClient):
         return str(check_object(payload, what, "url")["url"])
 
     def app_keys(self) -> builtins.list[AppKey]:
-        """Return the subscription's app keys (SPEC 4.1 endpoint 4), with redacted reprs.
+        """Return the subscription's app keys, with redacted reprs.
 
         Raises:
             ApiError: the service refused.
@@ -204,12 +204,12 @@ class ContentClient(ServiceClient):
         expires_in: float | timedelta = 3600,
         allow_signed_cookie: bool = False,
     ) -> str:
-        """Sign an edge content URL so that private content plays (SPEC 4.1 endpoint 5).
+        """Sign an edge content URL so that private content plays.
 
         Args:
             content: the edge content URL (``content_url`` of :meth:`list`, or :meth:`get_url`).
             app_key: an app key; the first of :meth:`app_keys` when omitted.
-            expires_in: validity, in whole seconds or as a timedelta (no maximum, SPEC 8).
+            expires_in: validity, in whole seconds or as a timedelta (no maximum).
             allow_signed_cookie: sent as ``'true'``/``'false'``.
 
         Returns:
@@ -258,7 +258,7 @@ class ContentClient(ServiceClient):
         return keys[0].value
 
     def playback_url(self, url: str) -> PlaybackUrl:
-        """Append the API key to a content or signed URL for playback (SPEC 4.1 rule 4).
+        """Append the API key to the end of a content or signed URL for playback.
 
         The key is added as ``api_key=<KEY>`` after ``?`` when the URL has no query yet and
         after ``&`` otherwise (an ``api_key`` already present is replaced). The result
@@ -282,7 +282,7 @@ class ContentClient(ServiceClient):
     def fetch_playback(self, url: str, *, origin: str | None = None) -> requests.Response:
         """Fetch a playback URL (e.g. the HLS playlist) to check that it plays.
 
-        Playback works only from inside an edge environment (SPEC 1.8); the sandbox serves it
+        Playback works only from inside an edge environment; the sandbox serves it
         locally. The request carries no ``api_key`` header: the key must be in the URL, as a
         player would send it (:meth:`playback_url`).
 
@@ -304,7 +304,7 @@ class ContentClient(ServiceClient):
         return self._http.request("GET", checked, headers=headers, what="playback")
 
     def domains(self) -> builtins.list[str]:
-        """Return the CORS whitelist domains of the subscription (SPEC 4.1 endpoint 6).
+        """Return the CORS whitelist domains of the subscription.
 
         Raises:
             ApiError: the service refused.
@@ -326,7 +326,7 @@ class ContentClient(ServiceClient):
         return [str(d) for d in domains]
 
     def allow_domain(self, origin: str) -> WhitelistChange:
-        """Add an origin to the CORS whitelist (SPEC 4.1 endpoint 7).
+        """Add an origin to the CORS whitelist.
 
         Args:
             origin: ``scheme://host[:port]``; one trailing slash is removed with a warning.
@@ -341,7 +341,7 @@ class ContentClient(ServiceClient):
         return self._whitelist("POST", "add-whitelist-domain", check_origin(origin))
 
     def remove_domain(self, origin: str) -> WhitelistChange:
-        """Remove an origin from the CORS whitelist (SPEC 4.1 endpoint 8; content stays).
+        """Remove an origin from the CORS whitelist (content stays).
 
         Args:
             origin: ``scheme://host[:port]``; one trailing slash is removed with a warning.
@@ -376,7 +376,7 @@ class ContentClient(ServiceClient):
         poll: float = 5.0,
         progress: bool | None = None,
     ) -> pd.DataFrame:
-        """Poll get-all until every content is synced to the edge (SPEC 3.1).
+        """Poll get-all until every content is synced to the edge.
 
         ``success`` (any case) in ``content_upload_status`` means synced; any other value, or
         a content_id not listed yet, is still in progress.
@@ -384,7 +384,7 @@ class ContentClient(ServiceClient):
         Args:
             content_ids: one content_id or several (or the items :meth:`add` returned).
             timeout: how long to wait at most, in seconds or as a timedelta (default 10
-                minutes, twice the spec's "up to about 5 minutes").
+                minutes, twice the documented "up to about 5 minutes").
             poll: seconds between two polls.
             progress: show a tqdm progress bar; ``None`` shows it in a terminal or notebook.
 

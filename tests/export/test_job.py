@@ -190,7 +190,7 @@ BAD = [
     (
         'output = "o"\n[[reports]]\nname = "a"\npreset = "time_usage_enterprise"\n'
         'start = 2024-01-01T00:00:00\nparams = { account_id = "A" }',
-        "key start: start must be a date such as 2024-01-01 or a timestamp with an offset",
+        "key start: start must be a date such as 2024-01-01, a timestamp with an offset",
     ),
     (
         'output = "o"\n[[reports]]\nname = "a"\npreset = "time_usage_enterprise"\n'

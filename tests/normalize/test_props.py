@@ -123,7 +123,7 @@ def timeseries(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list[tu
 
 
 def as_csv(payload: dict[str, Any]) -> str:
-    """The sandbox CSV layout of DESIGN.md, written here independently of the reader."""
+    """The sandbox's CSV layout (docs/frames.md), written here independently of the reader."""
     echo = [k for k in payload if k != "result"]
     lines = [",".join(["time_stamp", "name", "aggregation_type", "value", *echo])]
     for arr in payload["result"]:

@@ -19,7 +19,7 @@ from edgereports.query.vocabulary import AGGREGATIONS, DIMENSIONS, METRICS
 ACCOUNT = "62c40843c7a1909709112345"
 IST = timezone(timedelta(hours=5, minutes=30))
 
-# DESIGN.md, "Requests: canonical form and time keywords": the enterprise time usage.
+# The documented enterprise time usage request (docs/query.md).
 WORKED_EXAMPLE = """
 {"start_date_time": "2022-07-07T09:50:00+05:30", "end_date_time": "2022-07-08T09:50:00+05:30",
  "granularity": "DAY",

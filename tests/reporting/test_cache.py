@@ -1,5 +1,5 @@
-"""The finality-aware chunk cache, against the sandbox over loopback (DESIGN.md "Caching and
-finality"). The shared sandbox's clock is fixed at 2022-07-08T04:30Z: HOUR chunks (UTC days)
+"""The finality-aware chunk cache, against the sandbox over loopback (docs/caching.md). The
+shared sandbox's clock is fixed at 2022-07-08T04:30Z: HOUR chunks (UTC days)
 up to 2022-07-07 are final with the default 3-hour horizon, 2022-07-08 is provisional."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The reporting endpoint of the sandbox over HTTP: every SPEC 4.3 pattern, quirks, errors."""
+"""The reporting endpoint of the sandbox over HTTP: every documented pattern, quirks, errors."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def post(sb: SandboxHandle, body: Any, accept: str | None = None) -> requests.Re
 
 
 def patterns(sb: SandboxHandle) -> dict[str, dict[str, Any]]:
-    """The eleven query patterns of SPEC 4.3, for the sandbox's primary account."""
+    """The eleven query patterns the service documents, for the sandbox's primary account."""
     sim = sb.network.sims_of(sb.account_id)[0]
     site = sb.network.sites[0].customer_site_id
     rng = {"start_date_time": START, "end_date_time": END}

@@ -31,7 +31,7 @@ from tests.conftest import Step, scripted
 
 SandboxFactory = Callable[..., SandboxHandle]
 
-# SPEC 4.2, "Form fields of endpoint 9", copied by hand in the spec's order.
+# The documented form fields of campaign onboarding, copied by hand in the documented order.
 SPEC_FORM_FIELDS = [
     "campaignName",
     "campaignTitle",

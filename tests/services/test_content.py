@@ -275,7 +275,7 @@ def test_nothing_shows_a_key(offline: ContentClient) -> None:
 
 
 def test_content_columns_are_the_spec_fields() -> None:
-    # SPEC 2.1, copied by hand in the spec's order.
+    # The documented content record fields, copied by hand in their order.
     assert [name for name, _ in CONTENT_COLUMNS] == [
         "id",
         "partner_name",

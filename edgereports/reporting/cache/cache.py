@@ -23,7 +23,7 @@ def default_directory() -> Path:
 
 
 class Cache:
-    """A cache directory: final chunks of answers as normalized rows (DESIGN.md "Caching").
+    """A cache directory: final chunks of answers as normalized rows.
 
     Args:
         path: the directory (created if missing); None for the per-user default.

@@ -1,4 +1,4 @@
-"""The fixed UTC grid of the cache and finality (DESIGN.md "Caching and finality").
+"""The fixed UTC grid of the cache and finality (docs/caching.md).
 
 A chunk is a UTC day for HOUR buckets and a UTC month for DAY buckets (and SIM counts, which
 are daily). A chunk that ends before ``now - horizon`` is final; one reaching into the horizon
@@ -11,10 +11,10 @@ import itertools
 from datetime import UTC, datetime, timedelta
 
 from ...errors import ConfigError
+from ...query.timegrid import BUCKETS, floor
 
 __all__ = [
     "DEFAULT_HORIZONS",
-    "aligned",
     "check_horizon",
     "chunk_of",
     "chunks",
@@ -22,9 +22,8 @@ __all__ = [
     "is_final",
 ]
 
-_HOUR = timedelta(hours=1)
-_DAY = timedelta(days=1)
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_HOUR = BUCKETS["HOUR"]
+_DAY = BUCKETS["DAY"]
 #: The default horizon by bucket length: recent data the service may still revise.
 DEFAULT_HORIZONS: dict[timedelta, timedelta] = {_HOUR: timedelta(hours=3), _DAY: timedelta(days=2)}
 
@@ -51,17 +50,12 @@ def horizon_for(bucket: timedelta, horizon: timedelta | None) -> timedelta:
     return horizon if horizon is not None else DEFAULT_HORIZONS[bucket]
 
 
-def aligned(moment: datetime, bucket: timedelta) -> bool:
-    """``moment`` is a UTC bucket boundary (a whole UTC hour or a UTC midnight)."""
-    return (moment.astimezone(UTC) - _EPOCH) % bucket == timedelta(0)
-
-
 def chunk_of(moment: datetime, bucket: timedelta) -> Chunk:
     """The chunk of the grid that holds ``moment``."""
-    utc = moment.astimezone(UTC)
     if bucket == _HOUR:
-        start = datetime(utc.year, utc.month, utc.day, tzinfo=UTC)
+        start = floor(moment, _DAY)
         return start, start + _DAY
+    utc = moment.astimezone(UTC)
     start = datetime(utc.year, utc.month, 1, tzinfo=UTC)
     end = datetime(utc.year + utc.month // 12, utc.month % 12 + 1, 1, tzinfo=UTC)
     return start, end

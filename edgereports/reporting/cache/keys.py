@@ -18,8 +18,8 @@ import orjson
 
 from ...query import Report
 from ...query.pinning import unpinned_dimensions
+from ...query.timegrid import is_aligned
 from ..plan import Part, bucket_of
-from .grid import aligned
 
 __all__ = ["frames_version", "series_key", "uncacheable"]
 
@@ -65,6 +65,6 @@ def uncacheable(part: Part, api_version: str) -> str | None:
         return "not a report with buckets (sent whole)"
     if api_version != "v1":
         return f"reporting {api_version} answers are not cached (stamps at the ends of pieces)"
-    if not (aligned(span[0], bucket) and aligned(span[1], bucket)):
+    if not (is_aligned(span[0], bucket) and is_aligned(span[1], bucket)):
         return "range bounds are not on UTC bucket boundaries (their buckets straddle the grid)"
     return None

@@ -1,4 +1,4 @@
-"""Rendering of report answers as JSON (fast, fixed-width) and as CSV (DESIGN.md's layouts).
+"""Rendering of report answers as JSON (fast, fixed-width) and as CSV (docs/frames.md).
 
 Time series of up to 2,000 points are written compactly, byte for byte as ``orjson.dumps``
 writes the answer as dicts, but without building the dicts: each point is the text before its

@@ -1,6 +1,6 @@
 """The v2 reporting service (``POST /reporting/v2/reporting-service/{coreId}``): access points.
 
-The body (DESIGN.md, "Reporting service"): ``start_date_time``/``end_date_time`` (timestamps
+The body (see docs/service.md): ``start_date_time``/``end_date_time`` (timestamps
 with an offset, or ``LAST MINUTE|HOUR|DAY|WEEK|MONTH`` with ``NOW``), ``step`` (``5m``,
 ``1h30m``...; units s m h d w y; at most the range and at least one 5-minute slot's worth of
 10,000 steps), a flat ``dimension_filters`` list and one ``metrics`` object.

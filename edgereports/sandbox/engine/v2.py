@@ -1,6 +1,6 @@
 """The v2 report (``POST /connectivity/v2/report``): UE and Edge Point metrics over the network.
 
-The body has v1's shape; the names are v2's (DESIGN.md, "The live service's v2 reporting"):
+The body has v1's shape; the names are v2's (see docs/service.md):
 
 - UE metrics, from the same device activity as v1 (``metrics.py``): session duration (``T``),
   session bytes up and down (``U``, ``D``), session packets (bytes / 1,250, three decimals),

@@ -6,8 +6,8 @@ many (at least four) so that account filters have something to exclude. Every de
 SIM (so a subscriber, a SIM and a UE are the same thing here) and belongs to one eNodeB of one
 customer site.
 
-- Account ids are 24 lowercase hex digits; seed 0 gives SPEC's ``62c40843c7a1909709112345`` as
-  the primary account.
+- Account ids are 24 lowercase hex digits; seed 0 gives the documented
+  ``62c40843c7a1909709112345`` as the primary account.
 - Customer sites are ``<CITY>-<a><nnn>`` (e.g. ``BLR-1001``, ``a`` the account number), with
   one to three eNodeBs each (``10.<a>.<s>.<e>``); devices have a UE IP (``100.<64+a>.x.y``)
   and an LR id (``LR`` + 6 digits).

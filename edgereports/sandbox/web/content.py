@@ -8,7 +8,7 @@ Semantics:
   digits) per item. An item turns ``success`` once the clock passes ``createdAt + sync_delay``
   (``serve(sync_delay=...)``, 3 s by default); ``updatedAt`` is then that moment.
 - ``content_url`` is ``{base_url}/edge/v1/{partner}/{content_id}/{file}?partner_name={partner}``
-  so that SPEC's ``&api_key=<API_KEY>`` can be appended as is.
+  so that the documented ``&api_key=<API_KEY>`` can be appended as is.
 - App keys: two per sandbox, derived from the seed. ``signed-url`` needs one of them, an integer
   ``expiry_time`` >= 1 (no maximum), the content's edge URL and ``allow_signed_cookie``
   (``true``/``false``, default ``false``); it appends ``expires`` (epoch seconds), ``kid`` (which

@@ -233,7 +233,7 @@ def build_openapi(state: SandboxState) -> J:
             "title": "edgereports sandbox",
             "version": "1.0.0",
             "description": "Local emulator of the edge video, campaign and connectivity "
-            "reporting service (SPEC.md).",
+            "reporting service.",
         },
         "servers": [{"url": state.base_url.rstrip("/") or "/"}],
         "paths": {**paths, **v2_paths(_SERVER_TIMING)},
