@@ -77,6 +77,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "days, whatever the watermark (YYYY-MM-DD or ISO-8601 with offset)",
     )
     p.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="with --from: run shard K of N of each report's fan-out values (subscribers...); "
+        "the days count as written once all N shards are in (see --dry-run of the job)",
+    )
+    p.add_argument(
         "--only",
         metavar="NAME",
         action="append",
@@ -123,10 +129,10 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         if args.maintain:
-            if args.dry_run or args.full_refresh or args.start or args.until:
+            if args.dry_run or args.full_refresh or args.start or args.until or args.shard:
                 print(
                     "edgereports: error: --maintain fetches nothing; it takes no --dry-run, "
-                    "--full-refresh, --from or --until (only --only)",
+                    "--full-refresh, --from, --until or --shard (only --only)",
                     file=sys.stderr,
                 )
                 return EXIT_USAGE
@@ -141,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
             full_refresh=args.full_refresh,
             progress=args.progress,
             start=args.start,
+            shard=args.shard,
         )
     except ExportLocked as exc:
         print(f"edgereports: export locked: {exc}", file=sys.stderr)

@@ -26,6 +26,8 @@ __all__ = ["check_until", "damaged_days", "held_values", "report_state", "retire
 HELD_KEY = "fanout_values"
 #: The key of the state that lists the values whose rows are kept but no longer fetched.
 RETIRED_KEY = "retired_values"
+#: The key of the state that lists, per range of shard units, the shards written.
+SHARDS_KEY = "shard_units"
 
 #: How far a watermark may lie past "now" (the service's clock may run ahead of ours).
 CLOCK_SLACK = timedelta(days=1)

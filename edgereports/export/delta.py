@@ -53,6 +53,7 @@ __all__ = [
     "remove_outside",
     "require_deltalake",
     "retired_values",
+    "shard_marks",
     "table_watermark",
     "write_days",
 ]
@@ -258,11 +259,50 @@ def table_watermark(table: Any | None, report: ReportJob) -> datetime | None:
     while True:
         version = table.transaction_version(_app_id(report, day.date()))
         if version is None:
-            return mark
+            end = _sharded_range(table, report, day)  # written by shard units?
+            if end is None:
+                return mark
+            version = _seconds(end)
         mark = _EPOCH + timedelta(seconds=int(version))
         if mark < day + _DAY:
             return mark
-        day += _DAY
+        day = max(day + _DAY, floor_midnight(mark))
+
+
+def shard_marks(
+    report: ReportJob, start: datetime, end: datetime, shard: int, shards: int
+) -> list[tuple[str, int]]:
+    """The application transactions a shard unit of ``[start, end)`` records: its shard as
+    written, and where the range ends and how many shards it has (``end`` seconds x 1000 +
+    shards), so a later run can tell the range whole once every shard is in."""
+    seconds = _seconds(end)
+    return [
+        (_shard_id(report, start, shards, shard), seconds),
+        (_range_id(report, start), seconds * _SHARD_BASE + shards),
+    ]
+
+
+_SHARD_BASE = 1000  # shards per range at most, in the range's record
+
+
+def _range_id(report: ReportJob, start: datetime) -> str:
+    return f"edgereports/{report.name}/sharded/{start.date().isoformat()}"
+
+
+def _shard_id(report: ReportJob, start: datetime, shards: int, shard: int) -> str:
+    return f"edgereports/{report.name}/sharded/{start.date().isoformat()}/{shards}/{shard}"
+
+
+def _sharded_range(table: Any, report: ReportJob, day: datetime) -> datetime | None:
+    """The end of the range from ``day`` that shard units wrote whole (every shard), or None."""
+    record = table.transaction_version(_range_id(report, day))
+    if record is None:
+        return None
+    seconds, shards = divmod(int(record), _SHARD_BASE)
+    for k in range(shards):
+        if (table.transaction_version(_shard_id(report, day, shards, k)) or 0) < seconds:
+            return None
+    return _EPOCH + timedelta(seconds=seconds)
 
 
 def contiguous_id(report: ReportJob) -> str:
@@ -286,6 +326,7 @@ def write_days(
     contiguous: datetime | None = None,
     values: Mapping[str, Sequence[str]] | None = None,
     record_days: bool = True,
+    marks: Sequence[tuple[str, int]] = (),
 ) -> DeltaWrite:
     """Replace the UTC days of ``[start, end)`` of the table with the rows of ``frame``.
 
@@ -331,6 +372,7 @@ def write_days(
         ]
     if contiguous is not None:
         txns.append(Transaction(contiguous_id(report), _seconds(contiguous)))
+    txns += [Transaction(app, version) for app, version in marks]
     predicate = f"day >= '{days[0].isoformat()}' AND day <= '{days[-1].isoformat()}'"
     for dim, vals in (values or {}).items():
         listed = ", ".join("'" + str(v).replace("'", "''") + "'" for v in vals)

@@ -26,6 +26,7 @@ from .delta import (
     record_values,
     remove_outside,
     retired_values,
+    shard_marks,
     table_errors,
     table_watermark,
     write_days,
@@ -94,8 +95,9 @@ class _Task:
     window: ExportWindow
     table: Any
     secrets: list[str]
-    reach: _Reach | None  # None: a backfill of added values (the watermark is not its)
+    reach: _Reach | None  # None: a backfill or a shard unit (the watermark is not theirs)
     values: Values | None  # write only the rows of these fan-out values
+    shard_unit: bool = False
 
 
 @dataclass
@@ -145,8 +147,13 @@ def run_delta(job: Job, reports: list[ReportJob], scope: RunScope) -> ExportSumm
         summary.reports.append(result)
         tables.append(_Table(r, location, table, result, change))
         keep = fanout_values(r) if change.keeps_others and not full_refresh else None
-        reach = _Reach(mark or r.start)
-        tasks += [_Task(r, location, result, w, table, secrets, reach, keep) for w in plan.windows]
+        # a shard unit's days are whole only once every shard is in: it records its shard
+        reach = None if scope.shard is not None else _Reach(mark or r.start)
+        shard_unit = scope.shard is not None
+        tasks += [
+            _Task(r, location, result, w, table, secrets, reach, keep, shard_unit)
+            for w in plan.windows
+        ]
         tasks += [
             _Task(narrowed, location, result, w, table, secrets, None, change.added)
             for w in backfill
@@ -266,6 +273,9 @@ def _unit(
                 checkpoint("before-commit")
             whole, contiguous = (False, None) if task.reach is None else task.reach.extend(window)
             counted = task.reach is not None
+            marks = []
+            if task.shard_unit:
+                marks = shard_marks(r, window.start, window.end, window.shard, window.shards)
             wrote = write_days(
                 task.table,
                 frame,
@@ -276,6 +286,7 @@ def _unit(
                 contiguous=contiguous,
                 values=shard_values(r, window) or task.values,
                 record_days=whole,  # the last shard of a range records its days
+                marks=marks,
             )
         except (OSError, ValueError, deltalake.exceptions.DeltaError) as exc:
             if counted and task.reach is not None:  # the range is not whole after all

@@ -31,6 +31,7 @@ __all__ = [
     "RunScope",
     "floor_day",
     "last_complete_end",
+    "parse_shard",
     "plan_export",
     "plan_unit",
     "to_utc",
@@ -298,11 +299,46 @@ def plan_unit(
     start: datetime,
     now: datetime,
     until: datetime | None,
+    shard: tuple[int, int] | None = None,
 ) -> ReportPlan:
-    """The windows of one unit: ``[start, until)`` cut to the report's start and last bucket."""
+    """The windows of one unit: ``[start, until)`` cut to the report's start and last bucket;
+    with ``shard`` (k, n), shard k of n of the fan-out values over ranges of up to
+    :data:`MAX_WINDOW_DAYS` days."""
     first = dataclasses.replace(report, start=max(report.start, floor_day(start)))
     plan = plan_export(first, None, now=now, until=until)
+    if shard is not None:
+        k, n = shard
+        ranges = _cut(plan.begin, plan.end, timedelta(days=MAX_WINDOW_DAYS))
+        windows = tuple(ExportWindow(w.start, w.end, k, n) for w in ranges)
+        plan = dataclasses.replace(plan, windows=windows)
     return dataclasses.replace(plan, watermark=watermark, reason=UNIT)
+
+
+def parse_shard(value: str | tuple[int, int] | None) -> tuple[int, int] | None:
+    """Read ``--shard K/N`` (shard K of N, counted from 1) as ``(K - 1, N)``.
+
+    Raises:
+        ConfigError: not of the form K/N with 1 <= K <= N.
+
+    Example:
+        >>> parse_shard("2/179")
+        (1, 179)
+    """
+    if value is None:
+        return None
+    if isinstance(value, tuple):
+        k, n = value
+        text = f"{k + 1}/{n}"
+    else:
+        text = value.strip()
+        left, _, right = text.partition("/")
+        try:
+            k, n = int(left) - 1, int(right)
+        except ValueError:
+            k, n = -1, 0
+    if not 0 <= k < n:
+        raise ConfigError(f"--shard must be K/N with 1 <= K <= N (shard K of N), got {text!r}")
+    return k, n
 
 
 @dataclass(frozen=True)
@@ -319,6 +355,7 @@ class RunScope:
         client: what fetches (None only in a dry run).
         progress: the progress bars' setting.
         checkpoint: called at the write path's named points (tests stop a run there).
+        shard: a unit's shard of the fan-out values (k of n, from 0), or None.
     """
 
     now: datetime
@@ -329,13 +366,21 @@ class RunScope:
     client: Fetcher | None
     progress: bool | None
     checkpoint: Callable[[str], None] | None
+    shard: tuple[int, int] | None = None
 
     def plan(
         self, report: ReportJob, watermark: datetime | None, damaged: Sequence[date] = ()
     ) -> ReportPlan:
         """The plan of ``report`` in this run: a unit's days, else from ``watermark``."""
         if self.unit is not None:
-            return plan_unit(report, watermark, start=self.unit, now=self.now, until=self.until)
+            return plan_unit(
+                report,
+                watermark,
+                start=self.unit,
+                now=self.now,
+                until=self.until,
+                shard=self.shard,
+            )
         return plan_export(
             report,
             watermark,

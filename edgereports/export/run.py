@@ -26,6 +26,7 @@ from ..progress import Progress, open_progress
 from .checks import (
     HELD_KEY,
     RETIRED_KEY,
+    SHARDS_KEY,
     check_until,
     damaged_days,
     held_values,
@@ -51,6 +52,8 @@ from .plan import (
     ExportWindow,
     ReportPlan,
     RunScope,
+    fanout_count,
+    parse_shard,
     service_now,
     to_utc,
     unit_start,
@@ -106,6 +109,7 @@ def run_export(
     progress: bool | None = None,
     checkpoint: Callable[[str], None] | None = None,
     start: datetime | str | None = None,
+    shard: str | tuple[int, int] | None = None,
 ) -> ExportSummary:
     """Run an export job: fetch what is new, write it as partitioned Parquet, save watermarks.
 
@@ -131,6 +135,9 @@ def run_export(
             ``"after-commit"``); tests use it to stop a run at a chosen point.
         start: run the UTC days ``[start, until)`` as a unit (``--from``); a date or an
             ISO-8601 instant, rounded down to a UTC midnight.
+        shard: with ``start``: run only shard K of N of each report's fan-out values
+            (``"K/N"``, from 1; or ``(K - 1, N)``); its range counts as written once every
+            shard is in.
 
     Returns:
         The summary; ``summary.ok`` is False when some windows failed (they are listed, the
@@ -157,6 +164,9 @@ def run_export(
     stop = to_utc(until) if until is not None else None
     check_until(spec, chosen, stop)
     begin = unit_start(start, stop, full_refresh)
+    part = parse_shard(shard)
+    if part is not None:
+        _check_shard(spec, chosen, part, begin)
     if spec.format == "delta":
         spec.storage_options()  # the variables [storage] names are set, before any request
     with contextlib.ExitStack() as stack:
@@ -175,6 +185,7 @@ def run_export(
             client=client,
             progress=progress,
             checkpoint=checkpoint,
+            shard=part,
         )
         if spec.format == "delta":
             summary = run_delta(spec, chosen, scope)
@@ -252,6 +263,21 @@ def _run_parquet(spec: Job, chosen: list[ReportJob], scope: RunScope) -> ExportS
         if any(p.plan.windows for p in runs):
             _run_all(runs, client, spec.max_workers, scope)
     return summary
+
+
+def _check_shard(
+    job: Job, chosen: list[ReportJob], shard: tuple[int, int], begin: datetime | None
+) -> None:
+    """A shard is a unit's, of reports with at least as many fan-out values as shards."""
+    if begin is None:
+        raise ConfigError("--shard K/N runs a shard of a unit: give --from (and --until) too")
+    for r in chosen:
+        count = fanout_count(r) if fanout_values(r) else 0
+        if count < shard[1]:
+            raise ConfigError(
+                f"{job.source or job.name}: report {r.name!r} fans out over {count} value(s); "
+                f"--shard {shard[0] + 1}/{shard[1]} needs at least {shard[1]}"
+            )
 
 
 def _select(job: Job, only: str | Sequence[str] | None) -> list[ReportJob]:
@@ -400,19 +426,50 @@ def _advance(p: _Progress) -> None:
     # over the shards of a range: its days are complete once every shard is written
     pending = windows[prefix] if prefix < len(windows) else None
     end = pending.start if pending is not None and pending.shard else windows[prefix - 1].end
+    shard_unit = p.plan.reason == UNIT and windows[0].shards > 1
     with state_lock(p.report_dir):  # units of other days may save theirs at the same time
         if p.plan.reason == UNIT:
-            p.state = dataclasses.replace(p.state, watermark=load_state(p.report_dir).watermark)
+            disk = load_state(p.report_dir)
+            extra = {**p.state.extra, SHARDS_KEY: disk.extra.get(SHARDS_KEY, {})}
+            p.state = dataclasses.replace(p.state, watermark=disk.watermark, extra=extra)
         old = p.state.watermark
         full = p.plan.reason == "full refresh"
         mark: datetime | None = end if full or old is None else max(old, end)
         if p.plan.reason == UNIT and p.plan.begin > (old or p.report.start):
             mark = old  # a unit past a gap: the days between are not written
+        ranges = dict(p.state.extra.get(SHARDS_KEY) or {})
+        if shard_unit:  # its range is whole once every shard is in
+            mark = old
+            for w in windows[:prefix]:
+                key = f"{w.start.isoformat()}/{w.end.isoformat()}/{w.shards}"
+                ranges[key] = sorted({*ranges.get(key, []), w.shard})
+        mark = _over_shard_ranges(mark, p.report.start, ranges)
+        if ranges != (p.state.extra.get(SHARDS_KEY) or {}):
+            p.state = dataclasses.replace(p.state, extra={**p.state.extra, SHARDS_KEY: ranges})
         recorded = (p.state.extra.get(HELD_KEY), p.state.extra.get(RETIRED_KEY))
         now = (_listed(p.held), _listed(p.retired))
-        if mark == old and p.state.definition is not None and recorded == now:
+        if mark == old and p.state.definition is not None and recorded == now and not shard_unit:
             return
         _save(p, mark)
+
+
+def _over_shard_ranges(
+    mark: datetime | None, start: datetime, ranges: dict[str, list[int]]
+) -> datetime | None:
+    """``mark`` moved over the ranges whose every shard a shard unit wrote, from where it is
+    (or the report's start) on."""
+    whole = []
+    for key, shards in ranges.items():
+        first, last, count = key.split("/")
+        if len(shards) == int(count):
+            whole.append((datetime.fromisoformat(first), datetime.fromisoformat(last)))
+    moved = True
+    while moved:
+        moved = False
+        for lo, hi in whole:
+            if lo <= (mark or start) < hi:
+                mark, moved = hi, True
+    return mark
 
 
 def _save(p: _Progress, mark: datetime | None) -> None:

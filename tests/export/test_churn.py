@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from edgereports.errors import ConfigError
-from edgereports.export import Job, load_job, read_export, run_export
+from edgereports.export import Job, load_job, read_export, run_export, run_unit, split_units
 from edgereports.sandbox import serve
 from tests.export.conftest import NOW, canonical, client_for, whole_fetch
 
@@ -157,3 +157,33 @@ def test_a_long_range_of_many_subscribers_is_fetched_in_shards_one_request_each(
     pd.testing.assert_frame_equal(rows(job), fetched(sb, job, msisdns))
     again = run_export(job, client=client_for(sb), now=NOW, dry_run=True).reports[0].plan
     assert again.reason == "incremental" and again.begin == END - timedelta(days=2)
+
+
+def test_shard_units_count_their_range_written_once_every_shard_is_in(
+    tmp_path: Path, sb: Any, where: tuple[str, str]
+) -> None:
+    fmt, output = where
+    msisdns = [s.msisdn for s in sb.network.sims_of(sb.account_id)][:4]
+    path = tmp_path / "job.toml"
+    usage_job(tmp_path, output, fmt, sb.account_id, msisdns)
+    path.write_text(path.read_text(encoding="utf-8") + "shard_size = 2\n", encoding="utf-8")
+    job = load_job(path)
+    units = split_units(job, START, END, days=6, shards=True)
+    assert [str(u) for u in units] == [
+        f"usage {START.date()} → {END.date()} shard 1/2",
+        f"usage {START.date()} → {END.date()} shard 2/2",
+    ]
+    client = client_for(sb)
+    sent = sb.request_count()
+    first = run_unit(job, "usage", START, END, client=client, now=NOW, shard=units[0].shard_arg)
+    assert first.ok, str(first)
+    plan = run_export(job, client=client, now=NOW, dry_run=True).reports[0].plan
+    assert plan.watermark is None  # one shard of two: the days are not whole yet
+    second = run_unit(job, "usage", START, END, client=client, now=NOW, shard=(1, 2))
+    assert second.ok, str(second)
+    assert sb.request_count() - sent == 4  # one request per subscriber
+    plan = run_export(job, client=client, now=NOW, dry_run=True).reports[0].plan
+    assert plan.watermark == END and plan.reason == "incremental"
+    pd.testing.assert_frame_equal(rows(job), fetched(sb, job, msisdns))
+    with pytest.raises(ConfigError, match=r"fans out over 4 value\(s\); --shard 1/5 needs"):
+        run_unit(job, "usage", START, END, client=client, now=NOW, shard="1/5")
