@@ -30,7 +30,10 @@ duplicate rows. The API key comes from the environment (EDGEREPORTS_API_KEY or t
 named by api_key_env); the reporting URL from EDGEREPORTS_REPORTING_URL unless the job file
 sets it. With format = "delta" in the job file, each report is a Delta table (local or
 s3://...), and --only NAME --from D --until E runs one unit of work: it replaces exactly the
-UTC days [D, E), so orchestrators can run units on several machines at once.
+UTC days [D, E), so orchestrators can run units on several machines at once (with --shard K/N,
+only shard K of N of the report's subscribers, sites or IMSIs). --dry-run prints the windows,
+their requests and rows, and the time they take at the job's rate_limit; --maintain compacts
+the reports' files instead of fetching.
 """
 
 EPILOG = """\
@@ -43,6 +46,7 @@ examples:
   edgereports export nightly.toml --only usage_daily --full-refresh
   edgereports export nightly.toml --until 2024-06-30
   edgereports export nightly.toml --only usage_daily --from 2024-06-01 --until 2024-06-02
+  edgereports export nightly.toml --only bytes --from 2023-01-01 --until 2024-01-01 --shard 1/179
   edgereports export nightly.toml --maintain
 """
 

@@ -137,7 +137,8 @@ def run_delta(job: Job, reports: list[ReportJob], scope: RunScope) -> ExportSumm
             retired = retired_values(table) if table is not None else {}
         change = churn(r, held, retired)
         plan = scope.plan(r, mark)
-        narrowed, backfill = r, tuple[ExportWindow, ...]()
+        narrowed = r
+        backfill: tuple[ExportWindow, ...] = ()
         if change.added and mark is not None and scope.unit is None and not full_refresh:
             narrowed, backfill = backfill_windows(r, change.added, plan.begin, scope.now)
             added = sum(len(v) for v in change.added.values())

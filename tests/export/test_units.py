@@ -309,3 +309,22 @@ def test_the_orchestrator_examples_compile_and_dagster_sees_real_annotations() -
         if name.startswith("dagster"):  # Dagster refuses a string annotation of `context`
             assert "annotations" not in futures
         assert "run_unit" in source and "edgereports_api" in source.replace("-", "_")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--shard", "1/2"], "--shard K/N runs a shard of a unit: give --from"),
+        (["--shard", "3/2", "--from", "2024-03-01"], "--shard must be K/N with 1 <= K <= N"),
+        (["--shard", "x", "--from", "2024-03-01"], "--shard must be K/N"),
+    ],
+)
+def test_bad_shards_exit_2_before_any_request(
+    tmp_path: Path, sb: Any, args: list[str], message: str
+) -> None:
+    job = write_job(tmp_path, sb)
+    assert job.source is not None
+    before = sb.request_count()
+    done = run_cli(job.source, "--only", "usage", *args, sb=sb)
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+    assert sb.request_count() == before
