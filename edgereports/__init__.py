@@ -40,6 +40,7 @@ from .errors import (
     VocabularyWarning,
 )
 from .fetch import fetch  # light (no pandas); eager, so `fetch` is never the submodule
+from .health import health  # light too; eager for the same reason
 from .query import Metric, Report, ServiceReport
 
 if TYPE_CHECKING:  # the lazily loaded names, typed for checkers and IDEs
@@ -108,6 +109,7 @@ __all__ = [
     "__version__",
     "bucket_start",
     "fetch",
+    "health",
     "long",
     "plot",
     "presets",

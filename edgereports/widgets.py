@@ -54,7 +54,9 @@ class Explorer:
     are midnight in; the granularity (the preset's, or DAY/HOUR); the dimension values the
     preset needs (MSISDNs, IMSIs, sites) and the percentile. Buttons: **Run** (a progress bar,
     then the frame's first rows and size, and its chart), **Show request** (the JSON request and
-    the equivalent Python code) and **Export** (the current frame to a Parquet file). Errors
+    the equivalent Python code), **Export** (the current frame to a Parquet file) and, in the
+    Health tab, **Check health** (``er.health`` over the range; later charts draw the flags
+    that concern them). Errors
     appear as a message in the widget, never as a traceback.
 
     Args:
@@ -138,8 +140,14 @@ class Explorer:
         self.table = w.HTML()
         self.chart = w.Image(format="png", layout=w.Layout(max_width="100%"))
         self.request_text = w.Textarea(layout=w.Layout(width="100%", height="22em"))
-        self.outputs = w.Tab(children=[self.table, self.chart, self.request_text])
-        self.outputs.titles = ("Frame", "Chart", "Request")
+        self.flags: pd.DataFrame | None = None
+        self.health_button = w.Button(description="Check health", icon="heartbeat")
+        self.health = w.HTML()
+        self.outputs = w.Tab(
+            children=[self.table, self.chart, self.request_text, w.VBox([self.health_button,
+                                                                         self.health])]
+        )  # fmt: skip
+        self.outputs.titles = ("Frame", "Chart", "Request", "Health")
         self.widget = w.VBox(
             [
                 self.version,
@@ -160,6 +168,8 @@ class Explorer:
         self.run_button.on_click(lambda _b: self._guard(self.run))
         self.request_button.on_click(lambda _b: self._guard(self.show_request))
         self.export_button.on_click(lambda _b: self._guard(self.export))
+        self.health_button.on_click(lambda _b: self._guard(self.check_health))
+        self._known_msisdns = known.get("msisdn", [])
         self._sync()
 
     # -- what the controls say -------------------------------------------------------------
@@ -286,7 +296,7 @@ class Explorer:
         self.progress.value, self.progress.bar_style = 1, "success"
         self.frame = frame
         self.table.value = _table_html(frame)
-        self.chart.value = _chart_png(frame, str(self.tz.value))
+        self.chart.value = _chart_png(frame, str(self.tz.value), self.flags)
         self.chart.layout.display = None
         failures = frame.attrs.get("failures") or []
         text = (
@@ -301,6 +311,27 @@ class Explorer:
             self._say(text)
         self.outputs.selected_index = 1 if len(frame) else 0
         return frame
+
+    def check_health(self) -> pd.DataFrame:
+        """Flag the account's subscribers over the chosen range (``er.health``): the known
+        MSISDNs (``values["msisdn"]``, else those picked); the Health tab shows the flags and
+        later charts draw those that concern them.
+
+        Returns:
+            The flags (also kept as :attr:`flags`).
+        """
+        from .health import flags_html, health
+
+        numbers = self._known_msisdns or list(self.dimensions["msisdn"].value)
+        start, end = self._range()
+        self._say("Checking health …")
+        flags = health(self.client.for_version("v1"), account_id=self.account.value.strip(),
+                       msisdn=numbers, start=start, end=end, tz=str(self.tz.value))  # fmt: skip
+        self.flags = flags
+        self.health.value = flags_html(flags, title=None)
+        self._say(f"{len(flags)} flag(s) over {len(numbers)} subscriber(s)")
+        self.outputs.selected_index = 3
+        return flags
 
     def show_request(self) -> str:
         """Show the request JSON and the equivalent Python code; returns the text shown."""
@@ -390,16 +421,17 @@ def _table_html(frame: pd.DataFrame) -> str:
     return f"<p><b>{len(frame)} rows × {len(frame.columns)} columns</b> (first rows)</p>{head}"
 
 
-def _chart_png(frame: pd.DataFrame, tz: str) -> bytes:
+def _chart_png(frame: pd.DataFrame, tz: str, flags: pd.DataFrame | None = None) -> bytes:
     """The frame's chart as PNG bytes, times in ``tz`` (the explorer's zone, also for
-    ``LAST ...`` reports, whose request carries no offset); the figure is closed, so notebooks
-    do not show it twice."""
+    ``LAST ...`` reports, whose request carries no offset), with the health flags that concern
+    it on a time axis; the figure is closed, so notebooks do not show it twice."""
     import matplotlib.pyplot as plt
     from matplotlib.figure import Figure
 
-    from .plotting import plot
+    from .plotting import chart_for, plot, plot_sim_count, plot_timeseries, plot_ue_connections
 
-    figure = plot(frame, tz=tz).figure
+    timed = chart_for(frame) in (plot_timeseries, plot_ue_connections, plot_sim_count)
+    figure = plot(frame, tz=tz, flags=flags if timed else None).figure
     assert isinstance(figure, Figure)
     buffer = io.BytesIO()
     try:

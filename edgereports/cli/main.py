@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from .._version import __version__
 from ..errors import EdgeReportsError, InputError
-from . import cache, campaigns, content, demo, export, jupyter, query, report, service
+from . import cache, campaigns, content, demo, export, health, jupyter, query, report, service
 
 __all__ = ["main"]
 
@@ -28,6 +28,7 @@ examples:
       --start 2022-07-07T09:50:00+05:30 --end 2022-07-08T09:50:00+05:30
   edgereports query --account-id A --last DAY --granularity HOUR --metric ue_connections:MAX
   edgereports sandbox --port 8080
+  edgereports health --last 7d
   edgereports content list
   edgereports campaigns status spring-sale
   edgereports cache info
@@ -71,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     content.add_parser(sub)
     campaigns.add_parser(sub)
     demo.add_parser(sub)
+    health.add_parser(sub)
     jupyter.add_parsers(sub)
     cache.add_parser(sub)
     return parser

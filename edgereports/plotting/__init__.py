@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from ..errors import InputError
 from ._common import Scale, TzLike, frame_metrics, frame_shape, unit_scale
 from ._labels import member_text, shown_columns
 from ._panels import plot_current, plot_device_status, plot_sim_count
@@ -76,7 +77,12 @@ def chart_for(df: pd.DataFrame) -> Chart:
 
 
 def plot(
-    df: pd.DataFrame, *, ax: Axes | None = None, tz: TzLike = None, title: str | None = None
+    df: pd.DataFrame,
+    *,
+    ax: Axes | None = None,
+    tz: TzLike = None,
+    title: str | None = None,
+    flags: pd.DataFrame | None = None,
 ) -> Axes:
     """Draw the chart that suits a frame (see :func:`chart_for`).
 
@@ -85,15 +91,28 @@ def plot(
         ax: the axes to draw on; a new figure when omitted.
         tz: the zone of times shown (default: the report's UTC offset, UTC for ``NOW``).
         title: the title (default describes the report).
+        flags: health flags (what ``er.health`` returns) to draw as shaded, labelled spans:
+            those of the frame's subscribers and their sites, of its sites, or every flag
+            for a frame of the whole account, where they overlap the chart's time span (a
+            time series or SIM counts; other charts have no time axis).
 
     Returns:
         The matplotlib ``Axes``.
 
     Raises:
-        InputError: the frame cannot be plotted (wrong shape, mixed units, a bad ``tz``).
+        InputError: the frame cannot be plotted (wrong shape, mixed units, a bad ``tz``), or
+            ``flags`` is not a flags frame or meets a chart without a time axis.
 
     Example:
         >>> ax = plot(df)                     # doctest: +SKIP
         >>> ax.figure.savefig("report.png")   # doctest: +SKIP
     """
-    return chart_for(df)(df, ax=ax, tz=tz, title=title)
+    chart = chart_for(df)
+    if flags is not None and chart not in (plot_timeseries, plot_ue_connections, plot_sim_count):
+        raise InputError(f"flags= needs a chart with a time axis; {chart.__name__} has none")
+    drawn = chart(df, ax=ax, tz=tz, title=title)
+    if flags is not None:
+        from ._flags import draw_flags
+
+        draw_flags(drawn, flags, df)
+    return drawn

@@ -14,7 +14,8 @@ The map, in three parts that import downwards only (``web`` → ``engine`` → `
 
 - ``model/``, the synthetic network: ``network`` (the inventory), ``activity`` (per-device
   activity: the model and its constants), ``quality`` (latency, jitter and packet loss),
-  ``hashing`` (the counter-based draws), ``kernel`` (the numba kernels of every device-hour) and
+  ``hashing`` (the counter-based draws), ``kernel`` (the numba kernels of every device-hour),
+  ``incidents`` (ground truth injected into the activity: ``serve(incidents=...)``) and
   ``accumulate`` (sums over devices and hours, running the kernels).
 - ``engine/``, the report engine: ``request``/``fields`` (what a report request may say),
   ``metrics`` (what every metric and aggregation means), ``answer`` (scope, dimensions,

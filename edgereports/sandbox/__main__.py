@@ -27,10 +27,12 @@ examples:
   python -m edgereports.sandbox --now 2022-07-08T10:00:00+05:30 --sync-delay 0
   python -m edgereports.sandbox --fault-rate 0.1 --rate-limit-rate 0.05 --retry-after 0
   python -m edgereports.sandbox --requests-per-second 50   # 429 above 50 requests/s per key
+  python -m edgereports.sandbox --incident site_dark:BLR-1001:2024-03-10T04:00:00+00:00:6
 
 Per-request faults: send the header X-Sandbox-Fault (e.g. "503", "429;retry-after=1",
 "drop", "latency=0.2"). Helper routes: /sandbox/info, /sandbox/network, /sandbox/faults,
-/sandbox/requests, /sandbox/clock, /sandbox/rate-limit; the OpenAPI document is at /openapi.json.
+/sandbox/requests, /sandbox/clock, /sandbox/rate-limit, /sandbox/incidents; the OpenAPI
+document is at /openapi.json.
 """
 
 
@@ -100,6 +102,16 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="rate-limit mode: answer 429 with Retry-After above N API requests per key in "
         "any sliding second (default: no limit)",
+    )
+    p.add_argument(
+        "--incident",
+        action="append",
+        default=[],
+        metavar="KIND:SUBJECT:START:HOURS",
+        help="inject an incident (repeat): site_dark (SUBJECT a customer site id), "
+        "device_offline, usage_drop, usage_spike or sim_idle (SUBJECT an MSISDN); START an "
+        "ISO 8601 instant on a whole UTC hour, e.g. device_offline:919876543210:"
+        "2024-03-10T04:00:00+00:00:12; listed at /sandbox/incidents",
     )
     p.add_argument("--verbose", action="store_true", help="log requests (keys are redacted)")
     p.add_argument(
@@ -171,6 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 report_points=args.report_points, requests_per_second=args.requests_per_second
             ),
             quiet=not args.verbose,
+            incidents=args.incident,
         )
         with _quiet_bind(ctx) as sb:
             shown_key = sb.api_key if sb.api_key == DEFAULT_API_KEY else "(as given by --api-key)"
@@ -186,6 +199,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  partner name:   {sb.partner_name}")
             print(f"  account id:     {sb.account_id}")
             print(f"  OpenAPI:        {sb.base_url}/openapi.json")
+            for inc in sb.incidents:
+                print(f"  incident:       {inc['kind']} {inc['subject']} {inc['start']} "
+                      f"for {inc['hours']} h")  # fmt: skip
             key = sb.api_key if sb.api_key == DEFAULT_API_KEY else "<the key given by --api-key>"
             env = {
                 "EDGEREPORTS_API_KEY": key,

@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 from .activity import BASES, SLOTS_PER_HOUR
 from .hashing import EXPONENTIAL, GOLDEN
+from .incidents import IDLE, OFF, segments
 from .network import Network
 from .quality import LOAD, LOSS_CUT, QUALITY_BASES
 
@@ -117,6 +118,9 @@ def accumulate(
 ) -> Accumulated:
     """Sum the activity of devices ``dev`` over hours ``[h0, h0 + hours)``.
 
+    Devices hit by an incident (``incidents.py``) are summed apart, one run of hours with one
+    effect at a time: no session (nothing to add), no bytes, or scaled rates.
+
     Args:
         net: the network.
         dev: device indexes (into ``net.devices``).
@@ -131,6 +135,51 @@ def accumulate(
     Returns:
         The sums.
     """
+    hit = net.effects_on(dev, h0, h0 + hours)
+    if not hit:
+        return _accumulate(net, dev, h0, hours, window, profile, bases, per_device, 1.0)
+    clean = np.ones(len(dev), dtype=bool)
+    clean[list(hit)] = False
+    out = _accumulate(net, dev[clean], h0, hours, window, profile, bases, per_device, 1.0)
+    per_dev = np.zeros(len(dev), dtype=np.int64)
+    per_dev[clean] = out.per_device
+    out.per_device = per_dev
+    if out.profile is None and profile:  # no clean device: start from zeros
+        out.profile = {b: np.zeros((hours, SLOTS_PER_HOUR)) for b in bases}
+    for pos, effects in hit.items():
+        for a, b, mode, factor in segments(effects, h0, h0 + hours):
+            if mode == OFF:
+                continue
+            part_window = None
+            if window is not None:
+                w0, w1 = max(window[0], a * 3600), min(window[1], b * 3600)
+                if w1 <= w0:
+                    continue
+                part_window = (w0, w1)
+            scale = 0.0 if mode == IDLE else factor
+            part = _accumulate(net, dev[pos : pos + 1], a, b - a, part_window, profile, bases,
+                               per_device, scale)  # fmt: skip
+            for base, sums in part.totals.items():
+                out.totals[base][a - h0 : b - h0] += sums
+            if profile and part.profile is not None and out.profile is not None:
+                for base, slots in part.profile.items():
+                    out.profile[base][a - h0 : b - h0] += slots
+            per_dev[pos] += part.per_device[0]
+    return out
+
+
+def _accumulate(
+    net: Network,
+    dev: I64,
+    h0: int,
+    hours: int,
+    window: tuple[int, int] | None,
+    profile: bool,
+    bases: tuple[str, ...],
+    per_device: bool,
+    scale: float,
+) -> Accumulated:
+    """:func:`accumulate` without incidents; ``scale`` multiplies the rates (0: no bytes)."""
     from .kernel import device_detail, hourly_sums, quality_sums
 
     computed = set(bases) | ({"U", "D"} if per_device else set())
@@ -138,11 +187,14 @@ def accumulate(
     per_dev = np.zeros(len(dev), dtype=np.int64)
     hrs = _Hours.of(h0, hours)
     key, thr, act, deact, full, up, down, qkey, qlevel = _device_arrays(net, dev)
+    if scale != 1.0:
+        up, down = up * scale, down * scale
     sessions = (key, thr, act, deact, full)  # what a device-hour's session needs
     span = (hrs.key, hrs.cls, h0)
     model = (EXPONENTIAL, LOAD, LOSS_CUT)
     prof: dict[str, F64] | None = None
-    rates, quality = bool(computed & {"U", "D"}), bool(computed & set(QUALITY_BASES))
+    rates = bool(computed & {"U", "D"}) and scale > 0
+    quality = bool(computed & set(QUALITY_BASES))
     if not (profile or per_device or window is not None):
         hourly_sums(*sessions, up, down, *span, rates, EXPONENTIAL, sums)
         if quality:

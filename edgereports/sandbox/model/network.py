@@ -25,8 +25,8 @@ customer site.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any
 
@@ -34,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .hashing import GOLDEN, fmix64, key_of
+from .incidents import Effect, Incident, effects_of, parse_incidents
 from .quality import level_of
 
 __all__ = ["Account", "Device", "ENodeB", "Network", "Sim", "Site", "build_network"]
@@ -128,7 +129,8 @@ class Network:
     quality parameters used by ``quality.py`` (``qkey``, ``qlevel``), and one string array per
     reporting dimension (``msisdn``, ``imsi``, ``customer_site_id``, ``enodeb_ip``, ``ue_ip``,
     ``lr_id``). Lookups by account or dimension value (:meth:`devices_of`,
-    :meth:`devices_where`) build an index on first use.
+    :meth:`devices_where`) build an index on first use. :attr:`incidents` are the injected
+    incidents (:meth:`with_incidents`) and :attr:`effects` what they do, per device index.
     """
 
     seed: int
@@ -138,6 +140,8 @@ class Network:
     sims: tuple[Sim, ...]
     devices: tuple[Device, ...]
     arrays: dict[str, npt.NDArray[Any]] = field(repr=False)
+    incidents: tuple[Incident, ...] = ()
+    effects: dict[int, tuple[Effect, ...]] = field(default_factory=dict, repr=False)
     _lookup: dict[str, dict[str, npt.NDArray[np.int64]]] = field(
         default_factory=dict, repr=False, compare=False
     )
@@ -176,6 +180,37 @@ class Network:
             self._lookup[name] = index  # a benign race: two threads build the same index
         return index
 
+    def with_incidents(self, specs: Iterable[Mapping[str, Any] | str] | None) -> Network:
+        """Return this network with incidents injected (``incidents.py``); None: none.
+
+        Raises:
+            ValueError: an incident is malformed or names a subject that does not exist.
+        """
+        incidents = parse_incidents(
+            specs, (s.customer_site_id for s in self.sites), (d.msisdn for d in self.devices)
+        )
+        by_site: dict[str, list[int]] = {}
+        for i, d in enumerate(self.devices):
+            by_site.setdefault(d.customer_site_id, []).append(i)
+        by_msisdn = {d.msisdn: i for i, d in enumerate(self.devices)}
+        effects = effects_of(incidents, by_site, by_msisdn)
+        return replace(self, incidents=incidents, effects=effects)
+
+    def effects_on(
+        self, dev: npt.NDArray[np.int64], h0: int, h1: int
+    ) -> dict[int, tuple[Effect, ...]]:
+        """Return, per position in ``dev``, the incident effects that overlap hours ``[h0, h1)``."""
+        if not self.effects:
+            return {}
+        keys = np.array(sorted(self.effects), dtype=np.int64)
+        found = np.flatnonzero(np.isin(dev, keys))
+        out: dict[int, tuple[Effect, ...]] = {}
+        for pos in found.tolist():
+            hit = tuple(e for e in self.effects[int(dev[pos])] if e.h0 < h1 and e.h1 > h0)
+            if hit:
+                out[pos] = hit
+        return out
+
     def sims_of(self, account_id: str) -> tuple[Sim, ...]:
         """Return the SIMs of one account, in inventory order."""
         return tuple(s for s in self.sims if s.account_id == account_id)
@@ -209,6 +244,7 @@ class Network:
                 for s in self.sims
             ],
             "devices": [vars(d) for d in self.devices],
+            "incidents": [i.to_dict() for i in self.incidents],
         }
 
 

@@ -2,6 +2,7 @@
 
 - ``GET /sandbox/info``: addresses, partner name, primary account, seed, clock, limits.
 - ``GET /sandbox/network``: the whole inventory (accounts, sites, eNodeBs, SIMs, devices).
+- ``GET /sandbox/incidents``: the injected incidents (ground truth), oldest first.
 - ``GET /sandbox/faults``: injected faults by kind, queued faults and the configuration;
   ``POST /sandbox/faults`` with ``{"enqueue": ["503", "429;retry-after=0", "drop"]}`` queues
   faults for the next API requests.
@@ -77,6 +78,10 @@ def register_admin(app: Flask, state: SandboxState) -> None:
         if not network_json:
             network_json.append(orjson.dumps(state.network.to_dict()))
         return Response(network_json[0], mimetype="application/json")
+
+    @app.get("/sandbox/incidents")
+    def sandbox_incidents() -> Any:
+        return jsonify({"incidents": [i.to_dict() for i in state.network.incidents]})
 
     @app.get("/sandbox/faults")
     def sandbox_faults() -> Any:

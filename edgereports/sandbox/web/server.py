@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -87,6 +87,11 @@ class SandboxHandle:
         """The prefix of the campaign endpoints."""
         return f"{self.base_url}/rmn-api/api/v1/rmn/agencies"
 
+    @property
+    def incidents(self) -> list[dict[str, Any]]:
+        """The injected incidents (ground truth): kind, subject, start, end (UTC), hours."""
+        return [i.to_dict() for i in self.network.incidents]
+
     def fault_counts(self) -> dict[str, int]:
         """Return the faults injected so far by kind (``latency``, ``"503"``, ``drop``...)."""
         return self.state.faults.counts()
@@ -161,6 +166,7 @@ def serve(
     quiet: bool = True,
     service_token: str = DEFAULT_SERVICE_TOKEN,
     core_id: str = DEFAULT_CORE_ID,
+    incidents: Sequence[Mapping[str, Any] | str] | None = None,
 ) -> AbstractContextManager[SandboxHandle]:
     """Run a sandbox in a background thread for the duration of a ``with`` block.
 
@@ -181,6 +187,12 @@ def serve(
         quiet: do not log requests (logged lines never show keys).
         service_token: the accepted bearer token of the v2 reporting service.
         core_id: the mobile core id of the v2 reporting service.
+        incidents: ground truth to inject, each ``{"kind", "subject", "start", "hours"}``
+            (and an optional ``"factor"``) or ``"KIND:SUBJECT:START:HOURS"``: ``site_dark``
+            (a customer site id), ``device_offline``, ``usage_drop``, ``usage_spike``,
+            ``sim_idle`` (an MSISDN); ``start`` on a whole UTC hour (see
+            ``model/incidents.py``). Every report is computed with them;
+            :attr:`SandboxHandle.incidents` lists them.
 
     Returns:
         A context manager: entering it starts the server and gives its :class:`SandboxHandle`,
@@ -189,7 +201,7 @@ def serve(
     Raises:
         SandboxExtrasMissing: (an ``ImportError``) Flask, cheroot or numba is not installed; the
             message names the pip command.
-        ValueError: an option is out of range (on entering).
+        ValueError: an option is out of range or an incident is malformed (on entering).
         OSError: the address cannot be bound (on entering).
 
     Example:
@@ -212,6 +224,7 @@ def serve(
         quiet=quiet,
         service_token=service_token,
         core_id=core_id,
+        incidents=incidents,
     )
 
 
@@ -232,6 +245,7 @@ def _serving(
     quiet: bool,
     service_token: str,
     core_id: str,
+    incidents: Sequence[Mapping[str, Any] | str] | None = None,
 ) -> Iterator[SandboxHandle]:
     """Build the state, start the server, yield the handle and stop the server at the end."""
     if sync_delay < 0:
@@ -239,6 +253,7 @@ def _serving(
     if not api_key or not partner_name or not service_token or not core_id:
         raise ValueError("api_key, partner_name, service_token and core_id must not be empty")
     network = build_network(seed, devices, extra_accounts=extra_accounts)
+    network = network.with_incidents(incidents)
     state = SandboxState(
         network=network,
         clock=_as_clock(clock),
