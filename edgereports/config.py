@@ -268,4 +268,7 @@ class Settings:
         missing = [n for n in names if getattr(self, n) in (None, "")]
         if missing:
             hint = ", ".join(f"{n} ({ENV_VARS[n]})" for n in missing)
-            raise ConfigError(f"missing settings: {hint}")
+            raise ConfigError(
+                f"missing settings: {hint}; set them (to try the local sandbox instead: run "
+                "'edgereports sandbox' and paste the export lines it prints)"
+            )

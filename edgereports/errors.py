@@ -330,7 +330,8 @@ class TopTalkerWarning(EdgeReportsWarning):
     """A report groups by a dimension that no filter pins to values.
 
     The service then answers one row labelled with one member (the top talker): COUNT totals
-    the whole scope, MAX/MIN/AVG are that member's values. Pass the dimension's values to get
+    the whole scope ("total (top talker X)"); MAX, MIN and AVG are that member's own values
+    ("X only", other members not shown), never a total. Pass the dimension's values to get
     one row each.
 
     Example:

@@ -93,6 +93,7 @@ def fetch(
     client: ReportingClient | None = None,
     settings: Settings | None = None,
     output: Output = "pandas",
+    compare: str | tuple[TimeLike, TimeLike] | None = None,
     partial: str = "keep",
     **params: Any,
 ) -> Any:
@@ -108,6 +109,9 @@ def fetch(
         client: the client to use (its settings win over ``settings`` and ``sandbox``).
         settings: the settings; by default ``Settings.from_env()``.
         output: ``"pandas"``, ``"arrow"`` or ``"polars"``.
+        compare: ``"previous_period"``, ``"previous_year"`` or ``(start, end)``: also pull
+            that period and add ``compare_time_stamp``, ``compare_value``, ``change`` and
+            ``change_pct`` (see :meth:`ReportingClient.fetch`; pandas output only).
         partial: ``"keep"`` the buckets the range covers only in part (named, with a
             warning) or ``"drop"`` them.
         **params: the preset's parameters (``msisdn=[...]``, ``account_id=...``; the account
@@ -144,7 +148,7 @@ def fetch(
         assert settings is not None
         _require(settings, "api_key", "reporting_url")
         client = _CLIENTS.client(settings)
-    return client.fetch(built, output=output, partial=partial)
+    return client.fetch(built, output=output, partial=partial, compare=compare)
 
 
 def _build(
@@ -192,4 +196,4 @@ def _require(settings: Settings, *names: str) -> None:
     try:
         settings.require(*names)
     except ConfigError as exc:
-        raise ConfigError(f"er.fetch: {exc}; set them, {_SANDBOX_HINT}") from None
+        raise ConfigError(f"er.fetch: {exc}, {_SANDBOX_HINT}") from None

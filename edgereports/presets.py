@@ -83,18 +83,45 @@ def _base(account_id: Expression, start: TimeLike, end: TimeLike) -> Report:
     return Report(account_id=account_id).between(start, end)
 
 
-def time_usage_enterprise(*, account_id: Expression, start: TimeLike, end: TimeLike) -> Report:
-    """Daily time usage of the whole enterprise (seconds, COUNT)."""
-    return _base(account_id, start, end).granularity("DAY").metric("time_usage_seconds", "COUNT")
+def _now_or_range(
+    account_id: Expression, start: TimeLike | None, end: TimeLike | None, granularity: str | None
+) -> Report:
+    """``NOW`` by default; over ``[start, end)`` (by ``granularity`` buckets) when given."""
+    if start is None and end is None:
+        if granularity is not None:
+            raise QueryError(
+                f"granularity={granularity!r} needs start and end (the current value has no "
+                "buckets)",
+                field="granularity",
+            )
+        return Report(account_id=account_id).now()
+    if start is None or end is None:
+        raise QueryError("give both start and end, or neither (the current value)", field="end")
+    report = _base(account_id, start, end)
+    return report if granularity is None else report.granularity(granularity)
+
+
+def time_usage_enterprise(
+    *, account_id: Expression, start: TimeLike, end: TimeLike, granularity: str = "DAY"
+) -> Report:
+    """Daily (or hourly) time usage of the whole enterprise (seconds, COUNT)."""
+    return (
+        _base(account_id, start, end).granularity(granularity).metric("time_usage_seconds", "COUNT")
+    )
 
 
 def time_usage_subscriber(
-    *, account_id: Expression, msisdn: Values, start: TimeLike, end: TimeLike
+    *,
+    account_id: Expression,
+    msisdn: Values,
+    start: TimeLike,
+    end: TimeLike,
+    granularity: str = "DAY",
 ) -> Report:
-    """Daily time usage per subscriber (MSISDN), seconds, COUNT."""
+    """Daily (or hourly) time usage per subscriber (MSISDN), seconds, COUNT."""
     return (
         _base(account_id, start, end)
-        .granularity("DAY")
+        .granularity(granularity)
         .by("msisdn")
         .where(msisdn=msisdn)
         .metric("time_usage_seconds", "COUNT")
@@ -102,12 +129,17 @@ def time_usage_subscriber(
 
 
 def byte_usage_subscriber(
-    *, account_id: Expression, msisdn: Values, start: TimeLike, end: TimeLike
+    *,
+    account_id: Expression,
+    msisdn: Values,
+    start: TimeLike,
+    end: TimeLike,
+    granularity: str = "HOUR",
 ) -> Report:
-    """Hourly uplink and downlink bytes per subscriber (MSISDN), COUNT."""
+    """Hourly (or daily) uplink and downlink bytes per subscriber (MSISDN), COUNT."""
     return (
         _base(account_id, start, end)
-        .granularity("HOUR")
+        .granularity(granularity)
         .by("msisdn")
         .where(msisdn=msisdn)
         .metric("uplink_bytes", "COUNT")
@@ -115,11 +147,16 @@ def byte_usage_subscriber(
     )
 
 
-def realtime_bandwidth(*, account_id: Expression) -> Report:
-    """Current average uplink and downlink bandwidth (NOW)."""
+def realtime_bandwidth(
+    *,
+    account_id: Expression,
+    start: TimeLike | None = None,
+    end: TimeLike | None = None,
+    granularity: str | None = None,
+) -> Report:
+    """Average uplink and downlink bandwidth of the account, now (or over a range)."""
     return (
-        Report(account_id=account_id)
-        .now()
+        _now_or_range(account_id, start, end, granularity)
         .metric("uplink_bandwidth", "AVG")
         .metric("downlink_bandwidth", "AVG")
     )
@@ -143,11 +180,13 @@ def bandwidth_percentile(
     )
 
 
-def ue_connections_avg_peak(*, account_id: Expression, start: TimeLike, end: TimeLike) -> Report:
-    """Hourly peak (MAX) and average (AVG) UE connections."""
+def ue_connections_avg_peak(
+    *, account_id: Expression, start: TimeLike, end: TimeLike, granularity: str = "HOUR"
+) -> Report:
+    """Hourly (or daily) peak (MAX) and average (AVG) UE connections."""
     return (
         _base(account_id, start, end)
-        .granularity("HOUR")
+        .granularity(granularity)
         .metric("ue_connections", "MAX")
         .metric("ue_connections", "AVG")
     )
@@ -159,45 +198,69 @@ def active_sim_count(*, account_id: Expression, start: TimeLike, end: TimeLike) 
 
 
 def ue_connections_subscriber(
-    *, account_id: Expression, imsi: Values, start: TimeLike, end: TimeLike
+    *,
+    account_id: Expression,
+    imsi: Values,
+    start: TimeLike,
+    end: TimeLike,
+    granularity: str = "DAY",
 ) -> Report:
-    """Daily UE connections per subscriber (IMSI), COUNT."""
+    """Daily (or hourly) UE connections per subscriber (IMSI), COUNT."""
     return (
         _base(account_id, start, end)
-        .granularity("DAY")
+        .granularity(granularity)
         .by("imsi")
         .where(imsi=imsi)
         .metric("ue_connections", "COUNT")
     )
 
 
-def ue_connections_enterprise(*, account_id: Expression, start: TimeLike, end: TimeLike) -> Report:
-    """Daily UE connections of the whole enterprise, COUNT."""
-    return _base(account_id, start, end).granularity("DAY").metric("ue_connections", "COUNT")
+def ue_connections_enterprise(
+    *, account_id: Expression, start: TimeLike, end: TimeLike, granularity: str = "DAY"
+) -> Report:
+    """Daily (or hourly) UE connections of the whole enterprise, COUNT."""
+    return _base(account_id, start, end).granularity(granularity).metric("ue_connections", "COUNT")
 
 
 def concurrent_online_ues(
-    *, account_id: Expression, customer_site_id: Values | None = None
+    *,
+    account_id: Expression,
+    customer_site_id: Values | None = None,
+    start: TimeLike | None = None,
+    end: TimeLike | None = None,
+    granularity: str | None = None,
 ) -> Report:
-    """UEs online now per customer site (one row per site given).
+    """UEs online per customer site, now (or over a range; one row per site given).
 
     Without ``customer_site_id`` the answer is one row: the enterprise's total, labelled with
     one site (the top talker), and the client warns (the top-talker rule, docs/design.md).
+    With ``start``, ``end`` and ``granularity`` it is a time series (COUNT: 5-minute samples
+    of connected devices per bucket).
     """
-    report = Report(account_id=account_id).now().by("customer_site_id")
+    report = _now_or_range(account_id, start, end, granularity).by("customer_site_id")
     if customer_site_id is not None:
         report = report.where(customer_site_id=customer_site_id)
     return report.metric("ue_connections", "COUNT")
 
 
-def device_status(*, account_id: Expression, imsi: Values | None = None) -> Report:
-    """Current online status per device (one row per IMSI given), with eNodeB IP, UE IP, LR id.
+def device_status(
+    *,
+    account_id: Expression,
+    imsi: Values | None = None,
+    start: TimeLike | None = None,
+    end: TimeLike | None = None,
+    granularity: str | None = None,
+) -> Report:
+    """Online status per device, now (or over a range), with eNodeB IP, UE IP, LR id.
 
     Pass the devices' IMSIs (one row each: a device filter pins the device's other
     dimensions). Without ``imsi`` the answer is one row for one device of the account (the
-    top talker), and the client warns (the top-talker rule, docs/design.md).
+    top talker), and the client warns (the top-talker rule, docs/design.md). With ``start``,
+    ``end`` and ``granularity``, whether the device was online in each bucket (EXISTS: 1 or 0).
     """
-    report = Report(account_id=account_id).now().by("enodeb_ip", "ue_ip", "lr_id", "imsi")
+    report = _now_or_range(account_id, start, end, granularity).by(
+        "enodeb_ip", "ue_ip", "lr_id", "imsi"
+    )
     if imsi is not None:
         report = report.where(imsi=imsi)
     return report.metric("ue_online_status", "EXISTS")
@@ -210,6 +273,7 @@ class Param:
     name: str
     required: bool
     help: str
+    default: object = None
 
 
 @dataclass(frozen=True)
@@ -224,21 +288,21 @@ class PresetInfo:
 
     @property
     def is_now(self) -> bool:
-        """True for presets that report the current value (no start/end)."""
-        return not any(p.name == "start" for p in self.params)
+        """True for presets that report the current value unless given a start and end."""
+        return not any(p.name == "start" and p.required for p in self.params)
 
 
 _PARAM_HELP = {
     "account_id": "the account to report on",
     "start": "range start: ISO-8601 with offset, a date, a relative date ('7d', 'yesterday') "
-    "or a service keyword such as 'LAST DAY'",
+    "or a service keyword such as 'LAST DAY' (a current-value preset: none means now)",
     "end": f"range end: ISO-8601 with offset, a date, a relative date ('today') or {NOW!r}",
     "msisdn": "one subscriber MSISDN or a list of them",
     "imsi": "one subscriber IMSI or a list of them",
     "customer_site_id": "one customer site id or a list of them",
     "percentile": f"the percentile to compute (0-100, default {DEFAULT_PERCENTILE})",
-    "granularity": "HOUR (default) or DAY",
-    "device": "one Edge Point (device) or a list of them",
+    "granularity": "the bucket length: DAY or HOUR",
+    "device": "one Edge Point (v2 'device': a customer site, e.g. BLR-1001) or a list of them",
     "customer_name": "one customer name or a list of them",
 }
 
@@ -259,7 +323,12 @@ _FUNCTIONS: tuple[Callable[..., Report], ...] = (
 
 def _info(function: Callable[..., Report], api_version: str = "v1") -> PresetInfo:
     params = tuple(
-        Param(p.name, p.default is inspect.Parameter.empty, _PARAM_HELP[p.name])
+        Param(
+            p.name,
+            p.default is inspect.Parameter.empty,
+            _PARAM_HELP[p.name],
+            None if p.default is inspect.Parameter.empty else p.default,
+        )
         for p in inspect.signature(function).parameters.values()
     )
     purpose = (function.__doc__ or "").strip().splitlines()[0]

@@ -33,6 +33,7 @@ import pyarrow as pa
 from .errors import InputError
 
 __all__ = [
+    "COMPARE_COLUMNS",
     "COUNT",
     "CSV_CURRENT_FIXED",
     "CSV_SIM_COUNT_HEADER",
@@ -65,6 +66,10 @@ DATE: Final = np.dtype("datetime64[us]")
 FLOAT: Final = np.dtype("float64")
 #: Counts that are integral by definition (nullable).
 COUNT: Final = pd.Int64Dtype()
+
+#: The columns a comparison with another period adds at the end of a frame (only then):
+#: the other period's bucket and value at the same offset, and the change from it.
+COMPARE_COLUMNS: Final = ("compare_time_stamp", "compare_value", "change", "change_pct")
 
 #: The shape names, as found in ``df.attrs["shape"]``.
 SHAPES: Final = ("timeseries", "current", "sim_count")
@@ -158,8 +163,9 @@ class FrameSchema:
         return df
 
     def dimensions_of(self, df: pd.DataFrame) -> tuple[str, ...]:
-        """Return the dimension columns of ``df`` (every column that is not a fixed one)."""
-        fixed = set(self.fixed)
+        """Return the dimension columns of ``df`` (every column that is not a fixed one, nor
+        one of the :data:`COMPARE_COLUMNS` a comparison adds)."""
+        fixed = {*self.fixed, *COMPARE_COLUMNS}
         return tuple(str(c) for c in df.columns if c not in fixed)
 
     def validate(self, df: pd.DataFrame) -> pd.DataFrame:
@@ -168,8 +174,9 @@ class FrameSchema:
         Columns are put in schema order (dimension columns keep their relative order) and cast
         to the pinned dtypes: numbers in identifier columns become their integer text
         (``919876543210.0`` → ``"919876543210"``), naive timestamps are taken as UTC, others
-        are converted to UTC. ``attrs`` are kept. A frame that already conforms is returned
-        as an equal frame without copying data.
+        are converted to UTC. The columns a comparison adds (:data:`COMPARE_COLUMNS`) are kept
+        after them. ``attrs`` are kept. A frame that already conforms is returned as an equal
+        frame without copying data.
 
         Args:
             df: the frame to check.
@@ -193,6 +200,9 @@ class FrameSchema:
         if missing:
             raise InputError(f"{self.shape} frame lacks column(s) {', '.join(missing)}")
         dtypes = self.dtypes(self.dimensions_of(df))
+        compared = [c for c in COMPARE_COLUMNS if c in df.columns]
+        if compared:  # a comparison's columns stay at the end, in their dtypes
+            dtypes.update({c: TIMESTAMP if c == "compare_time_stamp" else FLOAT for c in compared})
         out = {name: _coerce(df[name], name, dtype) for name, dtype in dtypes.items()}
         result = pd.DataFrame(out, index=df.index)
         for name in self.required:

@@ -14,7 +14,6 @@ Example:
 from __future__ import annotations
 
 import html
-import io
 import json
 import time
 import warnings
@@ -25,6 +24,15 @@ from typing import TYPE_CHECKING, Any
 
 from . import presets
 from .errors import EdgeReportsError, EdgeReportsWarning, InputError
+from .explorer_parts import (
+    chart_png,
+    error_text,
+    preset_options,
+    relative_days,
+    short,
+    table_html,
+    tags_input,
+)
 from .query import Report
 from .query.timegrid import relative_end, resolve_relative
 from .query.times import parse_tz
@@ -34,15 +42,17 @@ if TYPE_CHECKING:
 
     from .reporting import ReportingClient
 
-__all__ = ["DIMENSION_PARAMS", "RANGES", "Explorer"]
+__all__ = ["COMPARE_OPTIONS", "DIMENSION_PARAMS", "RANGES", "Explorer"]
 
 #: The range choices: dates from the pickers, a relative range ending today (``7d``, ``30d``)
 #: or at the current hour (``24h``), or a service keyword ending at NOW.
 RANGES = ("dates", "7d", "30d", "24h", "LAST HOUR", "LAST DAY", "LAST WEEK", "LAST MONTH")
 #: Preset parameters that take dimension values.
 DIMENSION_PARAMS = ("msisdn", "imsi", "customer_site_id", "device", "customer_name")
+#: The comparison choices (``compare=`` of ``client.fetch``): none, or another period.
+COMPARE_OPTIONS = [("none", None), ("previous period", "previous_period"),
+                   ("previous year", "previous_year")]  # fmt: skip
 _DEFAULT_GRAIN = "preset default"
-_HEAD_ROWS = 10
 
 
 class Explorer:
@@ -56,7 +66,8 @@ class Explorer:
     then the frame's first rows and size, and its chart), **Show request** (the JSON request and
     the equivalent Python code), **Export** (the current frame to a Parquet file) and, in the
     Health tab, **Check health** (``er.health`` over the range; later charts draw the flags
-    that concern them). Errors
+    that concern them). **Compare** also fetches the previous period (or year) and draws it
+    lighter behind the chart. Errors
     appear as a message in the widget, never as a traceback.
 
     Args:
@@ -104,7 +115,7 @@ class Explorer:
             tooltip="the reporting API version: v1 or the live service's v2",
         )
         self.preset = w.Dropdown(
-            options=_preset_options(str(self.version.value)),
+            options=preset_options(str(self.version.value)),
             description="Preset",
             layout=w.Layout(width="46em"),
         )
@@ -116,11 +127,14 @@ class Explorer:
         self.granularity = w.Dropdown(
             options=[_DEFAULT_GRAIN, "DAY", "HOUR"], description="Granularity"
         )
+        self.compare = w.Dropdown(options=COMPARE_OPTIONS, value=None, description="Compare")
         self.percentile = w.BoundedFloatText(
             value=presets.DEFAULT_PERCENTILE, min=0, max=100, description="Percentile"
         )
+        tags = tags_input()
         self.dimensions = {
-            name: w.TagsInput(
+            name: tags(
+                param=name,
                 value=known.get(name, [])[:1],
                 allowed_tags=known.get(name, []),
                 allow_duplicates=False,
@@ -152,7 +166,7 @@ class Explorer:
             [
                 self.version,
                 self.preset,
-                w.HBox([self.account, self.granularity, self.percentile]),
+                w.HBox([self.account, self.granularity, self.percentile, self.compare]),
                 w.HBox([self.range, self.start, self.end, self.tz]),
                 *self._dimension_rows.values(),
                 w.HBox(
@@ -163,7 +177,7 @@ class Explorer:
             ]
         )
         self.version.observe(lambda _change: self._pick_version(), names="value")
-        self.preset.observe(lambda _change: self._sync(), names="value")
+        self.preset.observe(lambda _change: self._new_preset(), names="value")
         self.range.observe(lambda _change: self._sync(), names="value")
         self.run_button.on_click(lambda _b: self._guard(self.run))
         self.request_button.on_click(lambda _b: self._guard(self.show_request))
@@ -174,9 +188,14 @@ class Explorer:
 
     # -- what the controls say -------------------------------------------------------------
 
+    def _new_preset(self) -> None:
+        """A new preset starts from its own granularity (the last one's does not carry over)."""
+        self.granularity.value = _DEFAULT_GRAIN
+        self._sync()
+
     def _pick_version(self) -> None:
         """Offer the presets of the chosen API version."""
-        self.preset.options = _preset_options(str(self.version.value))
+        self.preset.options = preset_options(str(self.version.value))
         self._sync()
 
     def _sync(self) -> None:
@@ -186,11 +205,18 @@ class Explorer:
         for name, row in self._dimension_rows.items():
             row.layout.display = "" if name in params else "none"
         self.percentile.layout.display = "" if "percentile" in params else "none"
-        for control in (self.range, self.tz, self.granularity):
+        for control in (self.range, self.tz, self.granularity, self.compare):
             control.disabled = info.is_now
         for control in (self.start, self.end):
             control.disabled = info.is_now or self.range.value != "dates"
+        self._show_range()
         self.export_path.value = str(self.export_dir / f"{info.name}.parquet")
+
+    def _show_range(self) -> None:
+        """Show a relative range's days (``7d``, ``30d``) in the disabled date pickers."""
+        days = relative_days(self.client, str(self.range.value), str(self.tz.value))
+        if days is not None:
+            self.start.value, self.end.value = days
 
     def _params(self) -> dict[str, Any]:
         """The preset's keyword arguments, as the controls give them."""
@@ -199,7 +225,7 @@ class Explorer:
         params: dict[str, Any] = {}
         if "account_id" in names:
             params["account_id"] = self.account.value.strip() or None
-        if "start" in names:
+        if "start" in names and not info.is_now:  # a current-value preset stays at NOW
             params.update(zip(("start", "end"), self._range(), strict=True))
         for name in DIMENSION_PARAMS:
             if name in names:
@@ -209,6 +235,11 @@ class Explorer:
             value = float(self.percentile.value)
             params["percentile"] = int(value) if value.is_integer() else value
         return params
+
+    def _compare(self) -> str | None:
+        """The comparison chosen (None for none, and for a NOW preset)."""
+        value = self.compare.value
+        return None if value is None or presets.get(str(self.preset.value)).is_now else str(value)
 
     def _range(self) -> tuple[str, str]:
         choice = str(self.range.value)
@@ -253,7 +284,8 @@ class Explorer:
         lines.append(")")
         if self.granularity.value != _DEFAULT_GRAIN and not presets.get(name).is_now:
             lines[-1] += f".granularity({self.granularity.value!r})"
-        lines += ["df = client.fetch(report)  # client = er.ReportingClient(api_key, url)"]
+        compare = f", compare={self.compare.value!r}" if self._compare() else ""
+        lines += [f"df = client.fetch(report{compare})  # client = er.ReportingClient(key, url)"]
         return "\n".join(lines) + "\n"
 
     # -- buttons ---------------------------------------------------------------------------
@@ -286,7 +318,11 @@ class Explorer:
                 client = client.for_version(report.api_version)
             with warnings.catch_warnings(record=True) as seen:
                 warnings.simplefilter("always", EdgeReportsWarning)
-                frame = client.fetch(report, on_error="collect")
+                compare = self._compare()
+                if compare is None:
+                    frame = client.fetch(report, on_error="collect")
+                else:
+                    frame = client.fetch(report, on_error="collect", compare=compare)
         except BaseException:
             self.progress.value, self.progress.bar_style = 1, "danger"  # full and red
             self._clear()  # no stale answer
@@ -295,8 +331,8 @@ class Explorer:
             self.run_button.disabled = False
         self.progress.value, self.progress.bar_style = 1, "success"
         self.frame = frame
-        self.table.value = _table_html(frame)
-        self.chart.value = _chart_png(frame, str(self.tz.value), self.flags)
+        self.table.value = table_html(frame, str(self.tz.value))
+        self.chart.value = chart_png(frame, str(self.tz.value), self.flags)
         self.chart.layout.display = None
         failures = frame.attrs.get("failures") or []
         text = (
@@ -304,7 +340,8 @@ class Explorer:
         )
         notes = list(dict.fromkeys(str(w.message) for w in seen))
         if failures:
-            self._say(f"{text}; {len(failures)} request(s) failed, first: {failures[0]}", "warn")
+            first = short(str(failures[0]))
+            self._say(f"{text}; {len(failures)} request(s) failed, first: {first}", "warn")
         elif notes:  # a top talker or an empty result: the numbers need this to be read right
             self._say(f"{text}; " + "; ".join(notes), "warn")
         else:
@@ -380,7 +417,7 @@ class Explorer:
             self.error = exc
             kind = type(exc).__name__
             prefix = "" if isinstance(exc, EdgeReportsError) else "unexpected "
-            self._say(f"{prefix}{kind}: {exc}", "error")
+            self._say(f"{prefix}{kind}: {error_text(exc)}", "error")
 
     def _clear(self) -> None:
         """Forget the last answer: no frame, no table, no chart (not even an empty image)."""
@@ -403,39 +440,3 @@ def _service_today(client: ReportingClient, tz: str) -> date:
     except EdgeReportsError:
         zone = UTC
     return client.service_now().astimezone(zone).date()
-
-
-def _preset_options(api_version: str) -> list[tuple[str, str]]:
-    """The preset dropdown's options for one API version."""
-    return [
-        (f"{p.name} — {p.purpose.rstrip('.')}", p.name)
-        for p in presets.CATALOGUE
-        if p.api_version == api_version
-    ]
-
-
-def _table_html(frame: pd.DataFrame) -> str:
-    from .plotting import shown_columns
-
-    head = shown_columns(frame.head(_HEAD_ROWS)).to_html(index=False, border=0, na_rep="")
-    return f"<p><b>{len(frame)} rows × {len(frame.columns)} columns</b> (first rows)</p>{head}"
-
-
-def _chart_png(frame: pd.DataFrame, tz: str, flags: pd.DataFrame | None = None) -> bytes:
-    """The frame's chart as PNG bytes, times in ``tz`` (the explorer's zone, also for
-    ``LAST ...`` reports, whose request carries no offset), with the health flags that concern
-    it on a time axis; the figure is closed, so notebooks do not show it twice."""
-    import matplotlib.pyplot as plt
-    from matplotlib.figure import Figure
-
-    from .plotting import chart_for, plot, plot_sim_count, plot_timeseries, plot_ue_connections
-
-    timed = chart_for(frame) in (plot_timeseries, plot_ue_connections, plot_sim_count)
-    figure = plot(frame, tz=tz, flags=flags if timed else None).figure
-    assert isinstance(figure, Figure)
-    buffer = io.BytesIO()
-    try:
-        figure.savefig(buffer, format="png", dpi=96, facecolor="white")
-    finally:
-        plt.close(figure)
-    return buffer.getvalue()

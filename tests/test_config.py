@@ -60,3 +60,14 @@ def test_malformed_settings(env: dict[str, str], message: str) -> None:
 def test_require_names_missing_settings() -> None:
     with pytest.raises(er.ConfigError, match=r"api_key \(EDGEREPORTS_API_KEY\)"):
         er.Settings(reporting_url="https://r.example").require("api_key", "reporting_url")
+
+
+def test_the_quick_starts_missing_settings_error_names_the_sandbox(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("EDGEREPORTS_API_KEY", "EDGEREPORTS_REPORTING_URL"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(er.ConfigError) as caught:
+        er.ReportingClient.from_settings(er.Settings.from_env())  # the README's quick start
+    assert str(caught.value).startswith("missing settings: api_key (EDGEREPORTS_API_KEY)")
+    assert "run 'edgereports sandbox' and paste the export lines it prints" in str(caught.value)

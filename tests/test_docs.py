@@ -1,9 +1,11 @@
 """The docs: the site builds with --strict, and every example in them runs against the sandbox.
 
 Every fenced ``python`` block of README.md and docs/*.md runs, page by page, in order, in one
-namespace per page, with the ``EDGEREPORTS_*`` settings pointing at a sandbox and a fresh
-working directory holding the files the examples read. Shell, config and output blocks are not
-run; ``toml`` blocks must parse.
+namespace per page, as a reader runs it: against the sandbox the page tells them to start (the
+first ``edgereports sandbox ...`` command of its shell blocks, with its options; none: the
+plain ``edgereports sandbox``), with exactly the ``EDGEREPORTS_*`` settings that command
+prints, and a fresh working directory holding the files the examples read. Shell, config and
+output blocks are not run; ``toml`` blocks must parse.
 """
 
 from __future__ import annotations
@@ -11,16 +13,19 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tomllib
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from edgereports.sandbox import SandboxHandle, serve
+from edgereports.sandbox.__main__ import build_parser, settings_env
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -29,18 +34,56 @@ FENCE = re.compile(r"^```([\w-]*)[^\n]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DO
 PUBLIC_API = re.compile(r"<!-- public-api -->(.*?)<!-- /public-api -->", re.DOTALL)
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 
-# The docs' examples ask for dates up to the end of 2024: their sandbox's clock (the present, for
-# the sandbox) comes after them. Pages whose examples change the service's state (content,
-# whitelist, campaigns) get a private sandbox with these options instead of the shared one.
-DOCS_NOW = "2025-01-02T10:00:00+05:30"
-PRIVATE_SANDBOX: dict[str, dict[str, Any]] = {"docs/content-and-campaigns.md": {"sync_delay": 0}}
+SHELLS = ("sh", "bash", "shell", "console")
+SANDBOX_COMMAND = re.compile(r"^\s*(?:\$\s*)?edgereports sandbox\b([^#\n]*)", re.MULTILINE)
+# Pages whose examples change the service's state (content, whitelist, campaigns) get a
+# private sandbox (started as the page says) instead of one shared with other pages.
+PRIVATE = {"docs/content-and-campaigns.md"}
+
+
+def sandbox_options(page: Path) -> list[str]:
+    """The options of the first ``edgereports sandbox`` command in the page's shell blocks."""
+    text = page.read_text(encoding="utf-8")
+    for m in FENCE.finditer(text):
+        if m.group(1) in SHELLS and (command := SANDBOX_COMMAND.search(m.group(2))):
+            return shlex.split(command.group(1))
+    return []
+
+
+def start_sandbox(stack: ExitStack, options: list[str]) -> SandboxHandle:
+    """The sandbox ``edgereports sandbox OPTIONS`` runs (on a free loopback port)."""
+    args = build_parser().parse_args(options)
+    handle: SandboxHandle = stack.enter_context(
+        serve(
+            seed=args.seed,
+            devices=args.devices,
+            extra_accounts=args.extra_accounts,
+            clock=args.now,
+            sync_delay=args.sync_delay,
+            api_key=args.api_key,
+            partner_name=args.partner_name,
+            host="127.0.0.1",
+            port=0,
+        )
+    )
+    return handle
 
 
 @pytest.fixture(scope="module")
-def docs_sandbox() -> Iterator[SandboxHandle]:
-    """The sandbox the docs' examples share (seed 0, clock at :data:`DOCS_NOW`)."""
-    with serve(seed=0, clock=DOCS_NOW) as handle:
-        yield handle
+def docs_sandboxes() -> Iterator[dict[tuple[str, ...], SandboxHandle]]:
+    """The sandboxes the pages ask for, one per set of options, shared by the pages."""
+    with ExitStack() as stack:
+        yield _Sandboxes(stack)
+
+
+class _Sandboxes(dict[tuple[str, ...], SandboxHandle]):
+    def __init__(self, stack: ExitStack) -> None:
+        super().__init__()
+        self.stack = stack
+
+    def __missing__(self, options: tuple[str, ...]) -> SandboxHandle:
+        self[options] = start_sandbox(self.stack, list(options))
+        return self[options]
 
 
 def name_of(page: Path) -> str:
@@ -73,29 +116,38 @@ def test_site_builds_strict(tmp_path: Path) -> None:
     reference = (site / "reference" / "index.html").read_text(encoding="utf-8")
     for anchor in ("edgereports.query.Report", "edgereports.reporting.ReportingClient"):
         assert f'id="{anchor}"' in reference, f"the API reference does not document {anchor}"
+    # the docstrings' Sphinx roles are cross-references, not raw text
+    raw = re.findall(r":(?:meth|class|func|mod|attr|data|exc|obj):(?:`|<code>)", reference)
+    assert raw == [], raw[:5]
+    # ReportingClient.fetch's ':class:`PartialFailure`' links to the error's entry
+    link = 'href="#edgereports.errors.PartialFailure"><code>PartialFailure</code></a>'
+    assert link in reference
 
 
 @pytest.mark.parametrize("page", pages_with("python"))
 def test_python_examples_run(
     page: Path,
-    docs_sandbox: SandboxHandle,
-    make_sandbox: Any,
+    docs_sandboxes: dict[tuple[str, ...], SandboxHandle],
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:
-    options = PRIVATE_SANDBOX.get(name_of(page))
-    sb = docs_sandbox if options is None else make_sandbox(clock=DOCS_NOW, **options)
-    for name, value in {
-        "EDGEREPORTS_API_KEY": sb.api_key,
-        "EDGEREPORTS_PARTNER_NAME": sb.partner_name,
-        "EDGEREPORTS_BASE_URL": sb.base_url,
-        "EDGEREPORTS_REPORTING_URL": sb.reporting_url,
-        "EDGEREPORTS_SERVICE_TOKEN": sb.service_token,
-        "EDGEREPORTS_CORE_ID": sb.core_id,
-        "MPLBACKEND": "Agg",
-    }.items():
+    options = tuple(sandbox_options(page))
+    with ExitStack() as private:
+        sb = (
+            start_sandbox(private, list(options))
+            if name_of(page) in PRIVATE
+            else docs_sandboxes[options]
+        )
+        _run_page(page, sb, monkeypatch, tmp_path)
+
+
+def _run_page(
+    page: Path, sb: SandboxHandle, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    for name in [n for n in os.environ if n.startswith("EDGEREPORTS_")]:
+        monkeypatch.delenv(name)  # only what the sandbox prints
+    for name, value in {**settings_env(sb), "MPLBACKEND": "Agg"}.items():
         monkeypatch.setenv(name, value)
-    monkeypatch.delenv("EDGEREPORTS_TIMEOUT", raising=False)
     monkeypatch.chdir(tmp_path)
     sims = sb.network.sims_of(sb.account_id)
     (tmp_path / "subscribers.txt").write_text(f"{sims[0].msisdn}\n{sims[1].msisdn}\n")
@@ -137,3 +189,12 @@ def test_readme_links_resolve() -> None:
     assert not missing, f"README.md links to missing files: {missing}"
     for page in ("query", "fetching", "frames", "export", "sandbox", "cli", "reference"):
         assert f"docs/{page}.md" in targets
+
+
+def test_the_install_instructions_install_from_the_repository() -> None:
+    # the package is on no index: a bare 'pip install edgereports' finds nothing
+    bare = re.compile(r"pip install edgereports(?![\w\[-])")
+    said = [name_of(p) for p in PAGES if bare.search(p.read_text(encoding="utf-8"))]
+    assert said == []
+    readme = README.read_text(encoding="utf-8")
+    assert "pip install ." in readme and "not published on a package" in readme

@@ -228,6 +228,7 @@ def _left_loopback(browser: Any) -> list[str]:
 
 def test_the_explorer_in_a_browser(explorer_url: str, browser: Any, tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
 
     browser.get(explorer_url)
     _until(
@@ -252,6 +253,33 @@ def test_the_explorer_in_a_browser(explorer_url: str, browser: Any, tmp_path: Pa
     page = browser.find_element(By.TAG_NAME, "body").text
     assert "from the local sandbox at http://127.0.0.1:" in page, page[:500]
     assert "live service" not in page
+    # only the explorer: not the notebook's demonstration cells, nothing done on load
+    assert "Driving it from code" not in page and "Wrote " not in page, page[-800:]
+    table = browser.execute_script(
+        "return document.querySelector('.widget-tab table.dataframe').textContent"
+    )
+    assert "+05:30" in table and "+00:00" not in table  # the zone of the chart
+
+    pickers = "return Array.from(document.querySelectorAll('input[type=date]')).map(i => i.value)"
+    before_range = browser.execute_script(pickers)
+    Select(
+        next(
+            s
+            for s in browser.find_elements(By.CSS_SELECTOR, ".widget-dropdown select")
+            if "30d" in s.text
+        )
+    ).select_by_visible_text("30d")
+    after_range = _until(
+        lambda: (v := browser.execute_script(pickers)) != before_range and v, "30d in the pickers"
+    )
+    assert after_range[0] < before_range[0] and after_range[1] == before_range[1]
+    Select(
+        next(
+            s
+            for s in browser.find_elements(By.CSS_SELECTOR, ".widget-dropdown select")
+            if "30d" in s.text
+        )
+    ).select_by_visible_text("dates")
 
     second = _run(browser, "ue_connections_avg_peak", message)
     assert "rows ×" in second and second != message
@@ -271,3 +299,57 @@ def test_the_explorer_in_a_browser(explorer_url: str, browser: Any, tmp_path: Pa
     assert "QueryError" in error and "needs msisdn" in error, error
     browser.save_screenshot(str(tmp_path / "explorer-error.png"))
     assert _left_loopback(browser) == []
+
+
+def _descendants(pid: int) -> set[int]:
+    """The processes started under ``pid`` (read from /proc), in any session."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(stat.parent.name)] = int(fields[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text()
+    except OSError:
+        return ""  # it ended meanwhile
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_sigterm_stops_the_explorer_its_server_and_its_kernels(
+    start: Callable[..., Any], browser: Any
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    pytest.importorskip("voila")
+    proc, port = start("explorer")
+    url = f"http://127.0.0.1:{port}/"
+    _wait_for(url, proc)
+    browser.get(url)  # a page load starts a kernel
+    _until(
+        lambda: any(b.text == "Run" for b in browser.find_elements(By.TAG_NAME, "button")),
+        "Run button",
+    )
+    started = _descendants(proc.pid)
+    kernels = [p for p in started if "ipykernel" in _cmdline(p)]
+    assert kernels, "no kernel runs for the page"
+    os.kill(proc.pid, signal.SIGTERM)  # the command only, not its process group
+    assert proc.wait(timeout=START_TIMEOUT) in (130, -signal.SIGTERM, 0)
+    left = _until(lambda: not any(_alive(p) for p in started) or None, "every process to stop")
+    assert left is True

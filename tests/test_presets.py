@@ -146,10 +146,31 @@ def test_bandwidth_percentile_defaults_to_95() -> None:
             "unknown preset 'time_usage_enterprize'; did you mean 'time_usage_enterprise'",
         ),
         ("time_usage_subscriber", {"start": S, "end": E}, "needs msisdn"),
-        ("realtime_bandwidth", {"start": S}, "takes no parameter 'start'; it takes: account_id"),
+        ("realtime_bandwidth", {"start": S}, "give both start and end, or neither"),
+        ("realtime_bandwidth", {"percentile": 9}, "takes no parameter 'percentile'; it takes:"),
+        ("device_status", {"granularity": "DAY"}, "granularity='DAY' needs start and end"),
         ("time_usage_enterprise", {"start": E, "end": S}, "must be before end_date_time"),
     ],
 )
 def test_preset_errors(name: str, params: dict[str, Any], message: str) -> None:
     with pytest.raises(er.QueryError, match=message):
         presets.build(name, account_id=A, **params)
+
+
+def test_presets_take_a_granularity_and_the_now_presets_a_range() -> None:
+    daily = presets.byte_usage_subscriber(
+        account_id=A, msisdn=["1"], start=S, end=E, granularity="DAY"
+    )
+    assert daily.to_request()["granularity"] == "DAY"
+    sites = presets.concurrent_online_ues(
+        account_id=A, customer_site_id=["s1", "s2"], start=S, end=E, granularity="HOUR"
+    ).to_request()
+    assert (sites["start_date_time"], sites["end_date_time"], sites["granularity"]) == (
+        S,
+        E,
+        "HOUR",
+    )
+    assert presets.concurrent_online_ues(account_id=A).to_request()["start_date_time"] == "NOW"
+    assert presets.get("concurrent_online_ues").is_now  # NOW unless given a range
+    defaults = {p.name: p.default for p in presets.get("byte_usage_subscriber").params}
+    assert defaults["granularity"] == "HOUR" and defaults["start"] is None

@@ -235,3 +235,29 @@ def test_a_refused_key_is_a_message_without_the_key(sandbox: SandboxHandle) -> N
     assert wrong not in explorer.message and wrong not in explorer.status.value
     assert explorer.progress.bar_style == "danger" and not explorer.run_button.disabled
     assert explorer.frame is None
+
+
+def test_compare_fetches_the_previous_period_beside_each_row(
+    explorer: Explorer, client: ReportingClient, tmp_path: Path
+) -> None:
+    explorer.preset.value = "time_usage_subscriber"
+    explorer.start.value = date(2022, 7, 1)
+    explorer.compare.value = "previous_period"
+    explorer.run_button.click()
+    assert explorer.error is None, explorer.message
+    frame = explorer.frame
+    assert frame is not None and frame["compare_value"].notna().all()
+    expected = client.fetch(explorer.report(), compare="previous_period")
+    pd.testing.assert_frame_equal(frame, expected)
+    assert "compare='previous_period'" in explorer.python_code()
+    assert bytes(explorer.chart.value)[:8] == PNG_MAGIC
+    explorer.preset.value = "device_status"  # a NOW preset: no other period to compare with
+    assert explorer.compare.disabled
+    explorer.preset.value = "time_usage_subscriber"
+    explorer.run_button.click()
+    explorer.export_path.value = str(tmp_path / "compared.parquet")
+    explorer.export_button.click()
+    assert list(pd.read_parquet(tmp_path / "compared.parquet").columns)[-2:] == [
+        "change",
+        "change_pct",
+    ]

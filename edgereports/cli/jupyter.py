@@ -4,8 +4,10 @@ web app (Voila), beside a sandbox, everything on loopback.
 Both start the sandbox in-process on a free loopback port, export its settings
 (``EDGEREPORTS_*``, and known subscribers and sites for notebook 02) to the server they start,
 print them as ready-to-paste ``export`` lines, and run the server on ``127.0.0.1`` without
-opening a browser. JupyterLab keeps its token (set ``JUPYTER_TOKEN`` to choose it). They need
-the ``notebook`` extra: ``pip install 'edgereports[notebook]'``.
+opening a browser. JupyterLab keeps its token (set ``JUPYTER_TOKEN`` to choose it). The
+explorer app leaves out the notebook's cells tagged ``not-in-app`` (its demonstration of
+driving the explorer from code). SIGTERM stops the server, its kernels and the sandbox, as
+Ctrl-C does. They need the ``notebook`` extra: ``pip install 'edgereports[notebook]'``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import argparse
 import importlib.util
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -75,8 +78,8 @@ def _command(app: str, port: int, notebooks: Path) -> list[str]:
             f"--ServerApp.root_dir={notebooks}", *root,
         ]  # fmt: skip
     return [
-        sys.executable, "-m", "voila", str(notebooks / EXPLORER), f"--Voila.ip={HOST}",
-        f"--port={port}", "--no-browser", f"--Voila.root_dir={notebooks}",
+        sys.executable, "-m", "edgereports.cli.voila_app", str(notebooks / EXPLORER),
+        f"--Voila.ip={HOST}", f"--port={port}", "--no-browser", f"--Voila.root_dir={notebooks}",
     ]  # fmt: skip
 
 
@@ -100,9 +103,22 @@ def _cmd(args: argparse.Namespace) -> int:
         where = "/lab" if args.app == "lab" else ""
         print(f"open http://{HOST}:{args.port}{where} (Ctrl-C stops both)", flush=True)
         child = subprocess.Popen(_command(args.app, args.port, notebooks), env=os.environ | env)
+        previous = signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM stops all, as Ctrl-C
         try:
             return child.wait()
         except KeyboardInterrupt:
-            child.terminate()
-            child.wait(timeout=20)
+            child.terminate()  # the server stops its kernels on SIGTERM
+            try:
+                child.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
             return 130
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    """SIGTERM as Ctrl-C: stop the server (and its kernels), then the sandbox."""
+    del signum, frame
+    raise KeyboardInterrupt

@@ -14,7 +14,19 @@ from collections.abc import Callable, Sequence
 
 from .._version import __version__
 from ..errors import EdgeReportsError, InputError
-from . import cache, campaigns, content, demo, export, health, jupyter, query, report, service
+from . import (
+    cache,
+    campaigns,
+    content,
+    demo,
+    export,
+    health,
+    jupyter,
+    page,
+    query,
+    report,
+    service,
+)
 
 __all__ = ["main"]
 
@@ -27,6 +39,7 @@ examples:
   edgereports query --preset time_usage_enterprise --account-id A \\
       --start 2022-07-07T09:50:00+05:30 --end 2022-07-08T09:50:00+05:30
   edgereports query --account-id A --last DAY --granularity HOUR --metric ue_connections:MAX
+  edgereports page nightly.toml --last 7d --compare previous_period --out weekly.html
   edgereports sandbox --port 8080
   edgereports health --last 7d
   edgereports content list
@@ -69,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_parser(sub)
     service.add_parser(sub)
     export.add_parser(sub)
+    page.add_parser(sub)
     content.add_parser(sub)
     campaigns.add_parser(sub)
     demo.add_parser(sub)

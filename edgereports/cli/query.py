@@ -191,7 +191,8 @@ def _cmd_presets(args: argparse.Namespace) -> int:
                 "api_version": p.api_version,
                 "purpose": p.purpose,
                 "params": [
-                    {"name": q.name, "required": q.required, "help": q.help} for q in p.params
+                    {"name": q.name, "required": q.required, "default": q.default, "help": q.help}
+                    for q in p.params
                 ],
             }
             for p in presets.CATALOGUE
@@ -200,9 +201,18 @@ def _cmd_presets(args: argparse.Namespace) -> int:
         return 0
     width = max(len(p.name) for p in presets.CATALOGUE)
     for p in presets.CATALOGUE:
-        params = ", ".join(q.name if q.required else f"[{q.name}]" for q in p.params)
+        params = ", ".join(_param_text(q) for q in p.params)
         print(f"{p.name:<{width}}  {p.purpose}\n{'':<{width}}  {p.api_version}, params: {params}")
     return 0
+
+
+def _param_text(param: presets.Param) -> str:
+    """``name`` when required, ``[name=default]`` (or ``[name]``) when optional."""
+    if param.required:
+        return param.name
+    if param.name in ("start", "end") and param.default is None:
+        return f"[{param.name}=NOW]"  # a current-value preset: now unless given a range
+    return f"[{param.name}]" if param.default is None else f"[{param.name}={param.default}]"
 
 
 def _cmd_query(args: argparse.Namespace) -> int:

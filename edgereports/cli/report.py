@@ -30,6 +30,7 @@ __all__ = [
     "add_parser",
     "cmd_report",
     "fetch_and_write",
+    "parse_compare",
     "parse_duration",
     "write_frame",
 ]
@@ -43,6 +44,8 @@ examples:
 
   edgereports report --preset ue_session_bytes --account-id A --start 2024-08-13 \
       --end 2024-08-14 --csv ue.csv           # a v2 preset: sent to /connectivity/v2/report
+  edgereports report --preset time_usage_enterprise --account-id A --start 7d --end today \
+      --compare previous_period               # this week against the week before
 
 Relative dates (--start 7d --end today, --last 7d) count back from the service's present, as
 its answers state it, not from this machine's clock.
@@ -104,6 +107,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--reporting-url", help="the reporting API (default EDGEREPORTS_REPORTING_URL)"
     )
     net.add_argument("--window", metavar="DURATION", help="window length, e.g. 12h, 7d, 2w")
+    net.add_argument(
+        "--compare",
+        metavar="PERIOD",
+        help="also fetch another period and add compare_time_stamp, compare_value, change and "
+        "change_pct: previous_period, previous_year or START..END",
+    )
     net.add_argument(
         "--workers",
         type=int,
@@ -213,7 +222,29 @@ def _fetch(args: argparse.Namespace) -> pd.DataFrame:
         api_version=report.api_version,
     ) as client:
         accept = CSV if args.accept == "csv" else JSON
-        return client.fetch(report, window=window, accept=accept, partial=args.partial)
+        compare = parse_compare(args.compare)
+        if compare is None:
+            return client.fetch(report, window=window, accept=accept, partial=args.partial)
+        return client.fetch(
+            report, window=window, accept=accept, partial=args.partial, compare=compare
+        )
+
+
+def parse_compare(text: str | None) -> str | tuple[str, str] | None:
+    """Read ``--compare``: a named period, or ``START..END``; None stays None.
+
+    The value itself is checked by the client, before any request.
+
+    Example:
+        >>> parse_compare("2024-06-01..2024-07-01")
+        ('2024-06-01', '2024-07-01')
+    """
+    if text is None:
+        return None
+    start, dots, end = text.partition("..")
+    if dots:
+        return start.strip(), end.strip()
+    return text.strip()
 
 
 def _to_file(args: argparse.Namespace) -> bool:
@@ -254,6 +285,8 @@ def _in_zone(frame: pd.DataFrame) -> pd.DataFrame:
 def write_frame(frame: pd.DataFrame, args: argparse.Namespace) -> None:
     """Write ``frame`` where ``--parquet``/``--csv``/``--json`` say, else print it as a table.
 
+    A file written is named in one line on stdout, with its rows and columns.
+
     Raises:
         InputError: the disk refused an output file.
     """
@@ -266,6 +299,10 @@ def write_frame(frame: pd.DataFrame, args: argparse.Namespace) -> None:
         _emit(args.json, (text or "[]") + "\n")
     else:
         print(_table(frame, None if args.all else _TABLE_ROWS))
+        return
+    target = args.parquet or args.csv or args.json
+    if target != "-":  # a file: say what it holds (stdout output speaks for itself)
+        print(f"wrote {len(frame)} rows × {len(frame.columns)} columns to {target}")
 
 
 _TABLE_ROWS = 10

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,6 +46,7 @@ class DemoResult:
         source: where the data came from (sandbox or live service, no key).
         outcomes: one per preset, in the catalogue's order.
         seconds: the whole run's duration.
+        clock: the service's clock as its last answer stated it (None before any answer).
     """
 
     out: Path
@@ -52,6 +54,7 @@ class DemoResult:
     source: str
     outcomes: list[ReportOutcome] = field(default_factory=list)
     seconds: float = 0.0
+    clock: datetime | None = None
 
     @property
     def ok(self) -> bool:

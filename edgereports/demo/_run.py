@@ -130,6 +130,7 @@ def _run(
         outcome.parquet = save_parquet(frame, frames_dir / f"{plan.slug}.parquet")
         outcome.chart = _chart(frame, charts_dir / f"{plan.slug}.png", plan.note)
         echo(_indent(summary_table(frame).to_string(index=False)))
+    result.clock = client.last_answer_date
     write_index(result)
     return result
 

@@ -78,11 +78,13 @@ class DeltaWrite:
         rows: rows written.
         written: days that got rows.
         empty: days of the range that came back empty (their old rows are gone).
+        bytes: the size of the data files that now hold those days.
     """
 
     rows: int
     written: int
     empty: int
+    bytes: int = 0
 
 
 def require_deltalake() -> Any:
@@ -379,7 +381,21 @@ def write_days(
         predicate += f" AND {dim} IN ({listed})"
     _commit(table, data, predicate, txns, metadata)
     filled = len(set(data.column("day").to_pylist()))
-    return DeltaWrite(rows=data.num_rows, written=filled, empty=len(days) - filled)
+    size = _size_of_days(table, days) if filled else 0
+    return DeltaWrite(rows=data.num_rows, written=filled, empty=len(days) - filled, bytes=size)
+
+
+def _size_of_days(table: Any, days: list[date]) -> int:
+    """The bytes of the table's data files in the partitions of ``days`` (what a commit that
+    replaced those days wrote), from the snapshot the commit left the table at."""
+    wanted = {d.isoformat() for d in days}
+    actions = table.get_add_actions(flatten=True)
+    names = actions.schema.names
+    if "partition.day" not in names or "size_bytes" not in names:
+        return 0
+    parts = actions.column("partition.day").to_pylist()
+    sizes = actions.column("size_bytes").to_pylist()
+    return sum(int(n) for d, n in zip(parts, sizes, strict=True) if str(d) in wanted)
 
 
 def remove_outside(
@@ -473,8 +489,9 @@ def read_delta(
     start: datetime | None,
     end: datetime | None,
     storage_options: Mapping[str, str] | None = None,
-) -> tuple[Any, str]:
-    """Read the rows of ``[start, end)`` of a table as an Arrow table, and its shape.
+) -> tuple[Any, str, dict[str, Any]]:
+    """Read the rows of ``[start, end)`` of a table as an Arrow table, its shape and the
+    definition it records (the report's request without its range).
 
     The range rule of every read: the bucket holding ``start`` is kept (its HOUR or DAY from
     the definition the table records). The ``day`` partitions outside the range are skipped;
@@ -488,14 +505,15 @@ def read_delta(
     names = dataset.schema.names
     shape = "timeseries" if "time_stamp" in names else "sim_count"
     key = "time_stamp" if shape == "timeseries" else "date"
-    start = bucket_start(start, shape, _recorded(table).get("definition") or {})
+    definition = _recorded(table).get("definition") or {}
+    start = bucket_start(start, shape, definition)
     expr = bounds_filter(start, end, shape, dataset.schema.field(key).type)
     if start is not None:
         expr = _and(expr, ds.field("day") >= start.astimezone(UTC).date())
     if end is not None:
         expr = _and(expr, ds.field("day") <= (end - timedelta(microseconds=1)).date())
     found = dataset.to_table(filter=expr)
-    return found.drop_columns(["day"]), shape
+    return found.drop_columns(["day"]), shape, definition
 
 
 def _recorded(table: Any) -> dict[str, Any]:

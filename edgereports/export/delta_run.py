@@ -301,6 +301,7 @@ def _unit(
         result.windows_written += 1
         result.rows += wrote.rows
         result.files += wrote.written
+        result.bytes_written += wrote.bytes
         result.removed += wrote.empty
 
 

@@ -93,8 +93,8 @@ def read_export(
         from .storage import secret_values
 
         with table_errors(table_at[0], secret_values(table_at[2])):
-            found, shape = read_delta(table_at[0], lo, hi, table_at[2])
-        return to_frame(found, shape, table_at[1], "delta")
+            found, shape, definition = read_delta(table_at[0], lo, hi, table_at[2])
+        return to_frame(found, shape, table_at[1], "delta", definition)
     report_dir = _report_dir(Path(path), report)
     files = [
         f
@@ -121,26 +121,58 @@ def read_export(
         table = dataset.to_table(filter=bounds_filter(lo, hi, shape, unified.field(key).type))
     except (OSError, pa.ArrowException) as exc:
         raise _damaged(_named_file(exc, files) or report_dir, exc) from None
-    return to_frame(table, shape, report_dir.name, "parquet")
+    request = _request(schemas[0].metadata or {})
+    return to_frame(table, shape, report_dir.name, "parquet", request)
+
+
+def _request(metadata: Mapping[bytes, bytes]) -> dict[str, Any]:
+    """The request recorded in the files' metadata (``{}`` when there is none)."""
+    try:
+        request = json.loads(metadata.get(METADATA_KEY, b"{}")).get("request") or {}
+    except (ValueError, AttributeError):
+        request = {}
+    return request if isinstance(request, dict) else {}
+
+
+def _in_filter_order(frame: pd.DataFrame, request: Mapping[str, Any]) -> pd.DataFrame:
+    """``frame`` with the series of a fan-out in the order of the request's filter values (the
+    order a fetch sends, and gives, them); the files hold each day's rows sorted."""
+    ranks = []
+    for clause in request.get("dimension_filter_clauses") or ():
+        for f in clause.get("filters") or ():
+            name = f.get("dimension_name")
+            values = [str(v) for v in f.get("expressions") or ()]
+            if name in frame.columns and name != "account_id" and len(values) > 1:
+                order = {v: i for i, v in enumerate(dict.fromkeys(values))}
+                ranks.append(frame[name].astype(str).map(order).fillna(len(order)))
+    if not ranks or not len(frame):
+        return frame
+    import numpy as np
+
+    keys = np.lexsort([r.to_numpy(dtype=float) for r in reversed(ranks)])  # stable
+    return frame.iloc[keys].reset_index(drop=True)
 
 
 def _bucket_start(
     lo: datetime | None, shape: str, metadata: Mapping[bytes, bytes]
 ) -> datetime | None:
     """:func:`bucket_start` with the request recorded in the files' metadata."""
-    try:
-        request = json.loads(metadata.get(METADATA_KEY, b"{}")).get("request") or {}
-    except (ValueError, AttributeError):
-        request = {}
-    return bucket_start(lo, shape, request)
+    return bucket_start(lo, shape, _request(metadata))
 
 
-def to_frame(table: Any, shape: str, report: str, source: str) -> pd.DataFrame:
-    """An Arrow table read back → a frame with the pinned dtypes and ``attrs``."""
+def to_frame(
+    table: Any, shape: str, report: str, source: str, request: Mapping[str, Any] | None = None
+) -> pd.DataFrame:
+    """An Arrow table read back → a frame with the pinned dtypes and ``attrs``, its rows in
+    the order a fetch gives them (series, then the request's metric order, then time), not
+    day by day as the files hold them."""
     from .. import schema
+    from ..normalize.stitching import canonical_order
 
     frame = table.to_pandas(types_mapper=_types_mapper())
-    frame = schema.schema_for(shape).validate(frame)
+    frame = schema.schema_for(shape).validate(frame).reset_index(drop=True)
+    frame = canonical_order(_in_filter_order(frame, request or {}), request or None, shape)
+    frame.attrs = {}
     return _with_attrs(frame.reset_index(drop=True), shape, report, source)
 
 

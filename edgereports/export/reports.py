@@ -322,10 +322,13 @@ def _build(item: Mapping[str, Any], merged: Mapping[str, Any], label: str) -> Re
         info = presets.get(preset)
     except QueryError as exc:
         raise ConfigError(f"{label}: key preset: {exc}") from None
-    if info.is_now:
+    ranged = any(p.name == "start" for p in info.params)  # NOW unless given a range
+    if info.is_now and not (ranged and (item.get("granularity") or params.get("granularity"))):
+        how = ': add granularity = "DAY" or "HOUR" to the report' if ranged else ""
         raise ConfigError(
-            f"{label}: key preset: {preset!r} reports the current value (NOW); the export "
-            "needs a report over dates with a granularity, or SIM counts"
+            f"{label}: key preset: {preset!r} reports the current value (NOW) without a "
+            f"granularity; the export needs a report over dates with a granularity, or SIM "
+            f"counts{how}"
         )
     if item.get("api_version", info.api_version) != info.api_version:
         raise ConfigError(

@@ -233,6 +233,18 @@ class HttpClient:
         stamp, at = seen
         return stamp + timedelta(seconds=time.monotonic() - at)
 
+    @property
+    def last_date(self) -> datetime | None:
+        """The ``Date`` header of the service's latest answer (UTC), as it stated it; None
+        before any answer.
+
+        Example:
+            >>> HttpClient("https://r.example").last_date is None
+            True
+        """
+        seen = self._service_clock
+        return None if seen is None else seen[0]
+
     def probe_clock(self) -> datetime | None:
         """Learn the service's clock with one cheap request (a GET of the base URL, no key).
 

@@ -18,8 +18,15 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ..errors import InputError
-from ._common import Scale, TzLike, frame_metrics, frame_shape, unit_scale
-from ._labels import member_text, shown_columns
+from ._common import (
+    Scale,
+    TzLike,
+    frame_metrics,
+    frame_shape,
+    request_range_text,
+    unit_scale,
+)
+from ._labels import member_text, over_what, shown_columns, whose
 from ._panels import plot_current, plot_device_status, plot_sim_count
 from ._series import plot_percentiles, plot_timeseries, plot_ue_connections
 
@@ -29,7 +36,9 @@ if TYPE_CHECKING:
 __all__ = [
     "Scale",
     "chart_for",
+    "chart_png",
     "member_text",
+    "over_what",
     "plot",
     "plot_current",
     "plot_device_status",
@@ -37,8 +46,10 @@ __all__ = [
     "plot_sim_count",
     "plot_timeseries",
     "plot_ue_connections",
+    "request_range_text",
     "shown_columns",
     "unit_scale",
+    "whose",
 ]
 
 Chart = Callable[..., "Axes"]
@@ -116,3 +127,49 @@ def plot(
 
         draw_flags(drawn, flags, df)
     return drawn
+
+
+def chart_png(
+    df: pd.DataFrame,
+    *,
+    tz: TzLike = None,
+    dpi: int = 96,
+    flags: pd.DataFrame | None = None,
+    timed: bool = False,
+) -> bytes:
+    """Draw the chart that suits a frame and return it as PNG bytes (the figure is closed).
+
+    Args:
+        df: a normalized frame.
+        tz: as in :func:`plot` (e.g. the zone of a ``LAST ...`` report, whose request carries
+            no offset).
+        dpi: the image's resolution.
+        flags: health flags to draw, as in :func:`plot`.
+        timed: draw ``flags`` only on a chart with a time axis (instead of refusing them on
+            the others).
+
+    Returns:
+        The PNG file's bytes.
+
+    Raises:
+        InputError: the frame cannot be plotted.
+
+    Example:
+        >>> chart_png(df)[:4]  # doctest: +SKIP
+        b'\\x89PNG'
+    """
+    import io
+
+    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+
+    if timed and chart_for(df) not in (plot_timeseries, plot_ue_connections, plot_sim_count):
+        flags = None
+    figure = plot(df, tz=tz, flags=flags).figure
+    assert isinstance(figure, Figure)
+    buffer = io.BytesIO()
+    try:
+        figure.savefig(buffer, format="png", dpi=dpi, facecolor="white")
+    finally:
+        plt.close(figure)
+    return buffer.getvalue()

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..query.timegrid import bucket_length, shown_range
-from ..schema import shape_of
+from ..schema import COMPARE_COLUMNS, shape_of
 
 __all__ = ["Scale", "TzLike", "unit_scale"]
 
@@ -30,6 +30,8 @@ _METRIC_NAMES = {
     "ue_online_status": "UE online status",
     "sim": "SIMs",
 }
+#: Words of metric names that are acronyms (``ue_session_uplink_bytes`` → ``UE session ...``).
+_ACRONYMS = {"ue": "UE", "vlan": "VLAN", "ran": "RAN", "ap": "AP", "sim": "SIM", "ip": "IP"}
 
 # (divisor, unit) from large to small; the first divisor not above the largest value wins.
 _BYTES = ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "KB"), (1.0, "bytes"))
@@ -119,7 +121,17 @@ def number_text(value: float) -> str:
 
 def metric_title(metric: str) -> str:
     """Return a readable name of a metric (``ue_connections`` → ``UE connections``)."""
-    return _METRIC_NAMES.get(metric, metric.replace("_", " ").capitalize())
+    if metric in _METRIC_NAMES:
+        return _METRIC_NAMES[metric]
+    words = [_ACRONYMS.get(w, w) for w in metric.split("_")]
+    text = " ".join(words)
+    return text if words and words[0] in _ACRONYMS.values() else text[:1].upper() + text[1:]
+
+
+def _lower_first(name: str) -> str:
+    """``Downlink bytes`` → ``downlink bytes``; an acronym (``UE session ...``) stays."""
+    first = name.split(" ", 1)[0]
+    return name if first in _ACRONYMS.values() else name[:1].lower() + name[1:]
 
 
 def metrics_title(metrics: Sequence[str]) -> str:
@@ -129,8 +141,8 @@ def metrics_title(metrics: Sequence[str]) -> str:
         return ", ".join(names)
     first, second = names[0].rsplit(" ", 1), names[1].rsplit(" ", 1)
     if len(first) == len(second) == 2 and first[1] == second[1]:
-        return f"{first[0]} and {second[0].lower()} {first[1]}"
-    return f"{names[0]} and {names[1][:1].lower()}{names[1][1:]}"
+        return f"{first[0]} and {_lower_first(second[0])} {first[1]}"
+    return f"{names[0]} and {_lower_first(names[1])}"
 
 
 def ordinal(value: float) -> str:
@@ -229,7 +241,19 @@ def range_text(df: pd.DataFrame, tz: tzinfo) -> str:
         >>> range_text(df, timezone.utc)
         '1–7 Jul 2022 (UTC)'
     """
-    request = df.attrs.get("request")
+    return request_range_text(df.attrs.get("request"), tz)
+
+
+def request_range_text(request: object, tz: tzinfo) -> str:
+    """The range of a request (its dict) in ``tz``, its last bucket included, as chart titles
+    write it: ``1–7 Jul 2022 (UTC)`` for a DAY report of ``[1 Jul, 8 Jul)``.
+
+    Example:
+        >>> from datetime import timezone
+        >>> request_range_text({"start_date_time": "2022-07-01T00:00:00+00:00",
+        ...                     "end_date_time": "2022-07-08T00:00:00+00:00"}, timezone.utc)
+        '1–7 Jul 2022 (UTC)'
+    """
     if not isinstance(request, Mapping):
         return ""
     start, end = request.get("start_date_time"), request.get("end_date_time")
@@ -243,7 +267,21 @@ def range_text(df: pd.DataFrame, tz: tzinfo) -> str:
     grain = request.get("granularity")
     bucket = bucket_length(grain if isinstance(grain, str) else None)
     first, last, unit = shown_range(begin, finish, tz, bucket)
+    if first.utcoffset() != begin.astimezone(tz).utcoffset():  # whole UTC buckets, told so
+        return f"{_span(first, last, unit)} (UTC {unit}s)"
     return f"{_span(first, last, unit)} ({zone_name(tz)})"
+
+
+def compare_text(df: pd.DataFrame, tz: tzinfo) -> str:
+    """``vs 24–30 Jun 2022 (UTC), lighter`` for a frame compared with another period
+    that has values; else empty."""
+    facts = df.attrs.get("compare")
+    if "compare_value" not in df.columns or not isinstance(facts, Mapping):
+        return ""
+    if not bool(df["compare_value"].notna().any()):
+        return ""
+    other = request_range_text(facts.get("request"), tz)
+    return f"vs {other}, lighter" if other else ""
 
 
 def _span(first: datetime, last: datetime, unit: str) -> str:
@@ -266,7 +304,7 @@ def _moment(moment: datetime) -> str:
 
 def dimension_columns(df: pd.DataFrame, fixed: Iterable[str]) -> list[str]:
     """Return the dimension columns of a frame (those that are not fixed columns)."""
-    skip = set(fixed)
+    skip = {*fixed, *COMPARE_COLUMNS}
     return [str(c) for c in df.columns if c not in skip]
 
 
@@ -285,6 +323,10 @@ _DIMENSION_NAMES = {
     "ue_ip": "UE IP",
     "lr_id": "LR id",
     "account_id": "account",
+    "device": "Edge Point",  # v2: the customer site serving the UE, not a UE
+    "enb_ip": "eNodeB IP",
+    "seid": "session id",
+    "edgepoint": "Edge Point",
 }
 
 

@@ -35,7 +35,7 @@ from ._common import (
     unit_scale,
     zone_name,
 )
-from ._labels import member_text, top_talkers
+from ._labels import member_text, over_what, top_talkers, whose
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -123,7 +123,7 @@ def plot_current(
     when = _window_text(df, zone) if not df.empty else ""
     by = f" per {dimension_title(dims[0])}" if dims else ""
     if dims and dims[0] in top_talkers(df):
-        by = f" (total; the {dimension_title(dims[0])} shown is the top talker)"
+        by = f" ({_top_talker_words(df, dimension_title(dims[0]))})"
     heading = f"{named} now{by}\n{when}".rstrip()
     if not dims:
         ax = new_axes(ax, (max(4.0, 3.2 * max(1, len(df))), 2.6))
@@ -133,8 +133,8 @@ def plot_current(
         ax.set_title(title or heading)
         return ax
     cats = [
-        " / ".join(member_text(df, d, v) for d, v in zip(dims, r, strict=True))
-        for r in df[dims].itertuples(index=False)
+        " / ".join(member_text(df, d, v, r[-1]) for d, v in zip(dims, r[:-1], strict=True))
+        for r in df[[*dims, "aggregation"]].itertuples(index=False)
     ]
     frame = df.assign(_cat=cats)
     categories = sorted(dict.fromkeys(cats))
@@ -170,7 +170,10 @@ def _tiles(ax: Axes, df: pd.DataFrame) -> None:
         value = float(str(row.value))
         text = str(row.value_text) if row.value_text is not pd.NA and math.isnan(value) else (
             unit_scale(metric, [value]).text(value))  # fmt: skip
-        agg = f" ({row.aggregation})" if isinstance(row.aggregation, str) else ""
+        how = [w for w in (whose(df), over_what(row.aggregation)) if w]
+        if str(row.aggregation) == "EXISTS":
+            how = how[:1]
+        agg = f"\n{', '.join(how)}" if how else ""
         ax.text(left + 0.5 / n, 0.68, metric_title(metric) + agg, ha="center", va="center",
                 transform=ax.transAxes, fontsize="medium", color="#444444")  # fmt: skip
         ax.text(left + 0.5 / n, 0.35, text, ha="center", va="center", transform=ax.transAxes,
@@ -262,3 +265,13 @@ def plot_device_status(
         handles.append(Patch(color=_UNKNOWN, label="Other status"))
     legend_outside(ax, handles=handles)
     return ax
+
+
+def _top_talker_words(df: pd.DataFrame, dimension: str) -> str:
+    """What a top talker's bars are: a total (COUNT) or one member's own value (MAX, MIN, AVG)."""
+    aggs = {str(a).upper() for a in df["aggregation"].dropna()}
+    if aggs == {"COUNT"}:
+        return f"total; the {dimension} shown is the top talker"
+    if aggs and "COUNT" not in aggs:
+        return f"the top talker's own value; other {dimension}s not shown"
+    return f"COUNT: total, others: the top talker's own value; the {dimension} is the top talker"

@@ -28,6 +28,7 @@ from ._axes import (
 from ._common import (
     TzLike,
     check_shape,
+    compare_text,
     dimension_columns,
     dimension_title,
     first_upper,
@@ -42,7 +43,7 @@ from ._common import (
     unit_scale,
     zone_name,
 )
-from ._labels import bucket_word, counted, member_text
+from ._labels import bucket_word, counted, member_text, whose
 from ._time import mark_buckets, placed, time_note
 
 if TYPE_CHECKING:
@@ -63,6 +64,7 @@ class _Series:
     key: dict[str, object]
     stamps: pd.Series
     values: np.ndarray
+    previous: np.ndarray | None = None  # the compared period's values at the same offsets
 
     @property
     def total(self) -> float:
@@ -74,7 +76,10 @@ def _split(df: pd.DataFrame, keys: list[str]) -> list[_Series]:
     for values, part in df.groupby(keys, dropna=False, sort=False):
         part = part.sort_values("time_stamp")
         key = dict(zip(keys, values if isinstance(values, tuple) else (values,), strict=True))
-        out.append(_Series(key, part["time_stamp"], part["value"].to_numpy(dtype=float)))
+        previous = None
+        if "compare_value" in part.columns:
+            previous = part["compare_value"].to_numpy(dtype=float)
+        out.append(_Series(key, part["time_stamp"], part["value"].to_numpy(dtype=float), previous))
     return out
 
 
@@ -85,7 +90,8 @@ def _text(value: object) -> str:
 def _labels(series: list[_Series], dims: list[str], df: pd.DataFrame) -> list[str]:
     """Name each series by what varies between them (dimension values, metric, aggregation).
 
-    A top talker's value is named as the total it is (:func:`._labels.member_text`).
+    A top talker's value is named as what it is, a total (COUNT) or its own value (MAX, MIN,
+    AVG): :func:`._labels.member_text`.
     """
 
     def varies(column: str) -> bool:
@@ -95,7 +101,9 @@ def _labels(series: list[_Series], dims: list[str], df: pd.DataFrame) -> list[st
     labels = []
     for s in series:
         parts = (
-            [" / ".join(member_text(df, d, s.key[d]) for d in varying_dims)] if varying_dims else []
+            [" / ".join(member_text(df, d, s.key[d], s.key["aggregation"]) for d in varying_dims)]
+            if varying_dims
+            else []
         )
         if varies("metric") or not parts:
             metric = metric_title(str(s.key["metric"]))
@@ -199,20 +207,25 @@ def plot_timeseries(
     for n, (i, (color, dash)) in enumerate(zip(shown, styles, strict=True)):
         s = series[i]
         x, y = date_numbers(s.stamps), s.values / scale.divisor
+        before = None if s.previous is None else s.previous / scale.divisor
         if bar:
             each = 0.8 * width / len(shown)
-            ax.bar(x + 0.1 * width + n * each, y, width=each * 0.95, align="edge",
-                   label=labels[i], color=color)  # fmt: skip
+            left = x + 0.1 * width + n * each
+            if before is not None:  # the compared period: a lighter, wider bar behind
+                ax.bar(left, before, width=each * 0.95, align="edge", color=color, alpha=0.3,
+                       zorder=1.5)  # fmt: skip
+            ax.bar(left + each * 0.2, y, width=each * 0.6, align="edge",
+                   label=labels[i], color=color, zorder=2)  # fmt: skip
         else:
             marker = "o" if len(x) <= 60 else None
+            if grain == "DAY":  # a day's point in the middle of its day, under its date
+                x = x + width / 2
+            if before is not None:
+                ax.plot(x, before, linewidth=1.4, color=color, alpha=0.35, linestyle=":")
             ax.plot(x, y, marker=marker, markersize=3.5, linewidth=1.6, label=labels[i],
                     color=color, linestyle=dash)  # fmt: skip
-    if bar:
-        starts = pd.DatetimeIndex(df["time_stamp"].drop_duplicates().sort_values())
-        middles = starts + pd.Timedelta(days=width / 2)
-        days = [t.tz_convert(zone).to_pydatetime() for t in middles]
-        label = bucket_word(grain, zone, zone_name(zone))
-        day_axis(ax, date_numbers(starts) + width / 2, days, label)
+    if bar or grain == "DAY":
+        _day_ticks(ax, df, width, grain, zone)
     else:
         time_axis(ax, zone)
     mark_buckets(ax, df, width)
@@ -226,11 +239,37 @@ def plot_timeseries(
     if float(np.nanmin(df["value"].to_numpy(dtype=float))) >= 0:
         ax.set_ylim(bottom=0)
     ax.grid(axis="y", alpha=0.3)
+    compared = compare_text(df, zone)
+    if compared:
+        heading = f"{heading}\n{compared}"
     ax.set_title(title or heading)
     varying = [d for d in dims if df[d].nunique(dropna=False) > 1]
-    if len(shown) > 1:
-        legend_outside(ax, title=", ".join(dimension_title(d) for d in varying) or None)
+    if len(shown) > 1 or compared:
+        handles, _ = ax.get_legend_handles_labels()
+        if compared:
+            handles.append(_previous_handle(bar))
+        legend_outside(
+            ax, title=", ".join(dimension_title(d) for d in varying) or None, handles=handles
+        )
     return ax
+
+
+def _day_ticks(ax: Axes, df: pd.DataFrame, width: float, grain: str | None, zone: tzinfo) -> None:
+    """Label day buckets with their dates (``7 Mar``) at their middles, not hours of a day."""
+    starts = pd.DatetimeIndex(df["time_stamp"].drop_duplicates().sort_values())
+    middles = starts + pd.Timedelta(days=width / 2)
+    days = [t.tz_convert(zone).to_pydatetime() for t in middles]
+    day_axis(ax, date_numbers(starts) + width / 2, days, bucket_word(grain, zone, zone_name(zone)))
+
+
+def _previous_handle(bar: bool) -> Any:
+    """The legend entry of the compared period (drawn lighter)."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    if bar:
+        return Patch(color="grey", alpha=0.3, label="previous period (lighter)")
+    return Line2D([], [], color="grey", alpha=0.5, linestyle=":", label="previous period")
 
 
 def _styles(series: list[_Series], dims: list[str], bar: bool) -> list[tuple[Any, str]]:
@@ -274,6 +313,9 @@ def _heading(
         )
     elif dims and df.empty:
         parts.append("by " + ", ".join(dimension_title(d) for d in dims))
+    if not dims:
+        who = whose(df)  # whose value it is: the account's total, or one member's
+        parts.append(f"· {who}" if who else "")
     head = " ".join(p for p in parts if p)
     return f"{head}\n{range_text(df, zone)}".rstrip()
 
@@ -321,7 +363,8 @@ def plot_ue_connections(
     heading = f"UE connections {_GRAIN_WORDS.get(grain or '', '')}: peak and average".replace(
         "  ", " "
     )
-    heading = f"{heading}\n{range_text(df, zone)}".rstrip()
+    who = whose(df)
+    heading = f"{heading}{f', {who}' if who else ''}\n{range_text(df, zone)}".rstrip()
     ax = new_axes(ax, (10.0, 4.8))
     if df.empty:
         return no_data(ax, title or heading)
@@ -336,13 +379,24 @@ def plot_ue_connections(
             "missing (use plot_timeseries for other frames)"
         )
     peak, avg = parts["MAX"], parts["AVG"]
-    xa, ya = date_numbers(avg["time_stamp"]), avg["value"].to_numpy(dtype=float)
+    shift = 0.5 if grain == "DAY" else 0.0  # a day's point in the middle of its day
+    xa, ya = date_numbers(avg["time_stamp"]) + shift, avg["value"].to_numpy(dtype=float)
     ax.fill_between(xa, 0, ya, step=None, alpha=0.35, color="tab:blue", linewidth=0)
-    ax.plot(xa, ya, color="tab:blue", linewidth=1.4, label="Average (AVG)")
-    ax.plot(date_numbers(peak["time_stamp"]), peak["value"].to_numpy(dtype=float),
+    ax.plot(xa, ya, color="tab:blue", linewidth=1.4, label="Average (AVG, time average)")
+    ax.plot(date_numbers(peak["time_stamp"]) + shift, peak["value"].to_numpy(dtype=float),
             color="tab:red", linewidth=1.6, marker="o" if len(peak) <= 60 else None,
-            markersize=3, label="Peak (MAX)")  # fmt: skip
-    time_axis(ax, zone)
+            markersize=3, label="Peak (MAX, peak 5 minutes)")  # fmt: skip
+    compared = compare_text(df, zone)
+    if compared:  # the other period at the same offsets, faint and dotted
+        for part, color in ((avg, "tab:blue"), (peak, "tab:red")):
+            ax.plot(date_numbers(part["time_stamp"]) + shift,
+                    part["compare_value"].to_numpy(dtype=float),
+                    color=color, alpha=0.35, linewidth=1.4, linestyle=":")  # fmt: skip
+        heading = f"{heading}\n{compared}"
+    if grain == "DAY":
+        _day_ticks(ax, rows, 1.0, grain, zone)
+    else:
+        time_axis(ax, zone)
     mark_buckets(ax, df, _BUCKET_DAYS.get(grain or "", _guess_bucket(df)))
     note = time_note(df, zone)
     heading = f"{heading}\n{note}" if note else heading
@@ -350,7 +404,8 @@ def plot_ue_connections(
     ax.set_ylim(bottom=0)
     ax.grid(axis="y", alpha=0.3)
     ax.set_title(title or heading)
-    legend_outside(ax)
+    handles, _ = ax.get_legend_handles_labels()
+    legend_outside(ax, handles=[*handles, _previous_handle(False)] if compared else handles)
     return ax
 
 

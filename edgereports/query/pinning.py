@@ -17,9 +17,18 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from .report import Report
 
-__all__ = ["DEVICE_DIMENSIONS", "DEVICE_IDS", "top_talker_message", "unpinned_dimensions"]
+__all__ = [
+    "DEVICE_DIMENSIONS",
+    "DEVICE_IDS",
+    "is_total",
+    "top_talker_label",
+    "top_talker_message",
+    "unpinned_dimensions",
+]
 
 #: The filters that name one device.
 DEVICE_IDS = ("msisdn", "imsi")
@@ -53,23 +62,68 @@ def unpinned_dimensions(report: Report) -> list[str]:
     ]
 
 
-def top_talker_message(dimensions: list[str]) -> str:
-    """The warning for a report grouped by unpinned ``dimensions``: what it means, the fix.
+def is_total(aggregation: str | None) -> bool:
+    """Whether a top talker's row under ``aggregation`` is a total (COUNT) of the whole scope."""
+    return (aggregation or "").strip().upper() == "COUNT"
+
+
+def top_talker_label(value: object, aggregation: str | None) -> str:
+    """The label of a top talker's row: a COUNT row is a total, any other the member's own value.
 
     Example:
-        >>> print(top_talker_message(["customer_site_id"]))  # doctest: +NORMALIZE_WHITESPACE
-        grouped by customer_site_id, which no filter pins: each row is a total labelled with
-        one customer_site_id (the top talker), not one row per customer_site_id; pass
-        customer_site_id values (e.g. .where(customer_site_id=[...]) or a preset's
-        customer_site_id=...) for one row each
+        >>> top_talker_label("MUM-1002", "COUNT")
+        'total (top talker MUM-1002)'
+        >>> top_talker_label("MUM-1002", "MAX")
+        'MUM-1002 only (the top talker; other members not shown)'
+    """
+    if is_total(aggregation):
+        return f"total (top talker {value})"
+    return f"{value} only (the top talker; other members not shown)"
+
+
+def top_talker_message(dimensions: list[str], aggregations: Iterable[str | None] = ()) -> str:
+    """The warning for a report grouped by unpinned ``dimensions``: what its rows are, the fix.
+
+    What a row is depends on its aggregation: a COUNT row totals the whole scope and is labelled
+    with one member (the top talker); a MAX, MIN or AVG row is that member's own value, not a
+    total. With no aggregation known, both readings are named.
+
+    Example:
+        >>> print(top_talker_message(["customer_site_id"], ["MAX"]))
+        ... # doctest: +NORMALIZE_WHITESPACE
+        grouped by customer_site_id, which no filter pins: not one row per customer_site_id;
+        a MAX row is the value of one customer_site_id only (the top talker; other members not
+        shown), not a total; pass customer_site_id values (e.g. .where(customer_site_id=[...])
+        or a preset's customer_site_id=...) for one row each
+        >>> print(top_talker_message(["customer_site_id"], ["COUNT"]))
+        ... # doctest: +NORMALIZE_WHITESPACE
+        grouped by customer_site_id, which no filter pins: not one row per customer_site_id;
+        a COUNT row is the total of the whole scope labelled with one customer_site_id (the
+        top talker); pass customer_site_id values (e.g. .where(customer_site_id=[...]) or a
+        preset's customer_site_id=...) for one row each
     """
     names = ", ".join(dimensions)
     first = dimensions[0]
     fix = first
     if first in ("enodeb_ip", "ue_ip", "lr_id"):
         fix = "imsi"  # a device filter pins the device's other dimensions
+    aggs = [str(a).strip().upper() for a in aggregations if a]
+    totals = any(is_total(a) for a in aggs) or not aggs
+    own = [a for a in dict.fromkeys(aggs) if not is_total(a)] or ([] if aggs else ["MAX/MIN/AVG"])
+    said = []
+    if totals:
+        said.append(
+            f"a COUNT row is the total of the whole scope labelled with one {first} "
+            "(the top talker)"
+        )
+    if own:
+        said.append(
+            f"a {'/'.join(own)} row is the value of one {first} only (the top talker; other "
+            "members not shown), not a total"
+        )
     return (
-        f"grouped by {names}, which no filter pins: each row is a total labelled with one "
-        f"{first} (the top talker), not one row per {first}; pass {fix} values (e.g. "
-        f".where({fix}=[...]) or a preset's {fix}=...) for one row each"
+        f"grouped by {names}, which no filter pins: not one row per {first}; "
+        + "; ".join(said)
+        + f"; pass {fix} values (e.g. .where({fix}=[...]) or a preset's {fix}=...) for one "
+        "row each"
     )

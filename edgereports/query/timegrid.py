@@ -145,7 +145,9 @@ def shown_range(
     Returns:
         ``(first, last, unit)`` in ``zone``: with ``unit`` ``"day"`` when both bounds are
         midnights in ``zone`` (``last`` is the last day), ``"hour"`` for whole hours of an
-        hourly report (``last`` is the last hour), else ``"time"`` (``last`` is ``end``).
+        hourly report (``last`` is the last hour), else ``"time"`` (``last`` is ``end``). A
+        range of whole UTC buckets that are not whole days or hours in ``zone`` is given in UTC
+        (``first.tzinfo`` is UTC then).
 
     Example:
         >>> first, last, unit = shown_range(datetime(2022, 7, 1, tzinfo=UTC),
@@ -159,6 +161,9 @@ def shown_range(
     whole = all(t.minute == t.second == t.microsecond == 0 for t in (first, finish))
     if whole and bucket == BUCKETS["HOUR"]:
         return first, max(first, finish - bucket), "hour"
+    if bucket is not None and is_aligned(start, bucket) and is_aligned(end, bucket):
+        # whole UTC buckets that are not whole local days: shown as the UTC buckets they are
+        return shown_range(start, end, UTC, bucket)
     return first, finish, "time"
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "API_VERSIONS",
     "V2_AGGREGATIONS",
     "V2_DIMENSIONS",
+    "V2_DIMENSION_MEANINGS",
     "V2_EDGE_POINT_METRICS",
     "V2_METRICS",
     "V2_UE_METRICS",
@@ -61,6 +62,16 @@ V2_EDGE_POINT_METRICS = tuple(
 V2_METRICS = V2_UE_METRICS + V2_EDGE_POINT_METRICS
 #: v2 dimensions: the UE reports' (``device`` is the Edge Point) and the Edge Point reports'.
 V2_DIMENSIONS = ("customer_id", "device", "enb_ip", "seid", "ue_ip", "customer_name")
+#: What each v2 dimension names (v2 says ``device`` for the Edge Point: a customer site).
+V2_DIMENSION_MEANINGS: dict[str, str] = {
+    "customer_id": "the customer (the account) the UE belongs to",
+    "device": "the Edge Point serving the UE: one customer site, such as BLR-1001 (not a "
+    "UE; v1 calls the site customer_site_id)",
+    "enb_ip": "the eNodeB (radio access point) IP; v1 spells it enodeb_ip",
+    "seid": "the UE's session id",
+    "ue_ip": "the UE's IP address",
+    "customer_name": "the customer's name, which Edge Point reports filter on",
+}
 #: The aggregations v2 documents per metric (every metric not named here: the default).
 V2_AGGREGATIONS: dict[str, tuple[str, ...]] = {
     "ue_online_status": ("EXISTS",),

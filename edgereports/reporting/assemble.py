@@ -26,7 +26,7 @@ from ..errors import EdgeReportsError, SchemaError
 from ..query import Report
 from .plan import Part, Window
 from .results import Failure, FetchResult
-from .rules import in_range, mark, part_in_range, range_rule
+from .rules import in_range, mark, not_on_account, part_in_range, range_rule
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -235,7 +235,8 @@ def assemble(
         frame, gone = in_range(frame, rule)
         dropped += gone
     frame.attrs["request"] = copy.deepcopy(request)
-    mark(frame, report, dropped, empty_values)
+    frame, absent = not_on_account(frame, report)
+    mark(frame, report, dropped, empty_values, absent)
     return frame, failures
 
 

@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import orjson
 
 from ..config import API_VERSIONS, DEFAULT_MAX_WORKERS, Settings, Timeout, check_api_key
-from ..errors import ConfigError, InputError, PartialFailure
+from ..errors import ConfigError, EdgeReportsError, InputError
 from ..query import Report
 from .assemble import assemble_pull, parse_json
 from .budget import Budget
 from .cache import check_horizon
 from .connection import UsesConnection, open_connection
 from .plan import DEFAULT_POINTS, plan_parts
-from .results import FetchResult, all_failed, describe_failures
+from .results import FetchResult, settle
 from .rules import check_partial, mark_time, warn_about
 from .runner import CSV, JSON, PartRunner
 
@@ -39,6 +39,8 @@ REPORT_PATHS = {"v1": (REPORT_PATH, "apikey"), "v2": ("connectivity/v2/report", 
 _ACCEPTS = (JSON, CSV)
 
 OnError = Literal["raise", "collect"]
+#: What ``compare=`` takes: ``"previous_period"``, ``"previous_year"`` or ``(start, end)``.
+Compare = str | tuple[Any, Any]
 
 
 class ReportingClient(UsesConnection):
@@ -234,6 +236,17 @@ class ReportingClient(UsesConnection):
         return now if now is not None else datetime.now(UTC)
 
     @property
+    def last_answer_date(self) -> datetime | None:
+        """The service's clock as its latest answer stated it (the HTTP ``Date``, UTC), or
+        None before any answer: what a report of a run says it was made against.
+
+        Example:
+            >>> ReportingClient("k3y-secret", "http://127.0.0.1:9").last_answer_date is None
+            True
+        """
+        return self._http.last_date
+
+    @property
     def cache(self) -> Cache | None:
         """The client's cache (``info()``, ``clear()``), or None."""
         return self._cache
@@ -286,6 +299,7 @@ class ReportingClient(UsesConnection):
         output: Literal["pandas"] = ...,
         refresh: bool = ...,
         partial: str = ...,
+        compare: Compare | None = ...,
     ) -> pd.DataFrame: ...
     @overload
     def fetch(
@@ -298,6 +312,7 @@ class ReportingClient(UsesConnection):
         output: Output,
         refresh: bool = ...,
         partial: str = ...,
+        compare: Compare | None = ...,
     ) -> Any: ...
     def fetch(
         self,
@@ -309,6 +324,7 @@ class ReportingClient(UsesConnection):
         output: Output = "pandas",
         refresh: bool = False,
         partial: str = "keep",
+        compare: Compare | None = None,
     ) -> Any:
         """Fetch ``report`` as one tidy frame, split into windows and fan-out requests.
 
@@ -333,6 +349,16 @@ class ReportingClient(UsesConnection):
             partial: ``"keep"`` (default) keeps the buckets the range covers only in part
                 (named in ``df.attrs["partial_buckets"]``, with a
                 :class:`PartialBucketWarning`); ``"drop"`` keeps whole buckets only.
+            compare: also pull another period through this client and align it with the
+                report's (see "Comparing periods" in the docs): ``"previous_period"`` (the
+                N buckets before the range's N), ``"previous_year"`` (the same dates a year
+                earlier) or a ``(start, end)`` pair. The frame gains ``compare_time_stamp``,
+                ``compare_value``, ``change`` and ``change_pct``; each row meets the other
+                period's row at the same offset with the same dimensions, metric,
+                aggregation and percentile; rows without one keep nulls and are counted in
+                ``df.attrs["compare"]``. Pandas output only. With ``on_error="collect"`` the
+                other period's failed parts are in ``df.attrs["compare"]["failures"]`` (all of
+                them failed: every comparison is null).
 
         Returns:
             The frame; ``df.attrs["request"]`` is the report's request (no key in it), with
@@ -342,16 +368,19 @@ class ReportingClient(UsesConnection):
             at or after the end is dropped and counted in ``df.attrs["dropped_after_end"]``.
             ``df.attrs["provisional_from"]`` is the start of the bucket holding the service's
             present when the range reaches it: that bucket and later ones may still change.
-            ``df.attrs["top_talker"]`` lists the grouped-by dimensions no filter pins (each
-            row is then a total labelled with its top talker; a :class:`TopTalkerWarning`
-            says so) and ``df.attrs["empty"]`` the filters that matched no row (with an
+            ``df.attrs["top_talker"]`` lists the grouped-by dimensions no filter pins (a
+            COUNT row is then a total labelled with its top talker, a MAX, MIN or AVG row the
+            top talker's own value only; a :class:`TopTalkerWarning` says which) and
+            ``df.attrs["empty"]`` the filters that matched no row (with an
+            :class:`EmptyResultWarning`); a current value for a device not on the account at
+            that time gets no row and is named in ``df.attrs["not_on_account"]`` (with an
             :class:`EmptyResultWarning`). For every output, :func:`edgereports.provenance`
             reads what the pull recorded; with a cache, ``cache`` says what it served
             (chunks ``hits``, ``misses``, ``provisional``, and why parts were ``not_cached``).
 
         Raises:
-            QueryError: the report is invalid; InputError: a bad ``window``/``accept``/
-                ``on_error`` (all before any request).
+            QueryError: the report or ``compare`` is invalid; InputError: a bad
+                ``window``/``accept``/``on_error``/``output`` (all before any request).
             AuthError: the key is refused (at once; the rest of the pull is cancelled).
             PartialFailure: some parts failed (``.failures``, ``.frame``).
             EdgeReportsError: every part failed: the first part's error.
@@ -362,21 +391,42 @@ class ReportingClient(UsesConnection):
 
         check_output(output)
         check_partial(partial)
-        result, counts = self._pull([self._as_report(report)], window, accept, refresh, partial)
-        frame, failures = result.frames[0], result.failures
-        if frame is not None:
-            warn_about(frame, stacklevel=2)
-        if not failures:
-            assert frame is not None
+        reports = [self._as_report(report)]
+        comparison = None
+        if compare is not None:
+            from .compare import plan_comparison
+
+            plan_comparison(reports[0], compare)  # checked before any request (the probe too)
+            if output != "pandas":
+                raise InputError(
+                    f"compare= gives a pandas frame; output must be 'pandas', got {output!r}"
+                )
+            if reports[0].relative:  # both periods from one present, the service's
+                span = reports[0].at(self.service_now()).time_range()
+                assert span is not None  # plan_comparison refused keyword ranges
+                reports[0] = reports[0].between(*span)
+            comparison = plan_comparison(reports[0], compare)
+            assert comparison is not None
+            reports.append(comparison.report)
+        result, counts = self._pull(reports, window, accept, refresh, partial)
+        frame = settle(result, counts, 0, on_error)
+        if comparison is None:
             return convert(frame, output)
-        if frame is None:
-            raise all_failed(failures, counts[0]) from None
-        if on_error == "raise":
-            raise PartialFailure(
-                describe_failures(failures, counts[0]), failures=failures, frame=frame
+        from .compare import align
+
+        try:
+            if on_error == "collect" and result.frames[1] is None:  # no row of the other period
+                other = frame.iloc[0:0].copy()
+                other.attrs = {"failures": [f.to_dict() for f in result.failures_of(1)]}
+            else:
+                other = settle(result, counts, 1, on_error)
+        except EdgeReportsError as exc:
+            exc.add_note(
+                f"these failures are of the compared period ({comparison.mode}, report 1 of the "
+                "pull); the report's own period was fetched"
             )
-        frame.attrs["failures"] = [f.to_dict() for f in failures]
-        return convert(frame, output)
+            raise
+        return align(frame, other, comparison)
 
     def fetch_many(
         self,

@@ -7,13 +7,22 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..errors import PartialFailure
 from ..query.terms import Expression
 from .plan import Window
+from .rules import warn_about
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["UNREACHABLE_HINT", "Failure", "FetchResult", "all_failed", "describe_failures"]
+__all__ = [
+    "UNREACHABLE_HINT",
+    "Failure",
+    "FetchResult",
+    "all_failed",
+    "describe_failures",
+    "settle",
+]
 
 #: What to do when nothing listens at the reporting address.
 UNREACHABLE_HINT = (
@@ -174,3 +183,26 @@ class FetchResult:
     def failures_of(self, report: int) -> list[Failure]:
         """The failed parts of report number ``report``."""
         return [f for f in self.failures if f.report == report]
+
+
+def settle(result: FetchResult, counts: list[int], index: int, on_error: str) -> pd.DataFrame:
+    """The frame of report ``index`` of a pull, or the error its failed parts make.
+
+    With ``on_error="collect"`` a frame some of whose parts failed carries them in
+    ``attrs["failures"]``; with ``"raise"`` it travels in a :class:`PartialFailure`.
+    """
+    frame = result.frames[index]
+    failures = result.failures_of(index)
+    if frame is not None:
+        warn_about(frame, stacklevel=3)
+    if not failures:
+        assert frame is not None
+        return frame
+    if frame is None:
+        raise all_failed(failures, counts[index]) from None
+    if on_error == "raise":
+        raise PartialFailure(
+            describe_failures(failures, counts[index]), failures=failures, frame=frame
+        )
+    frame.attrs["failures"] = [f.to_dict() for f in failures]
+    return frame

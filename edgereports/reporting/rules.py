@@ -7,11 +7,17 @@ and "Top talkers"):
   overlap ``[start, end)``; a bucket the service adds that begins at or after ``end`` is dropped
   and counted in ``df.attrs["dropped_after_end"]``.
 - **top talker**: ``df.attrs["top_talker"]`` lists the grouped-by dimensions no filter pins
-  (each row is then a total labelled with one member), with a :class:`TopTalkerWarning`.
+  (a COUNT row is then a total labelled with one member, a MAX, MIN or AVG row that member's
+  own value), with a :class:`TopTalkerWarning`.
 - **empty**: ``df.attrs["empty"]`` lists the filters that matched nothing over the whole range
   (one entry per fan-out value without a row, or the report's own filters when it has no row
   at all), with an :class:`EmptyResultWarning`; a range that starts after the service's present
   says so. An empty window inside a range with data is normal and says nothing.
+- **not on the account**: a current value (``NOW``) for a device the account does not have at
+  that time (an unknown IMSI or MSISDN, or a SIM not yet or no longer active) comes back with
+  the device's id and none of its attributes (eNodeB, UE IP, LR id). Such a row is dropped and
+  the id listed in ``df.attrs["not_on_account"]``, with an :class:`EmptyResultWarning`: an
+  unknown device is not an offline one.
 - **time** (:func:`mark_time`): ``df.attrs["clock"]`` is the present the pull was judged by
   (the service's, from its latest answer, else the local clock), ``partial_buckets`` the
   buckets the range covers only in part (with a :class:`PartialBucketWarning`; ``partial=
@@ -27,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import EmptyResultWarning, InputError, PartialBucketWarning, TopTalkerWarning
 from ..query import Report
-from ..query.pinning import top_talker_message, unpinned_dimensions
+from ..query.pinning import DEVICE_IDS, top_talker_message, unpinned_dimensions
 from ..query.timegrid import partial_buckets, provisional_from, whole_buckets
 from .plan import bucket_of
 
@@ -44,10 +50,14 @@ __all__ = [
     "in_range",
     "mark",
     "mark_time",
+    "not_on_account",
     "part_in_range",
     "range_rule",
     "warn_about",
 ]
+
+#: What a device has besides its ids: null in a current value for a device not on the account.
+_ATTRIBUTES = ("enodeb_ip", "ue_ip", "lr_id")
 
 #: What ``partial=`` takes: keep the buckets a range covers in part (named), or drop them.
 PARTIAL = ("keep", "drop")
@@ -123,11 +133,57 @@ def _filters(report: Report) -> dict[str, Any]:
     return out
 
 
+def not_on_account(frame: pd.DataFrame, report: Report) -> tuple[pd.DataFrame, list[str]]:
+    """Drop the current-value rows of devices the account does not have at that time.
+
+    A row is such a device's when the report filters on a device id (``imsi``, ``msisdn``)
+    and every device attribute the frame has (``enodeb_ip``, ``ue_ip``, ``lr_id``) is null.
+
+    Args:
+        frame: the report's assembled frame.
+        report: the report.
+
+    Returns:
+        The frame without those rows, and the devices named (``imsi=...``), in row order.
+    """
+    if not len(frame) or "start_time" not in frame.columns:
+        return frame, []
+    ids = [d for d in DEVICE_IDS if report.filter_values(d)]
+    attributes = [a for a in _ATTRIBUTES if a in frame.columns]
+    if not ids or not attributes:
+        return frame, []
+    gone = frame[attributes].isna().all(axis=1)
+    if not gone.any():
+        return frame, []
+    shown = [d for d in ids if d in frame.columns]
+    named = [
+        _device(report, ids, row)
+        for row in frame.loc[gone, shown].astype(object).to_dict("records")
+    ]
+    kept = frame.loc[~gone].reset_index(drop=True)
+    kept.attrs = frame.attrs
+    return kept, list(dict.fromkeys(named))
+
+
+def _device(report: Report, ids: list[str], row: Mapping[Any, Any]) -> str:
+    """The device a row speaks for: its echoed id, or the report's one id filter value."""
+    for d in ids:
+        value = row.get(d)
+        if value is not None and value == value:
+            return f"{d}={value}"
+    for d in ids:
+        values = list(dict.fromkeys(str(v) for v in report.filter_values(d)))
+        if len(values) == 1:
+            return f"{d}={values[0]}"
+    return "a device"
+
+
 def mark(
     frame: pd.DataFrame,
     report: Report,
     dropped: int,
     empty_values: Sequence[Mapping[str, Any]],
+    absent: Sequence[str] = (),
 ) -> None:
     """Set ``top_talker``, ``empty`` and ``dropped_after_end`` in ``frame.attrs``.
 
@@ -137,10 +193,14 @@ def mark(
         dropped: rows dropped by the range rule.
         empty_values: the fan-out values (``{dimension: value}``) whose parts all succeeded
             without a row.
+        absent: the devices :func:`not_on_account` dropped.
     """
     frame.attrs["top_talker"] = unpinned_dimensions(report)
     frame.attrs["dropped_after_end"] = dropped
-    if not len(frame):
+    frame.attrs["not_on_account"] = list(absent)
+    if absent and not len(frame):
+        frame.attrs["empty"] = []  # the warning names the devices
+    elif not len(frame):
         frame.attrs["empty"] = [_filters(report)]
     else:
         frame.attrs["empty"] = [dict(v) for v in empty_values]
@@ -258,14 +318,28 @@ def _text(value: Any) -> str:
     return ",".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
+def _aggregations(frame: pd.DataFrame) -> list[str | None]:
+    """The aggregations the frame's request asked for (what its top talker's rows are)."""
+    metrics = (frame.attrs.get("request") or {}).get("metrics") or []
+    return [m.get("aggregation_type") for m in metrics if isinstance(m, dict)]
+
+
 def warn_about(frame: pd.DataFrame, stacklevel: int) -> None:
     """Emit the warnings ``frame.attrs`` calls for (top talker, empty results)."""
     unpinned = frame.attrs.get("top_talker") or []
     if unpinned:
-        warnings.warn(top_talker_message(unpinned), TopTalkerWarning, stacklevel=stacklevel + 1)
+        message = top_talker_message(unpinned, _aggregations(frame))
+        warnings.warn(message, TopTalkerWarning, stacklevel=stacklevel + 1)
     partial = describe_partial(frame)
     if partial:
         warnings.warn(partial, PartialBucketWarning, stacklevel=stacklevel + 1)
+    absent = frame.attrs.get("not_on_account") or []
+    if absent:
+        message = (
+            f"{', '.join(absent)}: not a device of the account at that time (unknown, or its "
+            "SIM not active then): no row"
+        )
+        warnings.warn(message, EmptyResultWarning, stacklevel=stacklevel + 1)
     empty = describe_empty(frame)
     if empty:
         warnings.warn(empty, EmptyResultWarning, stacklevel=stacklevel + 1)

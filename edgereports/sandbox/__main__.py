@@ -134,6 +134,24 @@ def _positive(text: str) -> int:
     return value
 
 
+def settings_env(sb: Any) -> dict[str, str]:
+    """The ``EDGEREPORTS_*`` settings that point a client at ``sb``: what the command prints.
+
+    The v1 key and partner, the addresses, the primary account, and the v2 reporting
+    service's token and core id. A key or token given on the command line is not repeated.
+    """
+    given = "<the key given by --api-key>"
+    return {
+        "EDGEREPORTS_API_KEY": sb.api_key if sb.api_key == DEFAULT_API_KEY else given,
+        "EDGEREPORTS_REPORTING_URL": sb.reporting_url,
+        "EDGEREPORTS_BASE_URL": sb.base_url,
+        "EDGEREPORTS_PARTNER_NAME": sb.partner_name,
+        "EDGEREPORTS_ACCOUNT_ID": sb.account_id,
+        "EDGEREPORTS_SERVICE_TOKEN": sb.service_token,
+        "EDGEREPORTS_CORE_ID": sb.core_id,
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the sandbox until Ctrl-C (or ``--duration``); return the exit status.
 
@@ -202,14 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for inc in sb.incidents:
                 print(f"  incident:       {inc['kind']} {inc['subject']} {inc['start']} "
                       f"for {inc['hours']} h")  # fmt: skip
-            key = sb.api_key if sb.api_key == DEFAULT_API_KEY else "<the key given by --api-key>"
-            env = {
-                "EDGEREPORTS_API_KEY": key,
-                "EDGEREPORTS_REPORTING_URL": sb.reporting_url,
-                "EDGEREPORTS_BASE_URL": sb.base_url,
-                "EDGEREPORTS_PARTNER_NAME": sb.partner_name,
-                "EDGEREPORTS_ACCOUNT_ID": sb.account_id,
-            }
+            env = settings_env(sb)
             print("Settings for another shell (paste them):")
             print("\n".join(f"export {k}={shlex.quote(v)}" for k, v in env.items()))
             print(

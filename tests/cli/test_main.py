@@ -107,6 +107,15 @@ def test_help_version_and_presets() -> None:
         assert name in out.stdout
     listed = json.loads(run("presets", "--json").stdout)
     assert [p["name"] for p in listed] == er.presets.names()
+    # the catalogue shows the defaults: the bucket length, and NOW for a current-value preset
+    lines = out.stdout.splitlines()
+    byte = lines[lines.index(next(x for x in lines if x.startswith("byte_usage_subscriber"))) + 1]
+    assert "[granularity=HOUR]" in byte
+    assert "[start=NOW], [end=NOW], [granularity]" in out.stdout
+    byte_json = next(p for p in listed if p["name"] == "byte_usage_subscriber")
+    assert {"name": "granularity", "required": False, "default": "HOUR"}.items() <= next(
+        q for q in byte_json["params"] if q["name"] == "granularity"
+    ).items()
 
 
 def test_the_command_starts_without_the_sandbox_and_still_names_its_extras() -> None:

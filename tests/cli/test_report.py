@@ -76,6 +76,12 @@ def test_report_to_csv_parquet_json_and_table(
 
     assert run_cli([*enterprise_args(env), "--parquet", str(tmp_path / "u.parquet")]) == 0
     pdt.assert_frame_equal(pd.read_parquet(tmp_path / "u.parquet"), expected, check_dtype=False)
+    out = capsys.readouterr().out  # a file written is named in one line
+    n, columns = len(expected), len(expected.columns)
+    assert out.splitlines()[-2:] == [
+        f"wrote {n} rows × {columns} columns to {tmp_path / 'u.csv'}",
+        f"wrote {n} rows × {columns} columns to {tmp_path / 'u.parquet'}",
+    ]
 
     capsys.readouterr()
     assert run_cli([*enterprise_args(env), "--json", "--accept", "csv"]) == 0
@@ -231,13 +237,25 @@ def test_obs1_the_table_of_an_unpinned_preset_says_total_and_top_talker(
     argv = ["report", "--preset", "concurrent_online_ues", "--account-id", env.account_id]
     assert run_cli(argv) == 0
     out, err = capsys.readouterr()
-    assert "customer_site_id (top talker; the value is the total)" in out
+    assert "customer_site_id (top talker)" in out and "total (top talker " in out
     assert err.startswith("edgereports: TopTalkerWarning: grouped by customer_site_id")
+    assert "a COUNT row is the total of the whole scope" in err
     assert "pass customer_site_id values" in err and len(err.splitlines()) == 1
     sites = [s.customer_site_id for s in env.network.sites if s.account_id == env.account_id]
     assert run_cli([*argv, *(a for s in sites for a in ("--customer-site-id", s))]) == 0
     out, err = capsys.readouterr()
     assert err == "" and all(s in out for s in sites) and "top talker" not in out
+
+
+def test_issue33_a_top_talkers_maximum_is_its_own_not_a_total(
+    env: SandboxHandle, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["report", "--account-id", env.account_id, "--now", "--by", "customer_site_id"]
+    assert run_cli([*argv, "--metric", "ue_connections:MAX"]) == 0
+    out, err = capsys.readouterr()
+    assert " only (the top talker; other members not shown)" in out
+    assert "total" not in out  # a maximum is never called a total
+    assert "a MAX row is the value of one customer_site_id only" in err and "total of" not in err
 
 
 def test_obs4_filters_that_match_nothing_are_named_and_nothing_is_written(
@@ -358,3 +376,34 @@ def test_output_paths_are_checked_before_any_request(
     err = capsys.readouterr().err
     assert err == f"edgereports: error: {message.format(tmp=tmp_path)}\n"
     assert env.request_count() == before
+
+
+def test_report_compare_writes_the_other_period_beside_each_row(
+    env: SandboxHandle, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = enterprise_args(env)[:-2]  # no window
+    out = tmp_path / "c.csv"
+    assert run_cli([*args, "--compare", "2022-05-01..2022-05-09", "--csv", str(out)]) == 0
+    written = pd.read_csv(out)
+    client = ReportingClient(env.api_key, env.reporting_url, progress=False)
+    # dates without an offset are UTC midnights: 8 UTC days, against the 9 this range overlaps
+    before = presets.time_usage_enterprise(
+        account_id=env.account_id, start="2022-05-01", end="2022-05-09"
+    )
+    other = client.fetch(before)
+    columns = ["compare_time_stamp", "compare_value", "change", "change_pct"]
+    assert list(written.columns[-4:]) == columns
+    assert len(written) == 9 and len(other) == 8
+    assert written["compare_value"][:8].tolist() == other["value"].tolist()
+    assert written[columns].iloc[8].isna().all()  # the ninth day has no counterpart
+    assert run_cli([*args, "--compare", "last_month"]) == 2
+    err = capsys.readouterr().err
+    assert "compare must be 'previous_period', 'previous_year' or a (start, end) pair" in err
+
+
+def test_parse_compare() -> None:
+    from edgereports.cli.report import parse_compare
+
+    assert parse_compare(None) is None
+    assert parse_compare("previous_year") == "previous_year"
+    assert parse_compare("2024-01-01 .. 2024-02-01") == ("2024-01-01", "2024-02-01")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +72,10 @@ def test_frames_match_the_sandbox_inventory(demo: tuple[DemoResult, list[str]]) 
     with serve(seed=0) as sb:  # the same seed: the same inventory
         account = sb.account_id
         sites = {s.customer_site_id for s in sb.network.sites if s.account_id == account}
-        ue_ips = {d.ue_ip for d in sb.network.devices if d.account_id == account}
+        end = date(2024, 3, 15)  # the demo's present: only the SIMs active then have a status
+        active = {s.msisdn for s in sb.network.sims_of(account) if s.active_on(end)}
+        ue_ips = {d.ue_ip for d in sb.network.devices if d.msisdn in active}
+        assert len(ue_ips) < 64
     status = frames["device_status"]
     assert status is not None and set(status["ue_ip"]) == ue_ips and len(status) == len(ue_ips)
     online = frames["concurrent_online_ues"]
@@ -90,11 +95,15 @@ def test_the_page_shows_every_chart_and_table(demo: tuple[DemoResult, list[str]]
     page = result.index.read_text()
     for outcome in result.outcomes:
         assert outcome.chart is not None and outcome.parquet is not None
-        assert f'src="charts/{outcome.chart.name}"' in page
+        inline = base64.b64encode(outcome.chart.read_bytes()).decode("ascii")
+        assert f'src="data:image/png;base64,{inline}"' in page  # the chart itself, inline
         assert f'href="frames/{outcome.parquet.name}"' in page
         assert f'id="{outcome.plan.slug}"' in page
     assert page.count("<h3>Summary</h3>") == 11
+    assert page.count("<img ") == 11 and 'src="charts/' not in page  # nothing to load
     assert "the local sandbox (seed 0, 64 devices" in page
+    # the sandbox's clock: the demo's fixed clock, 12:00 in India
+    assert "Service clock (the Date of its last answer): 2024-03-15 06:30:00 UTC" in page
     assert "sandbox-demo-key" not in page
 
 

@@ -144,7 +144,9 @@ BAD = [
     (
         'output = "o"\n[[reports]]\nname = "a"\npreset = "realtime_bandwidth"\n'
         'start = 2024-01-01\nparams = { account_id = "A" }',
-        "key preset: 'realtime_bandwidth' reports the current value (NOW)",
+        "key preset: 'realtime_bandwidth' reports the current value (NOW) without a "
+        "granularity; the export needs a report over dates with a granularity, or SIM counts: "
+        'add granularity = "DAY" or "HOUR" to the report',
     ),
     (
         'output = "o"\n[[reports]]\nname = "a"\npreset = "bandwidth_percentile"\n'

@@ -296,3 +296,41 @@ def test_dry_run_prints_requests_rows_and_the_time_at_the_jobs_rate_limit(
         "at rate_limit 2/s: 6 s of requests"
     )
     assert sb.request_count() == 0
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "delta"])
+def test_read_export_orders_rows_as_fetch_does(tmp_path: Path, sb: Any, fmt: str) -> None:
+    # two subscribers, two metrics, hourly: the files hold them day by day, a fetch series by
+    # series (subscriber, then the request's metric order, then time)
+    job = write_job(tmp_path, sb, subscribers=2, format=f'"{fmt}"')
+    client = client_for(sb)
+    until = datetime(2024, 2, 29, tzinfo=UTC)
+    assert run_export(job, client=client, only="bytes", now=NOW, until=until).ok
+    report = job.report("bytes")
+    got = read_export(job.output, "bytes")
+    fetched = client.fetch(report.for_window(report.start, until))
+    fetched = fetched[fetched["time_stamp"] < pd.Timestamp(until)].reset_index(drop=True)
+    fetched.attrs = {}
+    got.attrs = {}
+    assert got["msisdn"].nunique() == 2 and len(got) == 2 * 2 * 72
+    pd.testing.assert_frame_equal(got, fetched)
+
+
+def test_a_current_value_preset_is_exported_over_days_with_a_granularity(
+    tmp_path: Path, sb: Any
+) -> None:
+    # which site peaked each day: concurrent_online_ues per site, by DAY
+    sites = [s.customer_site_id for s in sb.network.sites if s.account_id == sb.account_id]
+    listed = ", ".join(f'"{s}"' for s in sites)
+    path = tmp_path / "job.toml"
+    path.write_text(
+        f'output = "{tmp_path / "out"}"\n[defaults]\naccount_id = "{sb.account_id}"\n'
+        'start = 2024-02-26\n[[reports]]\nname = "peaks"\npreset = "concurrent_online_ues"\n'
+        f'granularity = "DAY"\nparams = {{ customer_site_id = [{listed}] }}\n',
+        encoding="utf-8",
+    )
+    until = datetime(2024, 2, 29, tzinfo=UTC)
+    assert run_export(path, client=client_for(sb), now=NOW, until=until).ok
+    got = read_export(tmp_path / "out", "peaks")
+    assert sorted(got["customer_site_id"].unique()) == sorted(sites)
+    assert sorted(got["time_stamp"].dt.day.unique()) == [26, 27, 28]

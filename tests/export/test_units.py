@@ -160,6 +160,15 @@ def test_a_delta_full_refresh_leaves_exactly_the_refreshed_range(tmp_path: Path,
     client = client_for(sb)
     first = run_export(job, only="usage", client=client, now=NOW)
     assert first.ok and first.reports[0].watermark_after == datetime(2024, 3, 10, tzinfo=UTC)
+    # the summary gives the size of the data files written: the table's, as Delta lists them
+    import deltalake
+
+    files = deltalake.DeltaTable(str(job.output / "usage")).get_add_actions(flatten=True)
+    data = (job.output / "usage").glob("day=*/*.parquet")  # not the log's checkpoints
+    on_disk = sum(p.stat().st_size for p in data)
+    assert first.reports[0].bytes_written == sum(files.column("size_bytes").to_pylist())
+    assert first.reports[0].bytes_written == on_disk > 0
+    assert " 0 B" not in str(first)
     # the same report from a later start, refreshed up to an earlier end
     later = job.source.read_text(encoding="utf-8").replace("2024-03-01", "2024-03-03")
     job.source.write_text(later, encoding="utf-8")

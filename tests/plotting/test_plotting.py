@@ -262,7 +262,8 @@ def test_realtime_values_become_tiles_with_units() -> None:
     texts = [t.get_text() for t in ax.texts]
     # response.json: uplink 1520, downlink 8840 bits per second
     assert "1.52 kbps" in texts and "8.84 kbps" in texts
-    assert "Uplink bandwidth (AVG)" in texts
+    # whose value (the account's total over its devices) and over what (a time average)
+    assert "Uplink bandwidth\naccount total (all devices), time average" in texts
 
 
 def test_an_empty_frame_says_so() -> None:

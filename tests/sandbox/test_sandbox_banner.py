@@ -28,8 +28,11 @@ def test_banner_prints_export_lines() -> None:
         "EDGEREPORTS_BASE_URL",
         "EDGEREPORTS_PARTNER_NAME",
         "EDGEREPORTS_ACCOUNT_ID",
+        "EDGEREPORTS_SERVICE_TOKEN",  # the v2 reporting service's (docs/v2.md needs them)
+        "EDGEREPORTS_CORE_ID",
     ]
     assert "export EDGEREPORTS_API_KEY=sandbox-demo-key" in exports
+    assert "export EDGEREPORTS_CORE_ID=sandbox-core-1" in exports
     assert done.stderr == ""
 
 

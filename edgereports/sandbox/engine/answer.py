@@ -3,15 +3,17 @@
 What each metric and aggregation means is in ``metrics.py`` (over the activity of
 ``model/activity.py`` and the link quality of ``model/quality.py``).
 
-Scope: the devices of the account that pass every filter. With dimensions, an answer speaks for
-one *element* at the finest grouped grain (device for msisdn/imsi/ue_ip/lr_id, eNodeB for
-enodeb_ip, site for customer_site_id): the one the filters pin down, or else the top talker
-(most bytes in the range; lowest index on ties). Its values are echoed; ``COUNT`` still totals
-the whole scope, while AVG/MAX/MIN/EXISTS/PERCENTILE are the element's (the live service's
-quirk). Time series buckets are aligned in UTC, cover every bucket that overlaps the range and,
-when the end falls on a bucket boundary, one more bucket stamped exactly at the end. A range
-without granularity gives one point per metric over the 5-minute slots that overlap it, stamped
-at the range start.
+Scope: the devices of the account that pass every filter (for a current value, ``NOW``, only
+those whose SIM is active at that time: a SIM not yet or no longer active is not on the account
+then, and a filter naming it matches no device, as one naming an unknown device does). With
+dimensions, an answer speaks for one *element* at the finest grouped grain (device for
+msisdn/imsi/ue_ip/lr_id, eNodeB for enodeb_ip, site for customer_site_id): the one the filters
+pin down, or else the top talker (most bytes in the range; lowest index on ties). Its values
+are echoed; ``COUNT`` still totals the whole scope, while AVG/MAX/MIN/EXISTS/PERCENTILE are the
+element's (the live service's quirk). Time series buckets are aligned in UTC, cover every
+bucket that overlaps the range and, when the end falls on a bucket boundary, one more bucket
+stamped exactly at the end. A range without granularity gives one point per metric over the
+5-minute slots that overlap it, stamped at the range start.
 
 The clock is the present: what has happened is the 5-minute UTC slots that ended at or before
 it. No bucket (and no SIM day) starts after the clock; the bucket holding it counts only the
@@ -99,6 +101,13 @@ def _scope(net: Network, q: ReportQuery) -> I64:
     for f in q.filters:
         dev = _intersect(dev, net.devices_where(f.dimension, f.values))
     return dev
+
+
+def _active(net: Network, dev: I64, day: int) -> I64:
+    """The devices of ``dev`` whose SIM is active on ``day`` (days since the epoch, UTC)."""
+    act, deact = net.arrays["act_day"][dev], net.arrays["deact_day"][dev]
+    out: I64 = dev[(act <= day) & (day < deact)]
+    return out
 
 
 def _intersect(a: I64, b: I64) -> I64:
@@ -227,6 +236,8 @@ def answer(
     t0, t1 = _resolve(q, now)
     if q.sim:
         return _sim(net, dev, t0, t1, now)
+    if q.mode == "now":  # a device whose SIM is not active at that time is not on the account
+        dev = _active(net, dev, t0 // 86400)
     grain = _grain(q.dimensions)
     needs_profile = any(
         m.aggregation in ("MAX", "MIN") or m.percentile is not None for m in q.metrics

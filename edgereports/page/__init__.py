@@ -1,0 +1,48 @@
+"""The report page: a job file's reports over the last N days, as one self-contained HTML file.
+
+Made for cron and mail: charts are inline PNG images, nothing is fetched when it is opened; a
+report that fails is a section that names it, and the rest of the page is still written.
+Sections are pluggable: a section maker takes the :class:`PageContext` and returns
+:class:`Section` objects (:func:`health_sections` adds the health flags).
+
+Example:
+    >>> from edgereports.page import build_page                  # doctest: +SKIP
+    >>> page = build_page("nightly.toml", last="7d", compare="previous_period")  # doctest: +SKIP
+    >>> page.write("weekly.html"), len(page.failures)            # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from .build import Page, build_page, check_last, page_range
+from .html import Section, chart_img, png_img, render_document, table_html
+from .sections import (
+    PageContext,
+    SectionMaker,
+    failed_section,
+    health_sections,
+    load_health,
+    period_notes,
+    report_section,
+)
+from .summary import change_text, summary_table
+
+__all__ = [
+    "Page",
+    "PageContext",
+    "Section",
+    "SectionMaker",
+    "build_page",
+    "change_text",
+    "chart_img",
+    "check_last",
+    "failed_section",
+    "health_sections",
+    "load_health",
+    "page_range",
+    "period_notes",
+    "png_img",
+    "render_document",
+    "report_section",
+    "summary_table",
+    "table_html",
+]

@@ -1,0 +1,255 @@
+"""The sections of a report page: one per report, and pluggable ones (health flags).
+
+A section maker is any function that takes the :class:`PageContext` and returns sections;
+:func:`~edgereports.page.build_page` runs the report sections, then each maker given. The
+health section is one such maker: :func:`health_sections`.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from .._version import __version__
+from ..errors import ConfigError, EdgeReportsError, InputError
+from .html import Section, chart_img, table_html
+from .summary import summary_table
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..reporting import ReportingClient
+
+__all__ = [
+    "HEAD_ROWS",
+    "PageContext",
+    "SectionMaker",
+    "failed_section",
+    "health_sections",
+    "load_health",
+    "period_notes",
+    "report_section",
+]
+
+#: The rows of each report shown as they are (the first ones).
+HEAD_ROWS = 8
+
+
+@dataclass
+class PageContext:
+    """What a section maker may use.
+
+    Attributes:
+        client: the reporting client of the page (its API version is the job's first).
+        start: the page's range start (tz-aware).
+        end: the page's range end.
+        compare: the comparison asked for (``previous_period``, ...), or None.
+        accounts: the accounts the job's reports filter on, in order.
+        subscribers: per account, the MSISDNs the job's reports filter on.
+        frames: the report frames fetched so far, by report name.
+    """
+
+    client: ReportingClient
+    start: datetime
+    end: datetime
+    compare: str | None = None
+    accounts: tuple[str, ...] = ()
+    subscribers: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    frames: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+
+#: A pluggable section: the context in, sections out (failures as sections with ``failed``).
+SectionMaker = Callable[[PageContext], Sequence[Section]]
+
+
+def report_section(
+    id: str,
+    title: str,
+    frame: pd.DataFrame | None,
+    *,
+    purpose: str = "",
+    error: str | None = None,
+    chart: str | None = None,
+    extra: str = "",
+) -> Section:
+    """A report's section: its chart, summary (with the comparison), notes and first rows.
+
+    Args:
+        id: the anchor.
+        title: the heading.
+        frame: the report's frame, or None when it failed.
+        purpose: one line under the heading (plain text).
+        error: what failed (plain text): the section is marked failed.
+        chart: the chart's ``<img>`` when the caller drew it; by default it is drawn here
+            from the frame (a frame that cannot be drawn gets a note instead).
+        extra: an HTML fragment at the end (links, the request).
+
+    Returns:
+        The section.
+    """
+    parts = [f'<p class="purpose">{html.escape(purpose)}</p>'] if purpose else []
+    if frame is not None:
+        parts.append(chart if chart is not None else _chart(frame, title))
+        parts += [f'<p class="note">{html.escape(n)}</p>' for n in period_notes(frame)]
+        parts.append(f"<h3>Summary</h3>{table_html(summary_table(frame))}")
+        shown = min(HEAD_ROWS, len(frame))
+        parts.append(
+            f"<details><summary>First {shown} of {len(frame)} rows</summary>"
+            f"{table_html(frame.head(HEAD_ROWS))}</details>"
+        )
+    parts.append(extra)
+    return Section(id, title, "".join(parts), failed=error)
+
+
+def failed_section(id: str, title: str, error: str, *, purpose: str = "") -> Section:
+    """The section of a report that gave no frame: it names the report and the error."""
+    return report_section(id, title, None, purpose=purpose, error=error)
+
+
+def _chart(frame: pd.DataFrame, title: str) -> str:
+    from ..plotting import plot
+
+    if frame.empty:
+        return '<p class="note">No rows: no chart.</p>'
+    try:
+        ax = plot(frame)
+    except InputError as exc:
+        return f'<p class="note">No chart: {html.escape(str(exc))}</p>'
+    return chart_img(ax, f"chart of {title}")
+
+
+def period_notes(frame: pd.DataFrame) -> list[str]:
+    """What a reader must know about the frame's periods (plain text lines).
+
+    The comparison (which period, rows without a counterpart), buckets covered only in part
+    and provisional buckets (the service's present, "so far") of both periods, buckets the
+    service added after the range, and parts that failed.
+    """
+    notes = []
+    facts = frame.attrs.get("compare")
+    periods: list[tuple[str, Any]] = [("this period", frame.attrs)]
+    if isinstance(facts, dict):
+        notes.append(
+            f"Compared with {_shown(facts.get('request'))} "
+            f"({str(facts.get('mode', '')).replace('_', ' ')}: from {_when(facts.get('start'))} "
+            f"up to {_when(facts.get('end'))})."
+        )
+        if facts.get("unmatched") or facts.get("unmatched_other"):
+            notes.append(
+                f"Rows without a counterpart: {facts.get('unmatched', 0)} here (their comparison "
+                f"is blank), {facts.get('unmatched_other', 0)} in the other period."
+            )
+        periods.append(("the other period", facts))
+    for label, attrs in periods:
+        partial = attrs.get("partial_buckets")
+        if partial:
+            notes.append(f"Buckets covered only in part ({label}): {_listed(partial)}.")
+        provisional = attrs.get("provisional_from")
+        if provisional:
+            notes.append(f"Provisional from {_when(provisional)} ({label}): figures so far.")
+    for label, attrs in periods:
+        failures = attrs.get("failures")
+        if failures:
+            notes.append(f"{len(failures)} part(s) of {label} failed; the figures lack them.")
+    return notes
+
+
+def _shown(request: object) -> str:
+    """A request's range as titles print it (its last bucket included), in UTC."""
+    from ..plotting import request_range_text
+
+    return request_range_text(request, UTC) or "another period"
+
+
+def _when(text: object) -> str:
+    """An ISO timestamp as ``2024-03-03 00:00 UTC`` (other text as it is)."""
+    try:
+        moment = datetime.fromisoformat(str(text))
+    except ValueError:
+        return str(text)
+    if moment.tzinfo is None:
+        return str(text)
+    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
+
+
+def _listed(value: object) -> str:
+    """Partial buckets (``{"start": ISO, "share": 0.68}`` each) as ``2024-03-03 00:00 UTC
+    (68%)``."""
+    items = value if isinstance(value, list | tuple) else [value]
+    shown = []
+    for item in items:
+        if isinstance(item, dict) and "start" in item:
+            share = item.get("share")
+            part = f" ({float(share):.0%})" if isinstance(share, int | float) else ""
+            shown.append(f"{_when(item['start'])}{part}")
+        else:
+            shown.append(str(item))
+    return ", ".join(shown)
+
+
+# -- health flags ---------------------------------------------------------------------------
+
+_HEALTH = "edgereports.health"
+_FLAG_COLUMNS = ["kind", "subject", "start", "end", "severity", "evidence"]
+
+
+def load_health() -> Any:
+    """The health flags package, imported now (it is optional).
+
+    Raises:
+        ConfigError: the package is not installed with this edgereports (one line).
+    """
+    try:
+        # By name: the package is optional, and a page without --health never loads it.
+        return importlib.import_module(_HEALTH)
+    except ModuleNotFoundError as exc:
+        if exc.name not in (_HEALTH, "edgereports"):
+            raise
+        raise ConfigError(
+            f"--health needs the health flags ({_HEALTH}), which edgereports {__version__} "
+            "does not have; build the page without --health"
+        ) from None
+
+
+def health_sections(context: PageContext) -> list[Section]:
+    """One section of health flags per account of the page's reports.
+
+    Calls ``edgereports.health.health(client, account_id=..., msisdn=..., start=..., end=...)``
+    (a frame of kind, subject, start, end, severity and evidence) for the subscribers the
+    job's reports name, and renders it with the package's ``flags_html`` (a table of the
+    flags when it has none).
+    """
+    module = load_health()
+    render = getattr(module, "flags_html", None)
+    sections = []
+    for account in context.accounts:
+        anchor, title = f"health-{account}", f"Health flags · account {account}"
+        msisdns = context.subscribers.get(account, ())
+        if not msisdns:
+            why = "the job's reports name no subscriber (msisdn) of this account to check"
+            sections.append(failed_section(anchor, title, why))
+            continue
+        try:
+            flags = module.health(
+                context.client,
+                account_id=account,
+                msisdn=list(msisdns),
+                start=context.start,
+                end=context.end,
+            )
+        except EdgeReportsError as exc:
+            sections.append(failed_section(anchor, title, f"{type(exc).__name__}: {exc}"))
+            continue
+        if callable(render):
+            body = str(render(flags, title=None))
+        elif len(flags):
+            body = table_html(flags[[c for c in _FLAG_COLUMNS if c in flags.columns]])
+        else:
+            body = '<p class="note">No flags over the range.</p>'
+        note = f"{len(flags)} flag(s) for {len(msisdns)} subscriber(s)."
+        sections.append(Section(anchor, title, f'<p class="purpose">{note}</p>{body}'))
+    return sections

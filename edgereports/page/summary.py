@@ -1,0 +1,218 @@
+"""A short summary table of a report frame, with values in readable units.
+
+A frame compared with another period (``compare=``) gets the other period's figure and the
+change beside its own: the total for COUNT series, the mean for the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import pandas as pd
+
+from ..normalize.buckets import bucket_start
+from ..plotting import member_text, over_what, unit_scale, whose
+from ..query.timegrid import frame_buckets
+from ..schema import CURRENT, TIMESERIES, shape_of
+
+__all__ = ["change_text", "summary_table"]
+
+_MANY_DEVICES = 12
+
+
+def summary_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Summarize a frame in a few rows of text, values in readable units.
+
+    Time series: one row per series (dimension values, or whose value it is when none, e.g. the
+    account total; metric, aggregation and what it is per bucket, e.g. a time average) with
+    its points, first and last bucket (the last marked "so far" when the service may still
+    revise it; a PERCENTILE over a range gives the range, its last day included), and min,
+    mean and max (plus the total for COUNT); with a comparison, ``previous`` (the other
+    period's total for COUNT, mean otherwise, over the rows that have a counterpart) and
+    ``change`` (in percent of it). Current values: one row per value (per eNodeB
+    with online counts when there are many devices). SIM counts: one row per kind with min,
+    mean, max and the latest day.
+
+    Args:
+        df: a normalized frame.
+
+    Returns:
+        A frame of strings (empty with a ``note`` column when ``df`` has no rows).
+
+    Raises:
+        ValueError: the frame's shape cannot be told.
+    """
+    if df.empty:
+        return pd.DataFrame({"note": ["no rows"]})
+    shape = shape_of(df)
+    if shape == "timeseries":
+        return _series(df)
+    if shape == "current":
+        return _current(df)
+    return _sims(df)
+
+
+def _series(df: pd.DataFrame) -> pd.DataFrame:
+    dims = TIMESERIES.dimensions_of(df)
+    keys = [*dims, "metric", "aggregation", "percentile"]
+    rows = []
+    starts = bucket_start(df)  # a v2 row covers the bucket before its stamp
+    bucketed = frame_buckets(df.attrs) is not None
+    provisional = df.attrs.get("provisional_from")
+    for key, part in df.groupby(keys, dropna=False, sort=False):
+        named = dict(zip(keys, key, strict=True))
+        values = part["value"].astype(float)
+        metric = str(named["metric"])
+        agg = _text(named["aggregation"])
+        pct = _text(named["percentile"])
+        how = f"p{float(pct):g}" if pct else agg
+        stamps = starts.loc[part.index]
+        first, last = f"{stamps.min():%Y-%m-%d %H:%M}Z", f"{stamps.max():%Y-%m-%d %H:%M}Z"
+        if not bucketed:  # one value over the whole range (PERCENTILE): the range
+            first, last = _request_range(df)
+        elif provisional and stamps.max() >= pd.Timestamp(provisional):
+            last += " (so far)"
+        rows.append(
+            {
+                **{d: _member(df, d, named[d], named["aggregation"]) for d in dims},
+                **_whose(df, dims),
+                "metric": str(named["metric"]),
+                "agg": how,
+                "per bucket": over_what(agg) if not pct else f"{how} of the 5-minute samples",
+                "points": len(part),
+                "from": first,
+                "to": last,
+                "min": _readable(metric, values.min()),
+                "mean": _readable(metric, values.mean()),
+                "max": _readable(metric, values.max()),
+                "total": _readable(metric, values.sum()) if agg == "COUNT" else "",
+                **_compared(part, metric, agg == "COUNT"),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _compared(part: pd.DataFrame, metric: str, total: bool) -> dict[str, str]:
+    """The other period's figure and the change, for a compared series (else nothing)."""
+    if "compare_value" not in part.columns:
+        return {}
+    both = part[part["compare_value"].notna()]
+    if both.empty:
+        return {"previous": "", "change": "no counterpart"}
+    now = both["value"].astype(float)
+    then = both["compare_value"].astype(float)
+    mine, theirs = (now.sum(), then.sum()) if total else (now.mean(), then.mean())
+    return {"previous": _readable(metric, theirs), "change": change_text(mine, theirs)}
+
+
+def _compared_value(row: Any, metric: str) -> dict[str, str]:
+    """The other period's value and the change, for a compared current value."""
+    then = getattr(row, "compare_value", None)
+    if then is None:
+        return {}
+    if then != then:
+        return {"previous": "", "change": "no counterpart"}
+    now = float(str(row.value))
+    return {"previous": _readable(metric, float(then)), "change": change_text(now, float(then))}
+
+
+def change_text(value: float, previous: float) -> str:
+    """The change from ``previous`` to ``value`` in percent, signed (``+4.2%``).
+
+    Example:
+        >>> change_text(110.0, 100.0), change_text(0.0, 0.0), change_text(5.0, 0.0)
+        ('+10.0%', '0.0%', 'new')
+    """
+    if previous == 0:
+        return "0.0%" if value == 0 else "new"
+    pct = (value - previous) / abs(previous) * 100.0
+    return f"{pct:+.1f}%" if round(pct, 1) != 0 else "0.0%"
+
+
+def _request_range(df: pd.DataFrame) -> tuple[str, str]:
+    """The request's range in UTC, its end excluded (``to`` is the instant it stops)."""
+    request = df.attrs.get("request") or {}
+    shown = []
+    for key in ("start_date_time", "end_date_time"):
+        try:
+            moment = pd.Timestamp(datetime.fromisoformat(str(request.get(key))))
+        except ValueError:
+            shown.append(str(request.get(key, "")))
+            continue
+        shown.append(f"{moment.tz_convert('UTC'):%Y-%m-%d %H:%M}Z")
+    return shown[0], f"before {shown[1]}"
+
+
+def _current(df: pd.DataFrame) -> pd.DataFrame:
+    dims = [d for d in CURRENT.dimensions_of(df) if df[d].notna().any()]
+    status = df[df["metric"] == "ue_online_status"]
+    if len(status) > _MANY_DEVICES and "enodeb_ip" in dims:
+        grouped = status.groupby("enodeb_ip", sort=True)["value"]
+        out = pd.DataFrame(
+            {
+                "devices": grouped.size(),
+                "online": grouped.apply(lambda v: int((v == 1.0).sum())),
+                "offline": grouped.apply(lambda v: int((v == 0.0).sum())),
+            }
+        ).reset_index()
+        return out.astype(str)
+    rows = []
+    for row in df.itertuples(index=False):
+        metric = str(row.metric)
+        value = float(str(row.value))
+        text = _readable(metric, value) if value == value else ""
+        rows.append(
+            {
+                **{d: _member(df, d, getattr(row, d), row.aggregation) for d in dims},
+                **_whose(df, dims),
+                "metric": metric,
+                "agg": _text(row.aggregation),
+                "over the window": over_what(_text(row.aggregation)),
+                "value": text or _text(row.value_text),
+                "window": f"{row.start_time:%Y-%m-%d %H:%M}–{row.end_time:%H:%M}Z",
+                **_compared_value(row, metric),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _sims(df: pd.DataFrame) -> pd.DataFrame:
+    days = df.groupby("date", sort=True)[["physical", "esim"]].sum(min_count=1)
+    days["total"] = days["physical"] + days["esim"]
+    latest = days.index.max()
+    rows = [
+        {
+            "kind": kind,
+            "days": len(days),
+            "from": f"{days.index.min():%Y-%m-%d}",
+            "to": f"{latest:%Y-%m-%d}",
+            "min": _text(days[kind].min()),
+            "mean": f"{float(days[kind].mean()):.1f}",
+            "max": _text(days[kind].max()),
+            "latest": _text(days.loc[latest, kind]),
+        }
+        for kind in ("physical", "esim", "total")
+    ]
+    return pd.DataFrame(rows)
+
+
+def _readable(metric: str, value: float) -> str:
+    """One value in the unit that suits it (each value its own unit)."""
+    return unit_scale(metric, [float(value)]).text(float(value))
+
+
+def _member(df: pd.DataFrame, dimension: str, value: object, aggregation: object) -> str:
+    """A dimension value; a top talker's as what its row is (a total, or its own value)."""
+    return member_text(df, dimension, value, aggregation) if _text(value) else ""
+
+
+def _whose(df: pd.DataFrame, dims: Sequence[str]) -> dict[str, str]:
+    """``{"whose": ...}`` when no dimension names a row's member (the account total, a device)."""
+    who = None if dims else whose(df)
+    return {"whose": who} if who else {}
+
+
+def _text(value: object) -> str:
+    return "" if value is None or value is pd.NA or value != value else str(value)
