@@ -22,6 +22,7 @@ __all__ = [
     "check_count",
     "check_rate_limit",
     "check_seconds",
+    "check_secret",
     "check_timeout",
     "check_url",
 ]
@@ -85,15 +86,56 @@ def check_url(name: str, value: str) -> str:
     return value
 
 
-def check_api_key(value: object) -> str:
+def check_secret(name: str, value: str) -> str:
+    """Return a credential that can be sent as it is, without surrounding spaces.
+
+    A key travels in a header or a query parameter: a control character (a newline, a tab)
+    or a character outside Latin-1 cannot travel there unchanged, so the request would fail
+    (or be refused by the HTTP library with the value in its message). The message names the
+    setting, never the value.
+
+    Args:
+        name: the setting's name, for the message (``api_key``, ``token``).
+        value: the credential.
+
+    Returns:
+        ``value`` stripped of surrounding spaces.
+
+    Raises:
+        ConfigError: ``value`` holds a control character or one outside Latin-1.
+
+    Example:
+        >>> check_secret("token", "ab\\ncd")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        edgereports.errors.ConfigError: token holds a control character (position 3 of 5)...
+    """
+    value = value.strip()
+    for index, char in enumerate(value, 1):
+        code = ord(char)
+        if code < 0x20 or 0x7F <= code < 0xA0:
+            what = "a control character"
+        elif code > 0xFF:
+            what = "a character outside Latin-1"
+        else:
+            continue
+        raise ConfigError(
+            f"{name} holds {what} (position {index} of {len(value)}), so it cannot be sent in "
+            "a header or query parameter as it is; check how it was copied (the value is not "
+            "shown)"
+        )
+    return value
+
+
+def check_api_key(value: object, name: str = "api_key") -> str:
     """Return the API key without surrounding spaces.
 
     Raises:
-        ConfigError: the key is not a string, or blank.
+        ConfigError: the key is not a string, blank, or holds a character that cannot be sent
+            (see :func:`check_secret`).
     """
     if not isinstance(value, str) or not value.strip():
         raise ConfigError("api_key is empty; set EDGEREPORTS_API_KEY or pass api_key=")
-    return value.strip()
+    return check_secret(name, value)
 
 
 def check_seconds(name: str, value: object, *, zero: bool = False) -> float:
@@ -222,7 +264,9 @@ class Settings:
             if value is not None:
                 object.__setattr__(self, name, check_url(name, value))
         if self.api_key is not None:
-            check_api_key(self.api_key)
+            check_api_key(self.api_key, f"api_key ({ENV_VARS['api_key']})")
+        if self.service_token:
+            check_secret(f"service_token ({ENV_VARS['service_token']})", self.service_token)
         check_seconds("timeout", self.timeout)
         rate = check_rate_limit(self.rate_limit, f"rate_limit ({ENV_VARS['rate_limit']})")
         object.__setattr__(self, "rate_limit", rate)

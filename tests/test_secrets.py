@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote_plus
 
 import pytest
 
@@ -45,9 +47,12 @@ from tests.conftest import (
     raw_server,
     scripted,
 )
+from tests.test_redaction import ENCODINGS
 
 #: A credential of each kind the toolkit sends (long and distinctive, so a leak is certain).
 API_KEY = "sk-live-7f3a9c1e5b2d4e6f"
+#: A key with the URL's reserved characters: it travels percent-encoded, and is echoed so.
+ENCODED_KEY = "sk+live/7f3a=9c1e%5b2d 4e6f"
 APP_KEY = "ak-app-91c2e7d44b0a"
 FIGURES: Counter[str] = Counter()
 
@@ -100,6 +105,16 @@ def status_line(line: str) -> Callable[[str, Path], Any]:
             return reporting(key, url, retries=1).fetch(REPORT)
 
     return drive
+
+
+def echoing_encoded(key: str, _: Path) -> Any:
+    """A gateway that echoes the key as it travelled (percent-encoded, ``+`` for a space, and
+    lower-case hex) in its status line and body."""
+    sent = quote_plus(key)
+    lower = re.sub(r"%[0-9A-F]{2}", lambda m: m[0].lower(), sent)
+    body = f'{{"message": "invalid key {sent}", "url": "/r?apikey={lower}"}}'.encode()
+    with raw_server(f"HTTP/1.1 401 Invalid key {lower}", body) as url:
+        return reporting(key, url, retries=1).fetch(REPORT)
 
 
 def refused(key: str, _: Path) -> Any:
@@ -201,6 +216,14 @@ STATUS: Callable[[Any], Any] = lambda client: client.status("spring-sale")  # no
 CASES = [
     # the reporting API: the key is the apikey query parameter
     Case("401 status line with the key", K, status_line("HTTP/1.1 401 Invalid key {key}")),
+    Case("401 echoing the key percent-encoded", ENCODED_KEY, echoing_encoded),
+    Case(
+        "4xx body echoing a reserved-character key",
+        ENCODED_KEY,
+        fetch_from([Step(400, echo_body(ENCODED_KEY))]),
+    ),
+    Case("CLI report, reserved-character key refused", ENCODED_KEY, cli_report),
+    Case("run_export, reserved-character key refused", ENCODED_KEY, export_run),
     Case("403 status line apikey=", K, status_line("HTTP/1.1 403 apikey={key}")),
     Case("4xx body echoing the key and URL", K, fetch_from([Step(400, echo_body(K))])),
     Case("retries exhausted (503)", K, fetch_from([Step(503, echo_body(K))], retries=2)),
@@ -314,7 +337,8 @@ def test_no_secret_in_any_message_log_line_chain_or_file(
     FIGURES["texts"] += len(scanned) - len(records.lines) - len(written)
     FIGURES["logs"] += len(records.lines)
     FIGURES["files"] += len(written)
-    leaks = [(where, text) for where, text in scanned if case.secret in text]
+    forms = {encode(case.secret) for encode in ENCODINGS.values()}
+    leaks = [(where, text) for where, text in scanned for form in forms if form in text]
     FIGURES["leaks"] += len(leaks)
     assert not leaks, f"{case.name}: the secret shows in {leaks[0][0]}: {leaks[0][1][:400]}"
     assert records.lines, "DEBUG logging was on: some records are expected"

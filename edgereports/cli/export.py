@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from ..errors import EdgeReportsError, ExportLocked, InputError
+from ._errors import ShortErrors, say
 
 __all__ = ["EXIT_FAILED", "EXIT_LOCKED", "EXIT_OK", "EXIT_USAGE", "add_parser", "run"]
 
@@ -154,19 +155,16 @@ def run(args: argparse.Namespace) -> int:
             shard=args.shard,
         )
     except ExportLocked as exc:
-        print(f"edgereports: export locked: {exc}", file=sys.stderr)
+        say("edgereports: export locked: ", exc)
         return EXIT_LOCKED
     except InputError as exc:
-        print(f"edgereports: error: {exc}", file=sys.stderr)
+        say("edgereports: error: ", exc)
         return EXIT_USAGE
     except EdgeReportsError as exc:
-        print(f"edgereports: {type(exc).__name__}: {exc}", file=sys.stderr)
+        say(f"edgereports: {type(exc).__name__}: ", exc)
         return EXIT_FAILED
     except OSError as exc:  # read-only, not a directory, disk full: the state stays valid
-        print(
-            f"edgereports: error: cannot write the export: {describe_os_error(exc)}",
-            file=sys.stderr,
-        )
+        say("edgereports: error: cannot write the export: ", describe_os_error(exc))
         return EXIT_FAILED
     print(summary)
     return summary.exit_code
@@ -174,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``edgereports export`` on its own (what the tests and ``python -m`` use)."""
-    parser = argparse.ArgumentParser(prog="edgereports")
+    parser = ShortErrors(prog="edgereports")
     add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["export", *(sys.argv[1:] if argv is None else argv)])
     return int(args.handler(args))

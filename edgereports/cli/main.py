@@ -27,6 +27,7 @@ from . import (
     report,
     service,
 )
+from ._errors import ShortErrors, say
 
 __all__ = ["main"]
 
@@ -61,7 +62,7 @@ def _cmd_sandbox(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``edgereports`` command."""
-    parser = argparse.ArgumentParser(
+    parser = ShortErrors(
         prog="edgereports",
         description="Connectivity reports of the edge-network service as tidy DataFrames.",
         epilog=EPILOG,
@@ -105,27 +106,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             status = handler(args)
         except InputError as exc:
-            print(f"edgereports: error: {exc}", file=sys.stderr)
+            say("edgereports: error: ", exc)
             status = 2
         except ImportError as exc:  # the sandbox's extras: imported here, not at start-up
             from ..sandbox.extras import SandboxExtrasMissing
 
             if not isinstance(exc, SandboxExtrasMissing):
                 raise
-            print(f"edgereports: error: {exc}", file=sys.stderr)
+            say("edgereports: error: ", exc)
             status = 2
         except EdgeReportsError as exc:
-            print(f"edgereports: {type(exc).__name__}: {exc}", file=sys.stderr)
+            say(f"edgereports: {type(exc).__name__}: ", exc)
             status = 1
         except OSError as exc:  # a disk that refuses: one line, no traceback
             from ..export.files import describe_os_error
 
-            print(f"edgereports: error: cannot write: {describe_os_error(exc)}", file=sys.stderr)
+            say("edgereports: error: cannot write: ", describe_os_error(exc))
             status = 1
         except KeyboardInterrupt:
             status = 130
     for w in caught:
-        print(f"edgereports: warning: {w.message}", file=sys.stderr)
+        say("edgereports: warning: ", w.message)
     return status
 
 

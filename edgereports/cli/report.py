@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import DEFAULT_MAX_WORKERS, Settings
 from ..errors import EdgeReportsError, EdgeReportsWarning, InputError, PartialFailure
 from ..export.files import atomic_write, check_writable, save_parquet
+from ._errors import say
 from .query import add_report_arguments, report_from_args
 
 if TYPE_CHECKING:
@@ -191,13 +192,13 @@ def fetch_and_write(
             return 0
         write_frame(frame, args)
     except InputError as exc:
-        print(f"edgereports: error: {exc}", file=sys.stderr)
+        say("edgereports: error: ", exc)
         return 2
     except PartialFailure as exc:
-        print(f"edgereports: PartialFailure: {exc}", file=sys.stderr)
+        say("edgereports: PartialFailure: ", exc)
         return 1
     except EdgeReportsError as exc:
-        print(f"edgereports: {type(exc).__name__}: {exc}", file=sys.stderr)
+        say(f"edgereports: {type(exc).__name__}: ", exc)
         for note in getattr(exc, "__notes__", ()):
             print(f"edgereports: {note}", file=sys.stderr)
         return 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -112,6 +112,7 @@ def read_export(
             schemas.append(pq.read_schema(f))
         except (OSError, pa.ArrowException) as exc:
             raise _damaged(f, exc) from None
+        _check_owner(f, schemas[-1].metadata or {}, report_dir.name, state.shape)
     shape = _shape(schemas[0].metadata or {}, schemas[0].names, state.shape)
     unified = pa.unify_schemas([s.remove_metadata() for s in schemas])
     dataset = ds.dataset([str(f) for f in files], schema=unified, format="parquet")
@@ -207,6 +208,28 @@ def _delta_table(
     if base is not None and (base / DELTA_LOG).is_dir():
         return str(base), base.name, None
     return None
+
+
+def _check_owner(
+    path: Path, metadata: Mapping[bytes, bytes], report: str, shape: str | None
+) -> None:
+    """A partition whose file says it holds another report's rows (or another shape) is a
+    SchemaError naming it: read with the others, it would give wrong rows or a raw error."""
+    try:
+        info = json.loads(metadata.get(METADATA_KEY, b"{}"))
+    except ValueError:
+        info = {}
+    info = info if isinstance(info, dict) else {}
+    owner, held = info.get("report"), info.get("shape")
+    if (owner is not None and owner != report) or (None not in (held, shape) and held != shape):
+        what = f"report {owner!r}" if owner != report else f"{held} rows"
+        day = path.parent.name.partition("=")[2]
+        after = (date.fromisoformat(day) + timedelta(days=1)).isoformat() if day else "..."
+        raise SchemaError(
+            f"exported partition {path} holds {what}, not those of {report!r}; replace that "
+            f"day: edgereports export JOBFILE --only {report} --from {day} --until {after}",
+            where=str(path),
+        )
 
 
 def _damaged(path: Path, exc: BaseException) -> SchemaError:

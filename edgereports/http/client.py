@@ -84,6 +84,7 @@ class HttpClient:
         self._owns_session = session is None
         self.session = session or make_session(retries=retries, retry_after_cap=retry_after_cap)
         self._service_clock: tuple[datetime, float] | None = None
+        self._answer_dated = False  # the latest answer carried a parseable Date
         install_log_redaction(self._secrets)
 
     def __repr__(self) -> str:
@@ -233,6 +234,17 @@ class HttpClient:
         stamp, at = seen
         return stamp + timedelta(seconds=time.monotonic() - at)
 
+    def stated_now(self) -> datetime | None:
+        """The service's clock as its latest answer stated it: None when that answer carried
+        no ``Date`` header, or one that does not parse (unlike :meth:`service_now`, which
+        keeps an earlier answer's clock).
+
+        Example:
+            >>> HttpClient("https://r.example").stated_now() is None
+            True
+        """
+        return self.service_now() if self._answer_dated else None
+
     @property
     def last_date(self) -> datetime | None:
         """The ``Date`` header of the service's latest answer (UTC), as it stated it; None
@@ -264,15 +276,17 @@ class HttpClient:
     def _note_clock(self, response: requests.Response) -> None:
         """Keep the ``Date`` header of an answer as the service's clock."""
         header = response.headers.get("Date")
+        self._answer_dated = False
         if not header:
             return
         try:
             stamp = email.utils.parsedate_to_datetime(header)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, IndexError, OverflowError):
             return
         if stamp.tzinfo is None:
             stamp = stamp.replace(tzinfo=UTC)
         self._service_clock = (stamp.astimezone(UTC), time.monotonic())
+        self._answer_dated = True
 
     def _debug(self, message: str, *args: object) -> None:
         if logger.isEnabledFor(logging.DEBUG):

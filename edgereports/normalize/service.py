@@ -25,6 +25,18 @@ __all__ = ["is_service_answer", "service_frame", "service_request"]
 _FIXED = ("metric", "aggregation_type", "result", "account_id")
 
 
+def _text(value: str, where: str) -> None:
+    """``value`` can be written as UTF-8 (no lone surrogate), else a SchemaError."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        fail(
+            "text that is not valid Unicode (a lone surrogate)",
+            where.encode("utf-8", "replace").decode(),
+            value.encode("utf-8", "replace").decode(),
+        )
+
+
 def is_service_answer(obj: object) -> bool:
     """Whether ``obj`` is a reporting-service answer (a ``metric`` and a flat ``result``)."""
     if not isinstance(obj, Mapping) or "metric" not in obj:
@@ -90,8 +102,14 @@ def service_frame(payload: Any, request: Any = None) -> pd.DataFrame:
         "account_id": block_strings([ident(obj.get("account_id"), "account_id")], [n]),
     }
     for key, value in obj.items():
+        _text(key, key)
+        if isinstance(value, str):
+            _text(value, key)
         if key not in _FIXED:
-            columns[key.replace("-", "_")] = block_strings([ident(value, key)], [n])
+            name = key.replace("-", "_")
+            if name in TIMESERIES.fixed:  # an echo may not stand in for a column of points
+                fail(f"the echoed member {key!r} names a column of the frame", key, value)
+            columns[name] = block_strings([ident(value, key)], [n])
     aggregation = obj.get("aggregation_type")
     columns["metric"] = block_strings([obj["metric"]], [n])
     columns["aggregation"] = block_strings([ident(aggregation, "aggregation_type")], [n])

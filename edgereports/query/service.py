@@ -25,9 +25,10 @@ from typing import Any
 from ..errors import QueryError
 from .terms import Expression, Filter, expect_keys, expect_list, expressions
 from .times import NOW, parse_timestamp
-from .vocabulary import AGGREGATIONS, OPERATORS, check_known, check_name, check_token
+from .vocabulary import OPERATORS, check_known, check_name, check_token
 
 __all__ = [
+    "SERVICE_AGGREGATIONS",
     "SERVICE_DIMENSIONS",
     "SERVICE_KEYWORDS",
     "SERVICE_METRICS",
@@ -38,6 +39,8 @@ __all__ = [
 
 #: The access-point metrics of the reporting service.
 SERVICE_METRICS = ("ap_count", "ap_status", "ue_count", "ue_status")
+#: The aggregations it computes over a step's 5-minute slots.
+SERVICE_AGGREGATIONS = ("COUNT", "MAX", "MIN", "AVG", "EXISTS")
 #: Its dimensions (``device`` is an Edge location such as ``PHI-1``).
 SERVICE_DIMENSIONS = ("device", "enb_ip", "seid", "ue_ip")
 #: Its time keywords and their lengths (a month is 30 days).
@@ -79,7 +82,14 @@ def parse_step(text: object, field: str = "step") -> timedelta:
             "w, y, e.g. '5m', '1h30m' or '1d'",
             field=field,
         )
-    total = sum((int(n) * _UNITS[unit] for n, unit in _PIECE.findall(text)), timedelta())
+    try:
+        total = sum((int(n) * _UNITS[unit] for n, unit in _PIECE.findall(text)), timedelta())
+    except OverflowError:
+        raise QueryError(
+            f"{field} {text!r} is longer than any range can be; give a duration within the "
+            "range, e.g. '5m', '1h30m' or '1d'",
+            field=field,
+        ) from None
     if total <= timedelta(0):
         raise QueryError(f"{field} {text!r} is zero; give a positive duration", field=field)
     return total
@@ -161,7 +171,10 @@ class ServiceReport:
     def metric(self, name: str, aggregation: str) -> ServiceReport:
         """Set the one metric and its aggregation type (a second call replaces it)."""
         checked = check_name(name, "metrics.name", SERVICE_METRICS, strict=self.strict)
-        agg = check_token(aggregation, "metrics.aggregation_type", AGGREGATIONS, strict=self.strict)
+        # the service's aggregations are a closed set: another one is answered 400
+        agg = check_token(
+            aggregation, "metrics.aggregation_type", SERVICE_AGGREGATIONS, strict=True
+        )
         return dataclasses.replace(self, measure=(checked, agg))
 
     # -- reading --------------------------------------------------------------------------

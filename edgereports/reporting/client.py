@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -37,6 +36,8 @@ REPORT_PATH = "connectivity/v1/report"
 #: Per API version: the report path and the query parameter that carries the key.
 REPORT_PATHS = {"v1": (REPORT_PATH, "apikey"), "v2": ("connectivity/v2/report", "Authorization")}
 _ACCEPTS = (JSON, CSV)
+#: The longest range a pull covers unless ``max_range=`` says otherwise.
+DEFAULT_MAX_RANGE = timedelta(days=5 * 365 + 2)
 
 OnError = Literal["raise", "collect"]
 #: What ``compare=`` takes: ``"previous_period"``, ``"previous_year"`` or ``(start, end)``.
@@ -82,6 +83,9 @@ class ReportingClient(UsesConnection):
         horizon: how far back from the service's now data is still revised: chunks reaching
             into it are fetched again, never stored; by default 3 hours for HOUR buckets and
             2 days for DAY buckets and SIM counts.
+        max_range: the longest range a pull may cover (five years by default): a longer one
+            (``start="99999w"``) is an ``InputError`` before any request, not thousands of
+            requests the service refuses one by one. None: no bound.
 
     Raises:
         ConfigError: an empty key, a reporting URL that is not http(s), an unknown API
@@ -113,10 +117,13 @@ class ReportingClient(UsesConnection):
         rate_limit: float | str | None = None,
         cache: str | os.PathLike[str] | bool | Cache | None = None,
         horizon: timedelta | None = None,
+        max_range: timedelta | None = DEFAULT_MAX_RANGE,
     ) -> None:
         key = check_api_key(api_key)
+        self.max_range = _check_max_range(max_range)
         self._horizon = check_horizon(horizon)
         self._cache = _open_cache(cache)
+        self._fingerprint: str | None = None
         self._budget = Budget(points_per_request)
         if api_version not in API_VERSIONS:
             raise ConfigError(
@@ -189,6 +196,7 @@ class ReportingClient(UsesConnection):
             points_per_request=self._budget.points,
             cache=self._cache,
             horizon=self._horizon,
+            max_range=self.max_range,
             **self._options,
         )
         other._http.pacer = self._http.pacer  # one budget for both
@@ -203,7 +211,7 @@ class ReportingClient(UsesConnection):
             10.0
         """
         pacer = self._http.pacer
-        return pacer.per_second if pacer is not None else None
+        return pacer.per_second if pacer is not None and not pacer.adaptive else None
 
     def share_budget(self, path: str | os.PathLike[str], rate_limit: float | str) -> None:
         """Pace this client's requests with a budget kept in the file ``path``, shared by every
@@ -493,11 +501,14 @@ class ReportingClient(UsesConnection):
         accept = _check_accept(accept)
         if window is not None and not isinstance(window, timedelta):
             raise InputError(f"window must be a datetime.timedelta, got {window!r}")
-        for r in reports:
+        for i, r in enumerate(reports):
             r.to_request()  # validates every report before any request (the probe included)
+            self._check_range(r, i if len(reports) > 1 else None)
         if any(r.relative for r in reports):  # "7d" means seven of the service's days
             present = self.service_now()
             reports = [r.at(present) for r in reports]
+            for i, r in enumerate(reports):
+                self._check_range(r, i if len(reports) > 1 else None)
         requests_ = [r.to_request() for r in reports]
         points = self._budget.points
         plans = [plan_parts(i, r, window, points=points) for i, r in enumerate(reports)]
@@ -521,6 +532,19 @@ class ReportingClient(UsesConnection):
         now = self._http.service_now()
         return (now, "service") if now is not None else (datetime.now(UTC), "local")
 
+    def _check_range(self, report: Report, index: int | None) -> None:
+        """A range longer than ``max_range`` is an InputError (before any request)."""
+        span = report.time_range()
+        if self.max_range is None or span is None or span[1] - span[0] <= self.max_range:
+            return
+        where = f"reports[{index}]: " if index is not None else ""
+        raise InputError(
+            f"{where}the range {span[0].isoformat()} .. {span[1].isoformat()} covers "
+            f"{(span[1] - span[0]).days:,} days, more than max_range ({self.max_range.days:,} "
+            "days); narrow start/end, or pass ReportingClient(..., max_range=timedelta(...)) "
+            "(None for no bound)"
+        )
+
     def _cached_pull(self, reports: int, accept: str, refresh: bool) -> CachedPull | None:
         if self._cache is None:
             return None
@@ -533,9 +557,17 @@ class ReportingClient(UsesConnection):
             service=self.reporting_url,
             api_version=self.api_version,
             horizon=self._horizon,
-            clock=functools.partial(self.service_now, probe=False),
+            clock=self._http.stated_now,
+            fingerprint=self._key_fingerprint(),
             refresh=refresh,
         )
+
+    def _key_fingerprint(self) -> str:
+        """The salted fingerprint of this client's key in its cache (computed once)."""
+        assert self._cache is not None
+        if self._fingerprint is None:
+            self._fingerprint = self._cache.store.fingerprint(self._api_key)
+        return self._fingerprint
 
     def close(self) -> None:
         """Stop the worker threads and close the HTTP session if the client created it."""
@@ -561,6 +593,14 @@ def _open_cache(option: object) -> Cache | None:
     from .cache import open_cache
 
     return open_cache(option)
+
+
+def _check_max_range(value: object) -> timedelta | None:
+    if value is None:
+        return None
+    if not isinstance(value, timedelta) or value <= timedelta(0):
+        raise ConfigError(f"max_range must be a positive datetime.timedelta or None, got {value!r}")
+    return value
 
 
 def _check_accept(accept: str) -> str:

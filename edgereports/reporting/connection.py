@@ -78,7 +78,8 @@ def open_connection(
         backoff: first retry wait in seconds; ignored with ``session``.
         retry_after_cap: the longest ``Retry-After`` honoured; ignored with ``session``.
         rate_limit: the request budget (requests per second, or ``"10/s"``, ``"600/min"``)
-            shared by every thread and retry of the client; None for none.
+            shared by every thread and retry of the client; None for none until the service
+            answers 429, then the pace it accepted.
 
     Returns:
         The connection.
@@ -99,7 +100,7 @@ def open_connection(
     check_timeout(timeout)
     check_seconds("backoff", backoff, zero=True)
     check_seconds("retry_after_cap", retry_after_cap, zero=True)
-    pacer = Pacer(rate_limit) if rate_limit is not None else None
+    pacer = Pacer(rate_limit)  # None: no budget until a 429, then the service's pace
     owns = session is None
     if session is None:
         session = make_session(

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import AuthError, EdgeReportsError
 from ..progress import open_progress
 from ..query import Report
-from .assemble import answer_frame, answer_part, as_frame, join_parts, owned
+from .assemble import answer_frame, answer_part, join_parts, owned
 from .budget import Budget, says_too_large
 from .lanes import Lanes, next_start, run_here
 from .plan import Part, Window, bucket_of, split_window, window_points
@@ -149,9 +149,10 @@ class PartRunner:
         except EdgeReportsError as exc:
             return exc
 
-    def _cached_part(self, pull: CachedPull, part: Part, accept: str) -> pd.DataFrame:
-        """``part`` served from the cache's chunks, its missing chunks fetched as frames."""
-        return pull.part(part, lambda missing: as_frame(self._part(missing, accept)))
+    def _cached_part(self, pull: CachedPull, part: Part, accept: str) -> pd.DataFrame | SeriesPart:
+        """``part`` served from the cache's chunks, its missing chunks fetched (a small
+        answer's points kept as such when they are the whole part, as without a cache)."""
+        return pull.part(part, lambda missing: self._part(missing, accept))
 
     def _part(self, part: Part, accept: str) -> pd.DataFrame | SeriesPart:
         rows = self._window_frame(part.sent, part.window, accept, str(part))

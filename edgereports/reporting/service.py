@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 import orjson
 
-from ..config import Settings
+from ..config import Settings, check_secret
 from ..errors import ConfigError, InputError
 from ..progress import open_progress
 from ..query import ServiceReport
@@ -37,7 +37,7 @@ def _required(value: object, name: str, env: str) -> str:
             f"{name} is empty; pass {name}= or set {env} and use "
             "ReportingServiceClient.from_settings(Settings.from_env())"
         )
-    return value.strip()
+    return check_secret(name, value)
 
 
 class ReportingServiceClient(UsesConnection):

@@ -230,3 +230,27 @@ def test_a_full_disk_leaves_a_valid_state_and_no_temporary_file(
         status, err = export(job.source, "--only", "usage", "--until", "2024-03-09")
         assert status == 0, err
         assert load_state(job.output / "usage").watermark == datetime(2024, 3, 9, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("mine", "foreign"), [("usage", "bytes"), ("usage", "sims"), ("sims", "usage")]
+)
+def test_a_partition_holding_another_reports_file_is_named_and_replaced(
+    tmp_path: Path, sb: Any, export: Any, mine: str, foreign: str
+) -> None:
+    """A valid Parquet file of another report in a partition: read_export gave wrong rows (same
+    shape) or a raw ValueError; it names the partition and the command that replaces the day."""
+    job = write_job(tmp_path, sb)
+    assert job.source is not None
+    assert export(job.source, "--until", "2024-03-08")[0] == 0
+    good = read_export(job.output, mine)
+    part = job.output / mine / "day=2024-02-27" / PART_FILE
+    part.write_bytes((job.output / foreign / "day=2024-02-27" / PART_FILE).read_bytes())
+    with pytest.raises(SchemaError, match=f"holds report '{foreign}'") as caught:
+        read_export(job.output, mine)
+    assert f"--only {mine} --from 2024-02-27 --until 2024-02-28" in str(caught.value)
+    args = ("--only", mine, "--from", "2024-02-27", "--until", "2024-02-28")
+    assert export(job.source, *args)[0] == 0
+    pd.testing.assert_frame_equal(
+        read_export(job.output, mine).reset_index(drop=True), good.reset_index(drop=True)
+    )

@@ -29,8 +29,10 @@ from edgereports.normalize import read_csv, to_frame
 from tests.normalize.test_props import conforms
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_data"
-JSON_SAMPLES = sorted(SAMPLES.glob("*/response.json"))
-CSV_SAMPLES = sorted(SAMPLES.glob("*/response.csv"))
+#: the v1 answers, then v2's: its flat answers and the reporting service's
+JSON_SAMPLES = sorted(SAMPLES.glob("*/response.json")) + sorted(SAMPLES.glob("v2/*/response.json"))
+CSV_SAMPLES = sorted(SAMPLES.glob("*/response.csv")) + sorted(SAMPLES.glob("v2/*/response.csv"))
+SERVICE_SAMPLES = [p for p in JSON_SAMPLES if "service" in p.parent.name]
 FUZZ = settings(
     max_examples=300,
     deadline=None,
@@ -126,9 +128,11 @@ def _mutate(payload: Any, path: tuple[Any, ...], action: str, value: Any, key: s
 
 
 @st.composite
-def mutated_json(draw: st.DrawFn) -> tuple[Any, dict[str, Any] | None]:
+def mutated_json(
+    draw: st.DrawFn, samples: list[Path] = JSON_SAMPLES
+) -> tuple[Any, dict[str, Any] | None]:
     """A sample answer, parsed, with one to four structural mutations; and its request."""
-    sample = draw(st.sampled_from(JSON_SAMPLES))
+    sample = draw(st.sampled_from(samples))
     payload = json.loads(sample.read_text(encoding="utf-8"))
     for _ in range(draw(st.integers(1, 4))):
         path = draw(st.sampled_from(list(_paths(payload))[:2000]))
@@ -194,7 +198,22 @@ def figures() -> Iterator[None]:
 
 
 def test_samples_are_found() -> None:
-    assert len(JSON_SAMPLES) >= 10 and len(CSV_SAMPLES) >= 10
+    assert len(JSON_SAMPLES) >= 13 and len(CSV_SAMPLES) >= 12 and SERVICE_SAMPLES
+
+
+@FUZZ
+@given(mutated_json(SERVICE_SAMPLES))
+def test_mutated_reporting_service_answers(case: tuple[Any, dict[str, Any] | None]) -> None:
+    """The flat answer of the reporting service: mutated (an echoed member renamed to
+    ``time_stamp`` or ``value`` included), read by ``service_frame`` and ``to_frame``."""
+    from edgereports.normalize.service import service_frame
+
+    payload, request = case
+    by_service = outcome(lambda: service_frame(copy.deepcopy(payload), request))
+    by_frame = outcome(lambda: to_frame(copy.deepcopy(payload), request))
+    FIGURES["inputs"] += 2
+    if isinstance(by_service, pd.DataFrame) and isinstance(by_frame, pd.DataFrame):
+        pd.testing.assert_frame_equal(by_service, by_frame)
 
 
 @FUZZ

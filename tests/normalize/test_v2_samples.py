@@ -39,3 +39,27 @@ def test_the_answer_gives_the_expected_frame(case: Path) -> None:
         check(read_csv(case / "response.csv", request(case)), case, "csv")
     else:
         check(service_frame(json.loads(body), request(case)), case, "json")
+
+
+@pytest.mark.parametrize(
+    ("member", "value"),
+    [
+        ("time_stamp", "x"),
+        ("time_stamp", 5),
+        ("time_stamp", "2024-08-13T20:58:24+00:00"),  # would have stamped every point with it
+        ("value", "7"),
+        ("percentile", "p95"),
+        ("edge\ud800", "PHI-1"),
+        ("edgepoint", "PHI\ud800"),
+    ],
+)
+def test_a_service_answer_echoing_a_column_or_bad_text_is_a_schema_error(
+    member: str, value: object
+) -> None:
+    path = Path(__file__).resolve().parents[2] / "sample_data/v2/03_service_ap_count"
+    payload = json.loads((path / "response.json").read_text(encoding="utf-8"))
+    payload[member] = value
+    for read in (service_frame, to_frame):
+        with pytest.raises(er.SchemaError) as caught:
+            read(payload)
+        assert caught.value.where  # says where

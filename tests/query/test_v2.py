@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -143,3 +145,19 @@ def test_steps_parse_as_the_sum_of_their_pieces(pieces: list[tuple[int, str]]) -
 def test_bad_service_requests_are_query_errors(change: dict[str, Any], message: str) -> None:
     with pytest.raises(er.QueryError, match=message):
         er.ServiceReport.from_request({**SERVICE_SAMPLE, **change})
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: er.ServiceReport().last("MONTH").step("99999999999y"), "step '99999999999y'"),
+        (lambda: er.ServiceReport().last("DAY").step("9" * 40 + "s"), "longer than any range"),
+        (lambda: er.ServiceReport().metric("ap_count", "SUM"), "known: COUNT, MAX, MIN, AVG"),
+        (lambda: er.ServiceReport(strict=False).metric("ue_count", "P95"), "'P95'"),
+    ],
+)
+def test_service_report_refuses_what_the_service_cannot_answer(
+    build: Callable[[], object], message: str
+) -> None:
+    with pytest.raises(er.QueryError, match=re.escape(message)):
+        build()

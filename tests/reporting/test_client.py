@@ -540,3 +540,28 @@ def test_the_value_column_of_a_pull_can_be_written(sandbox: SandboxHandle) -> No
     assert len(df) == 48
     df.loc[0, "value"] = -1.0
     assert df.loc[0, "value"] == -1.0
+
+
+@pytest.mark.parametrize("start", ["99999w", "99999d", "2000-01-01"])
+def test_a_range_longer_than_max_range_sends_nothing(sandbox: Any, start: str) -> None:
+    import edgereports as er
+    from edgereports.errors import InputError
+
+    client = er.ReportingClient(sandbox.api_key, sandbox.reporting_url, progress=False)
+    report = er.presets.time_usage_enterprise(
+        account_id=sandbox.account_id, start=start, end="today"
+    )
+    before = sandbox.request_count()
+    with pytest.raises(InputError, match=r"more than max_range \(1,827 days\)"):
+        client.fetch(report)
+    with pytest.raises(InputError, match=r"reports\[1\]: the range"):
+        client.fetch_many([report.between("2022-06-01", "2022-06-02"), report])
+    assert sandbox.request_count() == before
+    short = er.ReportingClient(
+        sandbox.api_key, sandbox.reporting_url, progress=False, max_range=timedelta(days=10)
+    )
+    with pytest.raises(InputError, match="max_range"):
+        short.fetch(report.between("2022-06-01", "2022-06-30"))
+    assert sandbox.request_count() == before
+    with pytest.raises(er.ConfigError, match="max_range must be"):
+        er.ReportingClient("k3y-secret", "https://r.example", max_range=timedelta(0))

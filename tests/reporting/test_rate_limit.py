@@ -95,3 +95,26 @@ def test_the_export_takes_the_budget_from_the_environment(
     monkeypatch.setenv("EDGEREPORTS_RATE_LIMIT", "120/min")
     with make_client(load_job(path)) as client:
         assert client.rate_limit == 2.0
+
+
+def test_without_a_budget_a_limited_service_slows_the_pull_instead_of_failing_it(
+    make_sandbox: SandboxFactory,
+) -> None:
+    """No ``rate_limit=``, eight threads, a service allowing 5 requests per second: the first
+    429s set the client's pace (the starts it accepted in that second, Retry-After honoured),
+    and every window arrives."""
+    sb = make_sandbox(limits=Limits(requests_per_second=5))
+    end = datetime(2022, 7, 8, tzinfo=UTC)
+    parts = 24
+    report = presets.time_usage_enterprise(
+        account_id=sb.account_id, start=end - timedelta(days=parts), end=end
+    )
+    with ReportingClient(
+        sb.api_key, sb.reporting_url, max_workers=8, progress=False, backoff=0.05
+    ) as client:
+        assert client.rate_limit is None
+        frame = client.fetch(report, window=timedelta(days=1))
+        pacer = client._http.pacer
+        assert pacer is not None and pacer.per_second is not None and pacer.per_second <= 5
+    assert len(frame) == parts and frame["time_stamp"].is_unique
+    assert sb.rate_limited() >= 1  # it did meet the limit

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 import threading
@@ -74,7 +75,7 @@ class Cache:
             return
         self._off.set()
         warnings.warn(
-            f"the cache directory {str(self.path)!r} cannot be written "
+            f"the cache directory {str(self.path)!r} {_why(error)} "
             f"({type(error).__name__}: {error}); going on without a cache",
             EdgeReportsWarning,
             stacklevel=2,
@@ -88,6 +89,19 @@ class Cache:
     def clear(self) -> int:
         """Remove every entry; returns the number of segment files removed."""
         return self._store.clear()
+
+
+def _why(error: BaseException) -> str:
+    """What went wrong, in words: a full disk, a read-only one, no permission, or else."""
+    code = getattr(error, "errno", None)
+    text = str(error).lower()
+    if code == errno.ENOSPC or "disk is full" in text or "no space left" in text:
+        return "is full: no space is left on its disk"
+    if code == errno.EROFS or "read-only" in text or "readonly" in text:
+        return "cannot be written: its file system is read-only"
+    if code in (errno.EACCES, errno.EPERM):
+        return "cannot be written: permission denied"
+    return "cannot be written"
 
 
 def open_cache(option: object, max_bytes: int | None = None) -> Cache | None:

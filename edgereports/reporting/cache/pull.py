@@ -2,33 +2,47 @@
 final chunks it covers, and only the missing chunks are fetched (in runs aligned to the grid),
 stored as soon as they arrive (so a pull killed half-way resumes), then trimmed to the part's
 window by the one range rule.
+
+A chunk is stored as final only when the present the service stated is one the cache can
+trust (see :func:`.trust.final_chunks`); cached rows are served only to a key seen to work for
+the account at that address (see :mod:`.trust`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import functools
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, overload
 
 from ..plan import Part, Window, bucket_of
 from .cache import Cache
-from .grid import Chunk, chunk_of, chunks, horizon_for, is_final
+from .grid import Chunk, chunk_of, chunks, horizon_for
 from .keys import series_key, uncacheable
+from .rows import as_frame, assemble, contiguous_runs, newest, rows_per_chunk, within
+from .trust import CLOCK_SKEW, KeyBinding, final_chunks
 
 if TYPE_CHECKING:
-    import numpy as np
     import pandas as pd
     import pyarrow as pa
+
+    from ...normalize.parts import SeriesPart
+
+    #: a run's answer, claimed by the part that fetches it, awaited by the others
+    Claim = Future[pd.DataFrame | SeriesPart]
 
 __all__ = ["CacheStats", "CachedPull"]
 
 _UNWRITABLE = "the cache directory could not be written"
 
-Fetch = Callable[[Part], "pd.DataFrame"]
+#: fetches a part: its frame, or a small answer's points (a ``SeriesPart``: no frame built)
+Fetch = Callable[[Part], "pd.DataFrame | SeriesPart"]
 
 
 @dataclass
@@ -55,6 +69,19 @@ class CacheStats:
         }
 
 
+@dataclass(frozen=True)
+class _Facts:
+    """What a pull needs to know of one part, computed once (each costs a request render)."""
+
+    reason: str | None  # why it is not cached (None: it may be)
+    bucket: timedelta | None
+    span: tuple[datetime, datetime] | None
+    grid: list[Chunk]
+    names: list[int]  # the grid's chunk starts, epoch seconds
+    series: str
+    scope: str
+
+
 class CachedPull:
     """The cache's side of one pull (thread-safe: parts run in the client's pool)."""
 
@@ -67,8 +94,11 @@ class CachedPull:
         service: str,
         api_version: str,
         horizon: timedelta | None,
-        clock: Callable[[], datetime],
+        clock: Callable[[], datetime | None],
+        fingerprint: str,
         refresh: bool = False,
+        local_clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        skew: timedelta = CLOCK_SKEW,
     ) -> None:
         self.cache = cache
         self.accept = accept
@@ -76,18 +106,50 @@ class CachedPull:
         self.api_version = api_version
         self.horizon = horizon
         self.clock = clock
+        self.local_clock = local_clock
+        self.skew = skew
+        self.fingerprint = fingerprint
         self.refresh = refresh
         self.stats = [CacheStats(refresh=refresh) for _ in range(reports)]
         self._lock = threading.Lock()
         self._written: dict[str, timedelta] = {}
+        self.keys = KeyBinding(cache.store, fingerprint, service, api_version)
+        self._writer: ThreadPoolExecutor | None = None
+        self._writes: list[Future[None]] = []
+        self._known: dict[int, _Facts] = {}  # by id() of the part (parts live through the pull)
+        #: the chunks a part of this pull fetches (or fetched), by series: one fetch each
+        self._fetching: dict[tuple[str, Chunk], Claim] = {}
+
+    def final(
+        self, run: list[Chunk], frame: pd.DataFrame | SeriesPart, bucket: timedelta
+    ) -> list[Chunk]:
+        """The chunks of ``run`` that may be stored as final after ``frame`` was fetched
+        (see :func:`.trust.final_chunks`)."""
+        return final_chunks(
+            run,
+            newest(frame),
+            bucket,
+            stated=self.clock(),
+            local=self.local_clock(),
+            horizon=horizon_for(bucket, self.horizon),
+            skew=self.skew,
+        )
 
     def attrs(self, report: int) -> dict[str, Any]:
         """``df.attrs["cache"]`` of report number ``report``."""
         return self.stats[report].to_dict(str(self.cache.path))
 
     def finish(self) -> None:
-        """Merge the segments of every series this pull stored into, so that a hit on it
-        reads one file (a failure to do so leaves the cache as it was)."""
+        """Wait for the rows still being written, then merge the segments of every series
+        this pull stored into, so that a hit on it reads one file (a failure to do so leaves
+        the cache as it was)."""
+        with self._lock:
+            writer, writes, self._writer, self._writes = self._writer, self._writes, None, []
+            self._fetching.clear()
+        for write in writes:
+            write.result()
+        if writer is not None:
+            writer.shutdown(wait=True)
         for series, bucket in self._written.items():
             if not self.cache.enabled:
                 return
@@ -111,18 +173,23 @@ class CachedPull:
             return
         frames, attrs, request = [], {}, None
         for segment in segments:
-            found = self.cache.store.read(segment)
+            held = [c for c, seg, _ in entries if seg == segment]
+            found = self.cache.store.read(segment, series, held)
             if found is None:
                 return
-            starts = [datetime.fromtimestamp(c, UTC) for c, seg, _ in entries if seg == segment]
-            frames.append(_within(found[0], [chunk_of(start, bucket) for start in starts]))
+            starts = [datetime.fromtimestamp(c, UTC) for c in held]
+            frames.append(within(found[0], [chunk_of(start, bucket) for start in starts]))
             attrs, request = found[1], found[2]
         frame = concat_frames(frames)
         dims = schema_for(shape_of(frame)).dimensions_of(frame)
         if any(frame[d].nunique(dropna=False) > 1 for d in ("account_id", *dims) if d in frame):
             return
         frame = canonical_order(frame, request)
-        self.cache.store.write(series, {c: n for c, _, n in entries}, frame, attrs, request)
+        bounds = {
+            c: (int(chunk_of(datetime.fromtimestamp(c, UTC), bucket)[1].timestamp()), n)
+            for c, _, n in entries
+        }
+        self.cache.store.write(series, bounds, frame, attrs, request)
 
     def _count(self, report: int, **counts: int) -> None:
         with self._lock:
@@ -155,23 +222,43 @@ class CachedPull:
             out[i] = frame
         return out
 
+    def _facts(self, part: Part) -> _Facts:
+        """The facts of ``part``, computed on first use."""
+        known = self._known.get(id(part))
+        if known is not None:
+            return known
+        reason = uncacheable(part, self.api_version)
+        sent = part.sent
+        bucket, span = bucket_of(sent), sent.time_range()
+        grid = chunks(span[0], span[1], bucket) if reason is None and bucket and span else []
+        known = _Facts(
+            reason,
+            bucket,
+            span,
+            grid,
+            [int(c[0].timestamp()) for c in grid],
+            series_key(sent, self.accept, self.service, self.api_version) if grid else "",
+            self.keys.scope(part),
+        )
+        self._known[id(part)] = known
+        return known
+
     def _whole(self, part: Part) -> tuple[pa.Table, dict[str, Any], int] | None:
         """``part``'s segment, its attrs and its chunk count, when one segment holds the whole
         part and nothing outside its range (else None: the part goes the usual way)."""
         import pyarrow.compute as pc
 
-        if self.refresh or not self.cache.enabled or uncacheable(part, self.api_version):
+        facts = self._facts(part)
+        if self.refresh or not self.cache.enabled or facts.reason or not facts.grid:
             return None
-        sent = part.sent
-        bucket, span = bucket_of(sent), sent.time_range()
-        if bucket is None or span is None:
+        if not self.keys.bound(facts.scope):
             return None
-        names = [int(c[0].timestamp()) for c in chunks(span[0], span[1], bucket)]
-        series = series_key(sent, self.accept, self.service, self.api_version)
+        span, names, series = facts.span, facts.names, facts.series
+        assert span is not None
         stored = self._lookup(series, names)
         if len(stored) != len(names) or len(set(stored.values())) != 1:
             return None
-        got = self.cache.store.read_table(next(iter(stored.values())))
+        got = self.cache.store.read_table(next(iter(stored.values())), series, names)
         if got is None or "time_stamp" not in got[0].column_names or not got[0].num_rows:
             return None
         table, attrs, _ = got
@@ -180,21 +267,22 @@ class CachedPull:
             return None
         return table, attrs, len(names)
 
-    def hit(self, part: Part) -> pd.DataFrame | None:
+    def hit(self, part: Part) -> pd.DataFrame | SeriesPart | None:
         """The owned rows of ``part`` when the cache holds every chunk of it, else None (and
         nothing counted): a whole hit costs no thread of the pool."""
-        if self.refresh or uncacheable(part, self.api_version) is not None:
+        if self.refresh or self._facts(part).reason is not None:
             return None
         return self.part(part, None)
 
     @overload
-    def part(self, part: Part, fetch: Fetch) -> pd.DataFrame: ...
+    def part(self, part: Part, fetch: Fetch) -> pd.DataFrame | SeriesPart: ...
     @overload
-    def part(self, part: Part, fetch: None) -> pd.DataFrame | None: ...
-    def part(self, part: Part, fetch: Fetch | None) -> pd.DataFrame | None:
+    def part(self, part: Part, fetch: None) -> pd.DataFrame | SeriesPart | None: ...
+    def part(self, part: Part, fetch: Fetch | None) -> pd.DataFrame | SeriesPart | None:
         """The owned rows of ``part``, from the cache where it holds them (with no ``fetch``:
         None unless it holds them all)."""
-        reason = uncacheable(part, self.api_version)
+        facts = self._facts(part)
+        reason = facts.reason
         if reason is None and not self.cache.enabled:
             reason = _UNWRITABLE
         if reason is not None:
@@ -203,13 +291,29 @@ class CachedPull:
             with self._lock:
                 self.stats[part.report].not_cached.append(reason)
             return fetch(part)
-        sent = part.sent
-        bucket, span = bucket_of(sent), sent.time_range()
-        assert bucket is not None and span is not None
-        grid = chunks(span[0], span[1], bucket)
-        series = series_key(sent, self.accept, self.service, self.api_version)
-        names = {c: int(c[0].timestamp()) for c in grid}
-        stored = {} if self.refresh else self._lookup(series, list(names.values()))
+        scope = facts.scope
+        if self.keys.bound(scope) or self.refresh:
+            return self._part(part, fetch, scope)
+        if fetch is None:
+            return None
+        # a key not seen to work here reads nothing: a part the cache holds rows of is fetched
+        # whole (a wrong key gets its AuthError) by one thread at a time, the others waiting
+        # to read the cache once the key has worked; a part the cache holds nothing of waits
+        # for nobody
+        if not self._lookup(facts.series, facts.names):
+            return self._part(part, fetch, scope)
+        with self.keys.proving:
+            return self._part(part, fetch, scope)
+
+    def _part(
+        self, part: Part, fetch: Fetch | None, scope: str
+    ) -> pd.DataFrame | SeriesPart | None:
+        facts = self._facts(part)
+        span, grid, series = facts.span, facts.grid, facts.series
+        assert span is not None
+        names = dict(zip(grid, facts.names, strict=True))
+        read = not self.refresh and self.keys.bound(scope)
+        stored = self._lookup(series, list(names.values())) if read else {}
         by_segment: dict[str, list[Chunk]] = {}
         for chunk in grid:
             if names[chunk] in stored:
@@ -217,61 +321,146 @@ class CachedPull:
         pieces: list[pd.DataFrame] = []
         attrs: dict[str, Any] | None = None
         for segment, mine in by_segment.items():
-            found = self.cache.store.read(segment)
+            found = self.cache.store.read(segment, series, [names[c] for c in mine])
             if found is None:  # damaged or gone: a miss, fetched again below
                 for chunk in mine:
                     del stored[names[chunk]]
                 continue
             frame, attrs, _ = found
-            pieces.append(_within(frame, mine))
+            pieces.append(within(frame, mine))
         missing = [c for c in grid if names[c] not in stored]
         if fetch is None and missing:
             return None
         self._count(part.report, hits=len(stored))
-        for run in _runs(missing):
+        runs, theirs = self._claim(series, missing)
+        fetched: list[pd.DataFrame | SeriesPart] = []
+        for run, claim in runs:
             assert fetch is not None
-            frame = self._fetch_run(part, run, fetch, series)
+            try:
+                got = self._fetch_run(part, run, fetch, series)
+            except BaseException as exc:
+                claim.set_exception(exc)
+                raise
+            claim.set_result(got)
+            self.keys.bind(scope)
+            fetched.append(got)
+        if not pieces and not theirs and len(runs) == 1 and (grid[0][0], grid[-1][1]) == span:
+            return fetched[0]  # the whole part in one answer: as the client would have it
+        for got in fetched:
+            frame = as_frame(got)
             attrs = attrs if attrs is not None else {str(k): v for k, v in frame.attrs.items()}
             pieces.append(frame)
-        return _assemble(pieces, part, span, attrs or {})
+        for claim, held in theirs.items():  # fetched by another part of this pull
+            frame = as_frame(claim.result())
+            attrs = attrs if attrs is not None else {str(k): v for k, v in frame.attrs.items()}
+            pieces.append(within(frame, held))
+        return assemble(pieces, part, span, attrs or {})
+
+    def _claim(
+        self, series: str, missing: list[Chunk]
+    ) -> tuple[
+        list[tuple[list[Chunk], Claim]],
+        dict[Claim, list[Chunk]],
+    ]:
+        """Split ``missing`` into the runs this part fetches (each with the future the other
+        parts wait on) and the chunks another part of the pull fetches already (by its
+        future): parts whose windows share a chunk (DAY buckets, windows shorter than a
+        month) fetch it once."""
+        mine: list[Chunk] = []
+        theirs: dict[Claim, list[Chunk]] = {}
+        with self._lock:
+            for chunk in missing:
+                claim = self._fetching.get((series, chunk))
+                if claim is None:
+                    mine.append(chunk)
+                else:
+                    theirs.setdefault(claim, []).append(chunk)
+            runs: list[tuple[list[Chunk], Claim]] = [
+                (run, Future()) for run in contiguous_runs(mine)
+            ]
+            for run, claim in runs:
+                for chunk in run:
+                    self._fetching[(series, chunk)] = claim
+        return runs, theirs
 
     def _lookup(self, series: str, keys: list[int]) -> dict[int, str]:
         try:
             return self.cache.store.lookup(series, keys)
+        except sqlite3.DatabaseError as exc:
+            if not isinstance(exc, sqlite3.OperationalError):  # damaged: set aside, rebuilt
+                with contextlib.suppress(sqlite3.Error, OSError):
+                    self.cache.store.recover(exc)
+                    return self.cache.store.lookup(series, keys)
+            self.cache.disable(exc)
+            return {}
         except sqlite3.Error as exc:
             self.cache.disable(exc)
             return {}
 
-    def _fetch_run(self, part: Part, run: list[Chunk], fetch: Fetch, series: str) -> pd.DataFrame:
+    def _fetch_run(
+        self, part: Part, run: list[Chunk], fetch: Fetch, series: str
+    ) -> pd.DataFrame | SeriesPart:
         """Fetch the chunks of ``run`` as one request (or the client's pieces) and store the
-        final ones."""
+        final ones (on the writer thread: a small answer's points become a frame there)."""
+        from ...normalize.parts import SeriesPart
+
         start, end = run[0][0], run[-1][1]
         span = part.sent.time_range()
         assert span is not None
         zone = span[0].tzinfo
         sent = part.sent.between(start.astimezone(zone), end.astimezone(zone))
-        frame = fetch(dataclasses.replace(part, window=Window(start, end), sent=sent))
-        frame = _within(frame, run)
+        got = fetch(dataclasses.replace(part, window=Window(start, end), sent=sent))
+        if isinstance(got, SeriesPart):  # the points of the run's buckets (v1: stamps at starts)
+            got = got.owned(start, end, first=False, last=False)
+        else:
+            got = within(got, run)
         bucket = bucket_of(sent)
         assert bucket is not None
-        now = self.clock()  # the Date of the answer just received
-        horizon = horizon_for(bucket, self.horizon)
-        final = [c for c in run if is_final(c, now, horizon)]
+        final = self.final(run, got, bucket)  # by the Date of the answer just received
         self._count(part.report, misses=len(run), provisional=len(run) - len(final))
-        if final and not self._store(part, series, frame, final):
-            with self._lock:
-                self.stats[part.report].not_cached.append(_UNWRITABLE)
-        return frame
+        if final:
+            store = functools.partial(self._store, part, series, got, final, run)
+            self._write_behind(part.report, store)
+        return got
 
-    def _store(self, part: Part, series: str, frame: pd.DataFrame, final: list[Chunk]) -> bool:
-        """Store the rows of the ``final`` chunks; False when the cache cannot be written."""
+    def _write_behind(self, report: int, store: Callable[[], bool]) -> None:
+        """Run ``store`` on the pull's writer thread, in order: the parts go on while their
+        rows are written (:meth:`finish` waits for the writes)."""
+
+        def write() -> None:
+            try:
+                stored = store()
+            except Exception as exc:  # an Arrow or disk error: no cache rather than no pull
+                self.cache.disable(exc)
+                stored = False
+            if not stored:
+                with self._lock:
+                    self.stats[report].not_cached.append(_UNWRITABLE)
+
+        with self._lock:
+            if self._writer is None:
+                self._writer = ThreadPoolExecutor(1, "edgereports-cache")
+            self._writes.append(self._writer.submit(write))
+
+    def _store(
+        self,
+        part: Part,
+        series: str,
+        got: pd.DataFrame | SeriesPart,
+        final: list[Chunk],
+        run: list[Chunk],
+    ) -> bool:
+        """Store the rows of the ``final`` chunks of ``run`` (``got``: the rows of ``run``);
+        False when the cache cannot be written."""
         if self.cache.enabled:
-            kept = _within(frame, final)
-            times = _times(kept)
-            rows = {
-                int(c[0].timestamp()): int(((times >= c[0]) & (times < c[1])).sum()) for c in final
-            }
+            frame = as_frame(got)
             attrs = {str(k): v for k, v in frame.attrs.items() if k != "request"}
+            kept = frame if final == run else within(frame, final)
+            counts = rows_per_chunk(kept, final)
+            rows = {
+                int(c[0].timestamp()): (int(c[1].timestamp()), n)
+                for c, n in zip(final, counts, strict=True)
+            }
             try:
                 self.cache.store.write(series, rows, kept, attrs, part.sent.to_request())
                 with self._lock:
@@ -280,67 +469,3 @@ class CachedPull:
             except (OSError, sqlite3.Error) as exc:
                 self.cache.disable(exc)
         return False
-
-
-def _runs(missing: list[Chunk]) -> list[list[Chunk]]:
-    """Contiguous runs of chunks (one request each)."""
-    runs: list[list[Chunk]] = []
-    for chunk in missing:
-        if runs and runs[-1][-1][1] == chunk[0]:
-            runs[-1].append(chunk)
-        else:
-            runs.append([chunk])
-    return runs
-
-
-def _times(frame: pd.DataFrame) -> pd.Series:
-    """The bucket starts of a timeseries or SIM count frame, in UTC."""
-    times: pd.Series = (
-        frame["time_stamp"] if "time_stamp" in frame.columns else frame["date"].dt.tz_localize(UTC)
-    )
-    return times
-
-
-def _naive(moment: datetime) -> np.datetime64:
-    """``moment`` as a UTC ``datetime64`` (what a UTC column's ``.values`` holds)."""
-    import numpy as np
-
-    return np.datetime64(moment.astimezone(UTC).replace(tzinfo=None), "us")
-
-
-def _within(frame: pd.DataFrame, spans: list[Chunk]) -> pd.DataFrame:
-    """The rows whose bucket starts in one of ``spans`` (contiguous runs are one test)."""
-    times = _times(frame)
-    runs = _runs(spans)
-    # the common case, one run holding every row, is a test of the ends alone
-    one = len(runs) == 1 and not frame.empty
-    if one:
-        stamps = times.dt.tz_convert(None).to_numpy()  # UTC; numpy's min/max cost a tenth
-        low, high = (_naive(runs[0][0][0]), _naive(runs[0][-1][1]))
-        if stamps.min() >= low and stamps.max() < high:
-            return frame
-    mask = None
-    for run in runs:
-        inside = (times >= run[0][0]) & (times < run[-1][1])
-        mask = inside if mask is None else mask | inside
-    if mask is None or bool(mask.all()):
-        return frame
-    out = frame[mask.to_numpy()].reset_index(drop=True)
-    out.attrs = dict(frame.attrs)
-    return out
-
-
-def _assemble(
-    pieces: list[pd.DataFrame], part: Part, span: tuple[datetime, datetime], attrs: dict[str, Any]
-) -> pd.DataFrame:
-    """The part's owned rows: its pieces in ``[start, end)``, sorted as one answer is."""
-    from ...normalize.stitching import canonical_order, concat_frames
-
-    request = part.sent.to_request()
-    frame = pieces[0] if len(pieces) == 1 else concat_frames(pieces)
-    frame = _within(frame, [(span[0].astimezone(UTC), span[1].astimezone(UTC))])
-    if len(pieces) > 1:
-        frame = canonical_order(frame, request)
-    frame.attrs.clear()
-    frame.attrs.update(attrs)
-    return frame

@@ -1,29 +1,45 @@
 """The cache on disk: normalized rows in Arrow IPC segment files and a SQLite index.
 
-Each fetched run of chunks is one segment file (``segments/<id>.arrow``, written to a
+Each fetched run of chunks is one segment file (``segments/<id>-<crc32>.arrow``, written to a
 temporary name and renamed, so no reader sees half a file); the index (``index.sqlite``, WAL
 mode, so two processes can share the directory) maps (series key, chunk) to its segment. A hit
-reads each segment once, whatever the number of chunks it holds. A segment that cannot be read
-is a miss: its entries are dropped and the chunks fetched again. With ``max_bytes``, the oldest
-segments are evicted first once the total size is over the bound.
+reads each segment once, whatever the number of chunks it holds.
+
+Integrity: a segment's name carries the CRC-32 of its bytes, and its metadata the identity of
+what it holds (the series key, which covers the request with its fan-out value, and each
+chunk's bounds and rows). A segment that cannot be read, whose bytes fail the checksum, or
+whose identity is not what the index says is dropped with a warning: its chunks are misses,
+fetched again. An index that SQLite cannot read is set aside (renamed ``*.damaged-<time>``)
+and rebuilt from the segments that pass both checks.
+
+Access: the index keeps, per scope (service address, API version, account), salted
+fingerprints of the keys seen to work there (PBKDF2 of the key with a salt of this cache;
+never the key), with when they last did. Rows are served only to a key whose fingerprint is
+bound to the scope and was seen working in the last day.
+
+With ``max_bytes``, the oldest segments are evicted first once the total size is over the
+bound.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import random
 import sqlite3
 import threading
 import time
 import uuid
+import warnings
+import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ...errors import ConfigError
+from ...errors import ConfigError, EdgeReportsWarning
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,6 +53,13 @@ SEGMENTS = "segments"
 _BUSY_SECONDS = 30.0
 _ATTRS = b"edgereports.attrs"
 _REQUEST = b"edgereports.request"
+_IDENTITY = b"edgereports.identity"
+#: PBKDF2 rounds of a key's fingerprint (computed once per client and cache, about 2 ms): keys
+#: are long random strings, the salt keeps a fingerprint from matching across caches.
+_ROUNDS = 2_000
+#: How long a key seen to work reads the cache before it must work again (a revoked key is
+#: refused by its next answer at the latest a day after it was last seen working).
+KEY_PROOF_SECONDS = 24 * 3600.0
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS chunks (
     series TEXT NOT NULL, chunk INTEGER NOT NULL, segment TEXT NOT NULL, rows INTEGER NOT NULL,
@@ -44,7 +67,13 @@ CREATE TABLE IF NOT EXISTS chunks (
 CREATE TABLE IF NOT EXISTS segments (
     name TEXT PRIMARY KEY, bytes INTEGER NOT NULL, created REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS chunks_segment ON chunks (segment);
+CREATE TABLE IF NOT EXISTS keys (
+    scope TEXT NOT NULL, fingerprint TEXT NOT NULL, seen REAL NOT NULL,
+    PRIMARY KEY (scope, fingerprint));
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+#: Chunk bounds and rows: chunk start (epoch seconds) -> (chunk end, rows).
+Chunks = Mapping[int, tuple[int, int]]
 
 
 def _while_busy(call: Callable[[], object]) -> None:
@@ -80,6 +109,18 @@ def check_directory(path: str | os.PathLike[str]) -> Path:
     return root
 
 
+def _checksum(data: bytes | memoryview) -> str:
+    return f"{zlib.crc32(data):08x}"
+
+
+def _dropped(segment: str, why: str) -> None:
+    warnings.warn(
+        f"cache segment {segment} {why}; dropped, its chunks are fetched again",
+        EdgeReportsWarning,
+        stacklevel=4,
+    )
+
+
 class Store:
     """Segments and their index in one directory (thread- and process-safe)."""
 
@@ -88,8 +129,106 @@ class Store:
         self.max_bytes = max_bytes
         self._local = threading.local()
         (root / SEGMENTS).mkdir(exist_ok=True)
+        try:
+            self._create()
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                raise
+            self._set_aside(exc)
+
+    def recover(self, error: BaseException) -> None:
+        """Set a damaged index aside and rebuild it (a query found it damaged)."""
+        self._set_aside(error)
+
+    def _create(self) -> None:
         with self._db() as db:
             _while_busy(lambda: db.executescript(_SCHEMA))
+            db.execute("SELECT COUNT(*) FROM chunks").fetchone()
+
+    def _set_aside(self, error: BaseException) -> None:
+        """Rename a damaged index out of the way, and rebuild it from the sound segments."""
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                db.close()
+            self._local.db = None
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        aside = self.root / f"{INDEX}.damaged-{stamp}"
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                os.replace(self.root / f"{INDEX}{suffix}", f"{aside}{suffix}")
+        self._create()
+        rebuilt = self._rebuild()
+        warnings.warn(
+            f"the cache index {str(self.root / INDEX)!r} could not be read "
+            f"({type(error).__name__}: {error}); it was set aside as {aside.name} and rebuilt "
+            f"from {rebuilt} sound segment(s)",
+            EdgeReportsWarning,
+            stacklevel=4,
+        )
+
+    def _rebuild(self) -> int:
+        """Index the segments whose bytes and identity check out; returns how many."""
+        import pyarrow as pa
+
+        count = 0
+        for path in sorted((self.root / SEGMENTS).glob("*.arrow")):
+            name = path.stem
+            try:
+                data = path.read_bytes()
+                if _checksum(data) != name.rpartition("-")[2]:
+                    raise ValueError("checksum")
+                meta = pa.ipc.open_file(pa.BufferReader(data)).schema.metadata or {}
+                identity = orjson.loads(meta[_IDENTITY])
+                series = str(identity["series"])
+                rows = [(series, int(c), name, int(n)) for c, _, n in identity["chunks"]]
+            except (OSError, KeyError, TypeError, ValueError, pa.ArrowException):
+                self._unlink(name)
+                continue
+            with self._db() as db:
+                db.execute(
+                    "INSERT OR REPLACE INTO segments (name, bytes, created) VALUES (?, ?, ?)",
+                    (name, len(data), path.stat().st_mtime),
+                )
+                db.executemany(
+                    "INSERT OR REPLACE INTO chunks (series, chunk, segment, rows) "
+                    "VALUES (?, ?, ?, ?)",
+                    rows,
+                )
+            count += 1
+        return count
+
+    # -- access ---------------------------------------------------------------------------
+
+    def fingerprint(self, key: str) -> str:
+        """A salted fingerprint of ``key`` (PBKDF2-SHA256 with this cache's salt): what binds
+        entries to a key, never the key itself."""
+        with self._db() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO meta (name, value) VALUES ('salt', ?)",
+                (uuid.uuid4().hex,),
+            )
+            salt = db.execute("SELECT value FROM meta WHERE name = 'salt'").fetchone()[0]
+        digest = hashlib.pbkdf2_hmac("sha256", key.encode("utf-8"), salt.encode(), _ROUNDS)
+        return digest.hex()
+
+    def key_seen(self, scope: str, fingerprint: str, within: float = KEY_PROOF_SECONDS) -> bool:
+        """A key of this fingerprint has been seen to work in ``scope`` in the last ``within``
+        seconds (a key revoked since must prove itself again)."""
+        with self._db() as db:
+            found = db.execute(
+                "SELECT 1 FROM keys WHERE scope = ? AND fingerprint = ? AND seen > ?",
+                (scope, fingerprint, time.time() - within),
+            ).fetchone()
+        return found is not None
+
+    def see_key(self, scope: str, fingerprint: str) -> None:
+        """Record that a key of this fingerprint worked in ``scope``."""
+        with self._db() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO keys (scope, fingerprint, seen) VALUES (?, ?, ?)",
+                (scope, fingerprint, time.time()),
+            )
 
     @contextlib.contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
@@ -114,12 +253,14 @@ class Store:
             )
         return {c: found[c] for c in chunks if c in found}
 
-    def read(self, segment: str) -> tuple[pd.DataFrame, dict[str, Any], Any] | None:
+    def read(
+        self, segment: str, series: str, chunks: Sequence[int]
+    ) -> tuple[pd.DataFrame, dict[str, Any], Any] | None:
         """A segment's rows, the attrs of the answer they came from and the request they
         answer; None when it is missing or damaged (its entries are then dropped: a miss)."""
         import pyarrow as pa
 
-        found = self.read_table(segment)
+        found = self.read_table(segment, series, chunks)
         if found is None:
             return None
         try:
@@ -129,18 +270,40 @@ class Store:
             return None
         return frame, found[1], found[2]
 
-    def read_table(self, segment: str) -> tuple[pa.Table, dict[str, Any], Any] | None:
-        """A segment as Arrow: table, attrs and the request it answers; None if damaged."""
+    def read_table(
+        self, segment: str, series: str, chunks: Sequence[int]
+    ) -> tuple[pa.Table, dict[str, Any], Any] | None:
+        """A segment as Arrow: table, attrs and the request it answers.
+
+        None (the segment dropped with a warning, its chunks misses) when it is missing or
+        unreadable, its bytes fail the checksum its name carries, or its identity is not
+        ``series`` holding ``chunks``.
+        """
         import pyarrow as pa
 
         path = self.root / SEGMENTS / f"{segment}.arrow"
         try:
-            with pa.memory_map(str(path)) as source:
-                table = pa.ipc.open_file(source).read_all()
-            meta = table.schema.metadata or {}
-            attrs = orjson.loads(meta[_ATTRS])
-            request = orjson.loads(meta[_REQUEST])
-        except (OSError, KeyError, ValueError, pa.ArrowException, orjson.JSONDecodeError):
+            data = path.read_bytes()
+        except OSError:
+            self.forget(segment)
+            return None
+        why = None
+        if _checksum(data) != segment.rpartition("-")[2]:
+            why = "fails its checksum (damaged or replaced)"
+        else:
+            try:
+                table = pa.ipc.open_file(pa.BufferReader(data)).read_all()
+                meta = table.schema.metadata or {}
+                attrs = orjson.loads(meta[_ATTRS])
+                request = orjson.loads(meta[_REQUEST])
+                identity = orjson.loads(meta[_IDENTITY])
+                held = {int(c) for c, _, _ in identity["chunks"]}
+                if identity["series"] != series or not held.issuperset(chunks):
+                    why = "holds another series or other chunks than the index says"
+            except (KeyError, TypeError, ValueError, pa.ArrowException):
+                why = "cannot be read"
+        if why is not None:
+            _dropped(segment, why)
             self.forget(segment)
             return None
         return table, attrs, request
@@ -150,24 +313,28 @@ class Store:
     def write(
         self,
         series: str,
-        chunks: Mapping[int, int],
+        chunks: Chunks,
         frame: pd.DataFrame,
         attrs: dict[str, Any],
         request: Any,
     ) -> None:
-        """Store ``frame`` (the rows of ``chunks``: chunk → rows, answering ``request``, which
-        holds no key) as one segment.
+        """Store ``frame`` (the rows of ``chunks``: chunk start → (end, rows), answering
+        ``request``, which holds no key) as one segment carrying its identity.
 
         Raises:
             OSError, sqlite3.Error: the directory cannot be written.
         """
         import pyarrow as pa
 
-        table = pa.Table.from_pandas(frame, preserve_index=False)
+        table = pa.Table.from_pandas(frame, preserve_index=False, nthreads=1)  # no thread pool
         meta = dict(table.schema.metadata or {})
         meta[_ATTRS] = orjson.dumps(attrs, default=str)
         meta[_REQUEST] = orjson.dumps(request)
-        self._write_table(series, chunks, table.replace_schema_metadata(meta))
+        meta[_IDENTITY] = orjson.dumps(
+            {"series": series, "chunks": [[c, e, n] for c, (e, n) in sorted(chunks.items())]}
+        )
+        rows = {c: n for c, (_, n) in chunks.items()}
+        self._write_table(series, rows, table.replace_schema_metadata(meta))
 
     def entries(self, series: str) -> list[tuple[int, str, int]]:
         """The stored chunks of ``series``: (chunk, segment, rows), in time order."""
@@ -179,18 +346,22 @@ class Store:
     def _write_table(self, series: str, chunks: Mapping[int, int], table: pa.Table) -> None:
         import pyarrow as pa
 
-        name = uuid.uuid4().hex
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_file(sink, table.schema) as out:
+            out.write_table(table)
+        data = sink.getvalue()
+        name = f"{uuid.uuid4().hex}-{_checksum(memoryview(data))}"
         final = self.root / SEGMENTS / f"{name}.arrow"
         temp = final.with_suffix(".tmp")
         try:
-            with pa.OSFile(str(temp), "wb") as sink, pa.ipc.new_file(sink, table.schema) as out:
-                out.write_table(table)
+            with open(temp, "wb") as file:
+                file.write(memoryview(data))
             os.replace(temp, final)
         except BaseException:
             with contextlib.suppress(OSError):
                 temp.unlink()
             raise
-        size = final.stat().st_size
+        size = data.size
         with self._db() as db:
             db.execute("BEGIN IMMEDIATE")
             try:
@@ -198,12 +369,13 @@ class Store:
                     "INSERT INTO segments (name, bytes, created) VALUES (?, ?, ?)",
                     (name, size, time.time()),
                 )
+                replaced = self._segments_of(db, series, list(chunks))
                 db.executemany(
                     "INSERT OR REPLACE INTO chunks (series, chunk, segment, rows) "
                     "VALUES (?, ?, ?, ?)",
                     [(series, chunk, name, rows) for chunk, rows in chunks.items()],
                 )
-                orphans = self._orphans(db)
+                orphans = self._orphans(db, replaced)
                 evicted = self._evict(db)
                 db.execute("COMMIT")
             except BaseException:
@@ -221,13 +393,29 @@ class Store:
             db.execute("COMMIT")
         self._unlink(segment)
 
-    def _orphans(self, db: sqlite3.Connection) -> list[str]:
-        """Segments no chunk points to any more (replaced by a refresh), dropped."""
-        names = [
-            row[0]
-            for row in db.execute(
-                "SELECT name FROM segments WHERE name NOT IN (SELECT DISTINCT segment FROM chunks)"
+    @staticmethod
+    def _segments_of(db: sqlite3.Connection, series: str, chunks: list[int]) -> set[str]:
+        """The segments that hold ``chunks`` of ``series`` now (a write may replace them)."""
+        found: set[str] = set()
+        for at in range(0, len(chunks), 500):
+            some = chunks[at : at + 500]
+            marks = ",".join("?" * len(some))
+            found.update(
+                row[0]
+                for row in db.execute(
+                    f"SELECT DISTINCT segment FROM chunks WHERE series = ? AND chunk IN ({marks})",
+                    (series, *some),
+                )
             )
+        return found
+
+    def _orphans(self, db: sqlite3.Connection, candidates: set[str]) -> list[str]:
+        """Those of ``candidates`` no chunk points to any more (replaced), dropped: only the
+        segments a write replaced are looked at, so a write costs the same in a full cache."""
+        names = [
+            n
+            for n in sorted(candidates)
+            if db.execute("SELECT 1 FROM chunks WHERE segment = ? LIMIT 1", (n,)).fetchone() is None
         ]
         db.executemany("DELETE FROM segments WHERE name = ?", [(n,) for n in names])
         return names
@@ -277,14 +465,22 @@ class Store:
         }
 
     def clear(self) -> int:
-        """Remove every entry and segment; returns the number of segments removed."""
-        with self._db() as db:
-            db.execute("BEGIN IMMEDIATE")
-            names = [row[0] for row in db.execute("SELECT name FROM segments")]
-            db.execute("DELETE FROM chunks")
-            db.execute("DELETE FROM segments")
-            db.execute("COMMIT")
+        """Remove every entry and segment; returns the number of segment files removed.
+
+        Works whatever state the index is in: one SQLite cannot read is set aside first.
+        """
+        try:
+            with self._db() as db:
+                db.execute("BEGIN IMMEDIATE")
+                db.execute("DELETE FROM chunks")
+                db.execute("DELETE FROM segments")
+                db.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            self._set_aside(exc)
+            return self.clear()
+        removed = 0
         for path in (self.root / SEGMENTS).iterdir():
             with contextlib.suppress(OSError):
                 path.unlink()
-        return len(names)
+                removed += path.suffix == ".arrow"
+        return removed

@@ -1,0 +1,134 @@
+"""What the cache trusts: a key seen to work, and a present it can believe.
+
+Access: cached rows are served only to a key seen to work for the account at the address. The
+binding is a salted fingerprint of the key (see :meth:`.store.Store.fingerprint`), never the
+key; a key not bound yet, or not seen working for a day (it may have been revoked since),
+reads nothing until the service has answered it with a 2xx.
+
+Finality: a chunk may be stored as final only under a present the cache can trust (see
+:func:`final_chunks`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import sqlite3
+import threading
+from datetime import datetime, timedelta
+
+import orjson
+
+from ..plan import Part
+from .grid import Chunk, is_final
+from .store import Store
+
+__all__ = ["CLOCK_SKEW", "KeyBinding", "final_chunks"]
+
+#: How far the service's stated present may run ahead of the local clock and still be
+#: trusted for finality.
+CLOCK_SKEW = timedelta(minutes=5)
+
+
+def final_chunks(
+    run: list[Chunk],
+    newest: datetime | None,
+    bucket: timedelta,
+    *,
+    stated: datetime | None,
+    local: datetime,
+    horizon: timedelta,
+    skew: timedelta = CLOCK_SKEW,
+) -> list[Chunk]:
+    """The chunks of ``run`` that may be stored as final.
+
+    Final needs a present the cache can trust: the service stated one (``stated``: a
+    parseable ``Date`` on its latest answer), plausible (not ahead of the ``local`` clock by
+    more than ``skew``, nor behind ``newest``, the start of the newest bucket the answer
+    holds), and consistent with the answer (a chunk the answer leaves short of its end while
+    that present lies past its end is not final: the rows the service did not have yet are
+    still to come). Then a chunk is final when it ends at least ``horizon`` before it.
+
+    Args:
+        run: the contiguous chunks just fetched.
+        newest: the start of the answer's newest bucket (None: the answer holds no row).
+        bucket: the bucket length.
+        stated: the present the service stated, or None.
+        local: the local clock.
+        horizon: how long the service may still revise its data.
+        skew: how far ``stated`` may run ahead of ``local``.
+
+    Example:
+        >>> from datetime import UTC
+        >>> day = (datetime(2024, 1, 1, tzinfo=UTC), datetime(2024, 1, 2, tzinfo=UTC))
+        >>> now = datetime(2024, 1, 5, tzinfo=UTC)
+        >>> hour = timedelta(hours=1)
+        >>> last = datetime(2024, 1, 1, 23, tzinfo=UTC)
+        >>> ok = dict(local=now, horizon=3 * hour)
+        >>> final_chunks([day], last, hour, stated=now, **ok) == [day]
+        True
+        >>> final_chunks([day], last - 5 * hour, hour, stated=now, **ok)  # short of its end
+        []
+        >>> final_chunks([day], last, hour, stated=None, **ok)  # no Date
+        []
+    """
+    if stated is None or stated > local + skew:
+        return []
+    answered = run[0][0]  # the end of the last bucket the answer holds
+    if newest is not None:
+        if newest > stated:
+            return []  # the present is behind the data served: not a present to trust
+        answered = newest + bucket
+    return [c for c in run if is_final(c, stated, horizon) and c[1] <= answered]
+
+
+class KeyBinding:
+    """The scopes a pull's key is bound to in one cache (thread-safe).
+
+    Args:
+        store: the cache's store.
+        fingerprint: the key's salted fingerprint in that store.
+        service: the service address.
+        api_version: the API version.
+    """
+
+    def __init__(self, store: Store, fingerprint: str, service: str, api_version: str) -> None:
+        self.store = store
+        self.fingerprint = fingerprint
+        self.service = service
+        self.api_version = api_version
+        #: held by the one part that fetches to prove a key not bound yet
+        self.proving = threading.Lock()
+        self._seen: set[str] = set()
+        self._bound_now: set[str] = set()  # bound by an answer of this pull
+        self._lock = threading.Lock()
+
+    def scope(self, part: Part) -> str:
+        """What a key is bound to: the service address, API version and account."""
+        account = part.sent.to_request().get("account_id")
+        text = orjson.dumps([self.service, self.api_version, account])
+        return hashlib.sha256(text).hexdigest()
+
+    def bound(self, scope: str) -> bool:
+        """The key has been seen to work in ``scope`` (by this cache, ever)."""
+        if scope in self._seen:
+            return True
+        try:
+            seen = self.store.key_seen(scope, self.fingerprint)
+        except sqlite3.Error:
+            return False
+        if seen:
+            with self._lock:
+                self._seen.add(scope)
+        return seen
+
+    def bind(self, scope: str) -> None:
+        """The service answered the key in ``scope`` with a 2xx: bind it (once per pull)."""
+        if scope in self._bound_now:
+            return
+        with self._lock:
+            self._bound_now.add(scope)
+        with contextlib.suppress(sqlite3.Error, OSError):
+            self.store.see_key(scope, self.fingerprint)
+        with self._lock:
+            self._seen.add(scope)
