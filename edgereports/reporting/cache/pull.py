@@ -25,7 +25,15 @@ from ..plan import Part, Window, bucket_of
 from .cache import Cache
 from .grid import Chunk, chunk_of, chunks, horizon_for
 from .keys import series_key, uncacheable
-from .rows import as_frame, assemble, contiguous_runs, newest, rows_per_chunk, within
+from .rows import (
+    as_frame,
+    assemble,
+    contiguous_runs,
+    newest,
+    rows_per_chunk,
+    stamps_of,
+    within,
+)
 from .trust import CLOCK_SKEW, KeyBinding, final_chunks
 
 if TYPE_CHECKING:
@@ -451,21 +459,39 @@ class CachedPull:
         run: list[Chunk],
     ) -> bool:
         """Store the rows of the ``final`` chunks of ``run`` (``got``: the rows of ``run``);
-        False when the cache cannot be written."""
-        if self.cache.enabled:
+        False when the cache cannot be written.
+
+        A small answer's points (a ``SeriesPart``) are written as the Arrow table of their
+        frame, built from their arrays: no frame is built for the cache."""
+        from ...normalize.parts import SeriesPart
+
+        if not self.cache.enabled:
+            return False
+        kept: pd.DataFrame | SeriesPart
+        if isinstance(got, SeriesPart) and len(contiguous_runs(final)) == 1:
+            kept = (
+                got
+                if final == run
+                else got.owned(final[0][0], final[-1][1], first=False, last=False)
+            )
+            rows: pd.DataFrame | pa.Table = kept.table()
+            attrs = kept.frame_attrs()
+        else:
             frame = as_frame(got)
-            attrs = {str(k): v for k, v in frame.attrs.items() if k != "request"}
             kept = frame if final == run else within(frame, final)
-            counts = rows_per_chunk(kept, final)
-            rows = {
-                int(c[0].timestamp()): (int(c[1].timestamp()), n)
-                for c, n in zip(final, counts, strict=True)
-            }
-            try:
-                self.cache.store.write(series, rows, kept, attrs, part.sent.to_request())
-                with self._lock:
-                    self._written[series] = bucket_of(part.sent) or timedelta(0)
-                return True
-            except (OSError, sqlite3.Error) as exc:
-                self.cache.disable(exc)
+            rows = kept
+            attrs = {str(k): v for k, v in frame.attrs.items() if k != "request"}
+        starts = [int(c[0].timestamp()) for c in final]
+        counts = rows_per_chunk(stamps_of(kept), starts)
+        chunks = {
+            start: (int(c[1].timestamp()), n)
+            for start, c, n in zip(starts, final, counts, strict=True)
+        }
+        try:
+            self.cache.store.write(series, chunks, rows, attrs, part.sent.to_request())
+            with self._lock:
+                self._written[series] = bucket_of(part.sent) or timedelta(0)
+            return True
+        except (OSError, sqlite3.Error) as exc:
+            self.cache.disable(exc)
         return False

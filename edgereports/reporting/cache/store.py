@@ -314,19 +314,24 @@ class Store:
         self,
         series: str,
         chunks: Chunks,
-        frame: pd.DataFrame,
+        frame: pd.DataFrame | pa.Table,
         attrs: dict[str, Any],
         request: Any,
     ) -> None:
         """Store ``frame`` (the rows of ``chunks``: chunk start → (end, rows), answering
-        ``request``, which holds no key) as one segment carrying its identity.
+        ``request``, which holds no key; a frame or its Arrow table) as one segment carrying
+        its identity.
 
         Raises:
             OSError, sqlite3.Error: the directory cannot be written.
         """
         import pyarrow as pa
 
-        table = pa.Table.from_pandas(frame, preserve_index=False, nthreads=1)  # no thread pool
+        table = (
+            frame
+            if isinstance(frame, pa.Table)
+            else pa.Table.from_pandas(frame, preserve_index=False, nthreads=1)  # no thread pool
+        )
         meta = dict(table.schema.metadata or {})
         meta[_ATTRS] = orjson.dumps(attrs, default=str)
         meta[_REQUEST] = orjson.dumps(request)
