@@ -126,7 +126,7 @@ class CachedPull:
         self._writes: list[Future[None]] = []
         self._known: dict[int, _Facts] = {}  # by id() of the part (parts live through the pull)
         #: the chunks a part of this pull fetches (or fetched), by series: one fetch each
-        self._fetching: dict[tuple[str, Chunk], Claim] = {}
+        self._fetching: dict[str, dict[Chunk, Claim]] = {}
 
     def final(
         self, run: list[Chunk], frame: pd.DataFrame | SeriesPart, bucket: timedelta
@@ -377,18 +377,21 @@ class CachedPull:
         mine: list[Chunk] = []
         theirs: dict[Claim, list[Chunk]] = {}
         with self._lock:
-            for chunk in missing:
-                claim = self._fetching.get((series, chunk))
-                if claim is None:
-                    mine.append(chunk)
-                else:
-                    theirs.setdefault(claim, []).append(chunk)
+            fetching = self._fetching.setdefault(series, {})
+            if fetching.keys().isdisjoint(missing):  # the usual case: none claimed yet
+                mine = missing
+            else:
+                for chunk in missing:
+                    claim = fetching.get(chunk)
+                    if claim is None:
+                        mine.append(chunk)
+                    else:
+                        theirs.setdefault(claim, []).append(chunk)
             runs: list[tuple[list[Chunk], Claim]] = [
                 (run, Future()) for run in contiguous_runs(mine)
             ]
             for run, claim in runs:
-                for chunk in run:
-                    self._fetching[(series, chunk)] = claim
+                fetching.update(dict.fromkeys(run, claim))
         return runs, theirs
 
     def _lookup(self, series: str, keys: list[int]) -> dict[int, str]:
@@ -468,7 +471,7 @@ class CachedPull:
         if not self.cache.enabled:
             return False
         kept: pd.DataFrame | SeriesPart
-        if isinstance(got, SeriesPart) and len(contiguous_runs(final)) == 1:
+        if isinstance(got, SeriesPart) and (final == run or len(contiguous_runs(final)) == 1):
             kept = (
                 got
                 if final == run
