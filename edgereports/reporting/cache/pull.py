@@ -15,6 +15,7 @@ import dataclasses
 import functools
 import sqlite3
 import threading
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -121,10 +122,14 @@ class CachedPull:
         self.stats = [CacheStats(refresh=refresh) for _ in range(reports)]
         self._lock = threading.Lock()
         self._written: dict[str, timedelta] = {}
+        self._segments: Counter[str] = Counter()  # segments this pull wrote, by series
         self.keys = KeyBinding(cache.store, fingerprint, service, api_version)
         self._writer: ThreadPoolExecutor | None = None
         self._writes: list[Future[None]] = []
         self._known: dict[int, _Facts] = {}  # by id() of the part (parts live through the pull)
+        #: series the index held nothing of when the pull began (a key not bound yet reads
+        #: nothing, so its parts fetch without asking the index again)
+        self._empty: set[str] = set()
         #: the chunks a part of this pull fetches (or fetched), by series: one fetch each
         self._fetching: dict[str, dict[Chunk, Claim]] = {}
 
@@ -161,6 +166,8 @@ class CachedPull:
         for series, bucket in self._written.items():
             if not self.cache.enabled:
                 return
+            if series in self._empty and self._segments[series] == 1:
+                continue  # one segment: nothing to merge (another process's writes wait)
             try:
                 self._compact(series, bucket)
             except (OSError, sqlite3.Error) as exc:
@@ -212,6 +219,7 @@ class CachedPull:
         """
         import pyarrow as pa
 
+        self._note_empty(parts)
         found: list[tuple[int, Part, pa.Table, dict[str, Any], int]] = []
         for i, part in enumerate(parts):
             whole = self._whole(part)
@@ -229,6 +237,21 @@ class CachedPull:
             self._count(part.report, hits=chunks_held)
             out[i] = frame
         return out
+
+    def _note_empty(self, parts: Sequence[Part]) -> None:
+        """Note the series of ``parts`` the index holds nothing of (one query, on the
+        caller's thread): their parts need not ask it again before fetching."""
+        if self.refresh or not self.cache.enabled:
+            return
+        series = {f.series for f in map(self._facts, parts) if f.reason is None and f.grid}
+        if not series:
+            return
+        try:
+            held = self.cache.store.held(series)
+        except sqlite3.Error:
+            return  # each part asks for itself
+        with self._lock:
+            self._empty.update(series - held)
 
     def _facts(self, part: Part) -> _Facts:
         """The facts of ``part``, computed on first use."""
@@ -308,7 +331,7 @@ class CachedPull:
         # whole (a wrong key gets its AuthError) by one thread at a time, the others waiting
         # to read the cache once the key has worked; a part the cache holds nothing of waits
         # for nobody
-        if not self._lookup(facts.series, facts.names):
+        if facts.series in self._empty or not self._lookup(facts.series, facts.names):
             return self._part(part, fetch, scope)
         with self.keys.proving:
             return self._part(part, fetch, scope)
@@ -494,6 +517,7 @@ class CachedPull:
             self.cache.store.write(series, chunks, rows, attrs, part.sent.to_request())
             with self._lock:
                 self._written[series] = bucket_of(part.sent) or timedelta(0)
+                self._segments[series] += 1
             return True
         except (OSError, sqlite3.Error) as exc:
             self.cache.disable(exc)

@@ -33,7 +33,7 @@ import time
 import uuid
 import warnings
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -252,6 +252,22 @@ class Store:
                 db.execute("SELECT chunk, segment FROM chunks WHERE series = ?", (series,))
             )
         return {c: found[c] for c in chunks if c in found}
+
+    def held(self, series: Collection[str]) -> set[str]:
+        """Those of ``series`` the index holds a chunk of."""
+        names = list(series)
+        found: set[str] = set()
+        with self._db() as db:
+            for at in range(0, len(names), 500):
+                some = names[at : at + 500]
+                marks = ",".join("?" * len(some))
+                found.update(
+                    row[0]
+                    for row in db.execute(
+                        f"SELECT DISTINCT series FROM chunks WHERE series IN ({marks})", some
+                    )
+                )
+        return found
 
     def read(
         self, segment: str, series: str, chunks: Sequence[int]
