@@ -33,10 +33,18 @@ flight and the one being written). Printed: rows, seconds, rows/s and the ratio 
 baseline, the share of the export's wall time spent writing Parquet vs fetching, and the peak
 RSS against that bound. Nothing here is a test or an assertion.
 
+Fleet figures (printed first, and alone with ``--fleet``): the dry-run plan of 10,000
+subscribers x 2 years of HOUR data (windows, requests, rows; sharded by subscriber against
+unsharded), and with ``--fleet`` 60 one-day Delta units run one after another into one table
+on an S3-compatible server (moto on loopback, its requests counted by kind): the
+wall time and store requests per unit, units 51-60 against 1-10 (a unit's cost must not grow
+with the table's age).
+
 Usage::
 
     python benchmarks/bench_export.py                 # 100 subscribers, 365 DAY + 90 HOUR days
     python benchmarks/bench_export.py --quick         # 20 subscribers, 60 + 14 days
+    python benchmarks/bench_export.py --fleet         # the fleet figures only
 """
 
 from __future__ import annotations
@@ -321,6 +329,167 @@ def units(subscribers: int, days: int = 28) -> dict[str, tuple[float, float, flo
     return out
 
 
+def _moto(port: int) -> subprocess.Popen[bytes]:
+    """The request-counting S3 server (``s3_counting.py``) on ``port``, with one bucket."""
+    import socket
+    import urllib.request
+
+    server = subprocess.Popen(
+        [sys.executable, str(Path(__file__).with_name("s3_counting.py")), str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline or server.poll() is not None:
+                server.kill()
+                raise SystemExit("the counting S3 server did not start") from None
+            time.sleep(0.1)
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/bench", method="PUT")
+    urllib.request.urlopen(request, timeout=10).read()
+    return server
+
+
+def s3_units(count: int, subscribers: int = 3) -> list[tuple[float, dict[str, int]]]:
+    """``count`` one-day units of a DAY report, one after another, into one Delta table on an
+    S3-compatible server on loopback; per unit its wall time and the store's requests by kind.
+    """
+    import socket
+    import urllib.request
+
+    from edgereports.export import load_job, run_unit
+    from edgereports.reporting import ReportingClient
+    from edgereports.sandbox import serve
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    server = _moto(port)
+    settings = {
+        "AWS_ENDPOINT_URL": url,
+        "AWS_ACCESS_KEY_ID": "bench",
+        "AWS_SECRET_ACCESS_KEY": "bench-not-a-secret",
+        "AWS_REGION": "us-east-1",
+        "AWS_ALLOW_HTTP": "true",
+    }
+    saved = {k: os.environ.get(k) for k in settings}
+    os.environ.update(settings)
+
+    def counts() -> dict[str, int]:
+        with urllib.request.urlopen(f"{url}/_counts", timeout=10) as answer:
+            got: dict[str, int] = json.loads(answer.read())
+        return got
+
+    first = NOW.replace(hour=0) - timedelta(days=count)
+    out: list[tuple[float, dict[str, int]]] = []
+    try:
+        with serve(seed=0, clock=NOW) as sb, tempfile.TemporaryDirectory() as tmp:
+            msisdns = [s.msisdn for s in sb.network.sims_of(sb.account_id)][:subscribers]
+            listed = ", ".join(f'"{m}"' for m in msisdns)
+            path = Path(tmp) / "units.toml"
+            path.write_text(
+                f'output = "s3://bench/units"\nformat = "delta"\n[defaults]\n'
+                f'account_id = "{sb.account_id}"\n[[reports]]\nname = "usage"\n'
+                f'preset = "time_usage_subscriber"\nparams = {{ msisdn = [{listed}] }}\n'
+                f"start = {first.date().isoformat()}\n",
+                encoding="utf-8",
+            )
+            job = load_job(path)
+            with ReportingClient(sb.api_key, sb.reporting_url, progress=False) as client:
+                for i in range(count):
+                    before = counts()
+                    started = time.perf_counter()
+                    day = (first + timedelta(days=i)).date()
+                    summary = run_unit(job, "usage", day, client=client, now=NOW)
+                    seconds = time.perf_counter() - started
+                    after = counts()
+                    if not summary.ok:
+                        raise SystemExit(f"unit {day} failed: {summary}")
+                    out.append((seconds, {k: after[k] - before.get(k, 0) for k in after}))
+    finally:
+        server.terminate()
+        server.wait(10)
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    return out
+
+
+def print_s3_units(runs: list[tuple[float, dict[str, int]]]) -> None:
+    """Print unit time and store requests, the first ten units against the last ten."""
+    n = len(runs)
+    head, tail = runs[:10], runs[-10:]
+
+    def mean_seconds(part: list[tuple[float, dict[str, int]]]) -> float:
+        return sum(s for s, _ in part) / len(part)
+
+    def mean_requests(part: list[tuple[float, dict[str, int]]], kind: str | None = None) -> float:
+        return sum(sum(v for k, v in c.items() if kind in (None, k)) for _, c in part) / len(part)
+
+    print(
+        f"{n} one-day Delta units one after another on an S3-compatible server (moto, "
+        f"loopback), per unit, units 1-10 vs {n - 9}-{n}:"
+    )
+    t0, t1 = mean_seconds(head), mean_seconds(tail)
+    r0, r1 = mean_requests(head), mean_requests(tail)
+    g0, g1 = mean_requests(head, "GET log"), mean_requests(tail, "GET log")
+    print(f"  wall time      {t0:8.3f} s  {t1:8.3f} s  = {t1 / t0:.2f} x (target <= 1.3)")
+    print(f"  store requests {r0:8.1f}    {r1:8.1f}    = {r1 / r0:.2f} x (target <= 1.3)")
+    most = max(mean_requests([u]) for u in runs)
+    print(f"  of which log reads {g0:.1f} and {g1:.1f}; most in one unit {most:.0f}")
+
+
+def fleet_plan(subscribers: int = 10_000, years: int = 2) -> None:
+    """Print the dry-run plan of HOUR usage of ``subscribers`` over ``years`` (no request):
+    windows, requests and rows, sharded as the export plans it and unsharded."""
+    import dataclasses
+
+    from edgereports.export import load_job, run_export
+    from edgereports.export.estimate import estimate, format_duration
+    from edgereports.export.plan import plan_export
+
+    listed = ", ".join(f'"9190{n:08d}"' for n in range(subscribers))
+    start = NOW.replace(year=NOW.year - years, hour=0)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "fleet.toml"
+        path.write_text(
+            f'output = "{Path(tmp) / "out"}"\nrate_limit = "10/s"\n[[reports]]\n'
+            f'name = "bytes"\npreset = "byte_usage_subscriber"\n'
+            f'params = {{ msisdn = [{listed}] }}\ngranularity = "HOUR"\n'
+            f'account_id = "A1"\nstart = {start.date().isoformat()}\n',
+            encoding="utf-8",
+        )
+        job = load_job(path)
+        started = time.perf_counter()
+        summary = run_export(job, now=NOW.replace(hour=0), dry_run=True)
+        seconds = time.perf_counter() - started
+    plan = summary.reports[0].plan
+    report = job.reports[0]
+    plain = plan_export(dataclasses.replace(report, shard_size=0), None, now=NOW.replace(hour=0))
+    unsharded = estimate(report, plain.windows)
+    print(
+        f"fleet plan (--dry-run, no request): {subscribers:,} subscribers x {years} years of "
+        f"HOUR ({plan.begin.date()} → {plan.end.date()}), planned in {seconds:.2f} s:"
+    )
+    print(
+        f"  sharded ({report.shard_size} subscribers a shard, ranges of up to 366 days): "
+        f"{len(plan.windows):,} windows, {plan.requests:,} requests (target <= 25,000), at "
+        f"most {plan.rows:,} rows; at 10 requests/s {format_duration(plan.requests / 10)}"
+    )
+    print(
+        f"  unsharded ({report.window_days}-day windows of every subscriber): "
+        f"{len(plain.windows):,} windows, {unsharded.requests:,} requests "
+        f"= {unsharded.requests / plan.requests:.0f} x"
+    )
+
+
 def main() -> None:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
@@ -328,10 +497,21 @@ def main() -> None:
     parser.add_argument("--subscribers", type=int, default=100)
     parser.add_argument("--max-workers", type=int, default=4)
     parser.add_argument("--unit-days", type=int, default=28, help="UTC days per unit (HOUR)")
+    parser.add_argument(
+        "--fleet",
+        action="store_true",
+        help="only the fleet figures: the 10,000 x 2 years plan and 60 one-day Delta units "
+        "on an S3-compatible server (moto), units 51-60 vs 1-10",
+    )
+    parser.add_argument("--s3-units", type=int, default=60, help="units of --fleet")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     opts = parser.parse_args()
     if opts.child:
         print(json.dumps(child(json.loads(opts.child))))
+        return
+    fleet_plan()
+    if opts.fleet:
+        print_s3_units(s3_units(opts.s3_units))
         return
     from package_bytecode import compile_package
 

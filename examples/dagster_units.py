@@ -1,9 +1,15 @@
 """A Dagster partitioned asset: one partition = one UTC day = one unit of the export.
 
-Not run by the test suite (Dagster is not installed here); it only calls
-:func:`edgereports.export.run_unit`, which the suite tests. Each partition replaces exactly its
-day of the report's Delta table, so Dagster may run any number of partitions at once, on any
-number of machines, and re-run or backfill any of them.
+It only calls :func:`edgereports.export.run_unit`, which the suite tests (Dagster itself is
+not installed with edgereports). Each partition replaces exactly its day of the report's Delta
+table, so Dagster may run any number of partitions at once, on any number of machines, and
+re-run or backfill any of them. The partitions share the service's request budget through the
+pool ``edgereports-api``: limit it to the runs the key allows at once, e.g.
+``dagster instance concurrency set edgereports-api 4`` (on one machine, the job's
+``rate_limit`` is shared by its processes anyway).
+
+No ``from __future__ import annotations`` here: Dagster reads the ``context`` annotation at
+definition time and refuses a string.
 
 The job file (``JOB`` below) sets ``format = "delta"`` and an ``output`` such as
 ``s3://reports/edge``; the API key, the reporting URL and the object store's settings come from
@@ -12,8 +18,6 @@ the environment of the run (``EDGEREPORTS_API_KEY``, ``EDGEREPORTS_REPORTING_URL
 
 Run with ``dagster dev -f examples/dagster_units.py``.
 """
-
-from __future__ import annotations
 
 from datetime import date, timedelta
 
@@ -30,7 +34,10 @@ JOB = "/etc/edgereports/nightly.toml"
 REPORT = "usage_daily"
 
 
-@asset(partitions_def=DailyPartitionsDefinition(start_date="2024-01-01", timezone="UTC"))
+@asset(
+    partitions_def=DailyPartitionsDefinition(start_date="2024-01-01", timezone="UTC"),
+    pool="edgereports-api",
+)
 def usage_daily(context: AssetExecutionContext) -> None:
     """One UTC day of the ``usage_daily`` report in its Delta table."""
     day = date.fromisoformat(context.partition_key)

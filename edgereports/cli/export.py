@@ -31,7 +31,10 @@ duplicate rows. The API key comes from the environment (EDGEREPORTS_API_KEY or t
 named by api_key_env); the reporting URL from EDGEREPORTS_REPORTING_URL unless the job file
 sets it. With format = "delta" in the job file, each report is a Delta table (local or
 s3://...), and --only NAME --from D --until E runs one unit of work: it replaces exactly the
-UTC days [D, E), so orchestrators can run units on several machines at once.
+UTC days [D, E), so orchestrators can run units on several machines at once (with --shard K/N,
+only shard K of N of the report's subscribers, sites or IMSIs). --dry-run prints the windows,
+their requests and rows, and the time they take at the job's rate_limit; --maintain compacts
+the reports' files instead of fetching.
 """
 
 EPILOG = """\
@@ -44,6 +47,8 @@ examples:
   edgereports export nightly.toml --only usage_daily --full-refresh
   edgereports export nightly.toml --until 2024-06-30
   edgereports export nightly.toml --only usage_daily --from 2024-06-01 --until 2024-06-02
+  edgereports export nightly.toml --only bytes --from 2023-01-01 --until 2024-01-01 --shard 1/179
+  edgereports export nightly.toml --maintain
 """
 
 
@@ -77,12 +82,29 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "days, whatever the watermark (YYYY-MM-DD or ISO-8601 with offset)",
     )
     p.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="with --from: run shard K of N of each report's fan-out values (subscribers...); "
+        "the days count as written once all N shards are in (see --dry-run of the job)",
+    )
+    p.add_argument(
         "--only",
         metavar="NAME",
         action="append",
         help="run only this report (repeat for several)",
     )
-    p.add_argument("--dry-run", action="store_true", help="print the windows it would fetch")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the windows it would fetch, their requests and rows, and the time at the "
+        "job's rate_limit",
+    )
+    p.add_argument(
+        "--maintain",
+        action="store_true",
+        help="fetch nothing: compact each report's files (Delta: and checkpoint, and remove "
+        "files older than the job's retention); rows and readers are unaffected",
+    )
     p.add_argument(
         "--full-refresh",
         action="store_true",
@@ -107,10 +129,21 @@ def run(args: argparse.Namespace) -> int:
     # pyarrow is imported, so only this command's own process does it, and a value the user
     # set wins.
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
-    from ..export import run_export
+    from ..export import maintain, run_export
     from ..export.files import describe_os_error
 
     try:
+        if args.maintain:
+            if args.dry_run or args.full_refresh or args.start or args.until or args.shard:
+                print(
+                    "edgereports: error: --maintain fetches nothing; it takes no --dry-run, "
+                    "--full-refresh, --from, --until or --shard (only --only)",
+                    file=sys.stderr,
+                )
+                return EXIT_USAGE
+            for done in maintain(args.jobfile, only=args.only):
+                print(done)
+            return EXIT_OK
         summary = run_export(
             args.jobfile,
             until=args.until,
@@ -119,6 +152,7 @@ def run(args: argparse.Namespace) -> int:
             full_refresh=args.full_refresh,
             progress=args.progress,
             start=args.start,
+            shard=args.shard,
         )
     except ExportLocked as exc:
         say("edgereports: export locked: ", exc)

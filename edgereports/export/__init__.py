@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from .files import save_parquet
 from .job import Job, load_job
+from .maintain import Maintenance, maintain
 from .read import list_reports, read_export
 from .run import run_export
 from .summary import ExportSummary
@@ -23,9 +24,11 @@ from .units import Unit, run_unit, split_units
 __all__ = [
     "ExportSummary",
     "Job",
+    "Maintenance",
     "Unit",
     "list_reports",
     "load_job",
+    "maintain",
     "read_export",
     "run_export",
     "run_unit",

@@ -14,12 +14,20 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from ..errors import ConfigError
+from .fanout import Values, split_definition
 from .job import Job
 from .reports import ReportJob
 from .state import STATE_FILE, WAY_OUT, ReportState, load_state
 from .writer import partitions
 
-__all__ = ["check_until", "damaged_days", "report_state"]
+__all__ = ["check_until", "damaged_days", "held_values", "report_state", "retired_values"]
+
+#: The key of the state that lists the fan-out values held whole from the report's start.
+HELD_KEY = "fanout_values"
+#: The key of the state that lists the values whose rows are kept but no longer fetched.
+RETIRED_KEY = "retired_values"
+#: The key of the state that lists, per range of shard units, the shards written.
+SHARDS_KEY = "shard_units"
 
 #: How far a watermark may lie past "now" (the service's clock may run ahead of ours).
 CLOCK_SLACK = timedelta(days=1)
@@ -50,9 +58,12 @@ def report_state(
     With ``full_refresh`` the state is not used (the run replaces it), so a damaged one is
     set aside instead of refused.
 
+    The fan-out values (subscribers, sites...) may change: they are rows, not identity.
+
     Raises:
         ConfigError: the state is damaged, its watermark lies in the future, or the report's
-            request or shape changed since the data was written.
+            request (other than its fan-out values) or shape changed since the data was
+            written.
     """
     try:
         state = load_state(report_dir)
@@ -76,7 +87,7 @@ def report_state(
         )
     if state.definition is not None:
         now_definition = json.loads(json.dumps(report.definition()))
-        if now_definition != state.definition:
+        if split_definition(now_definition)[0] != split_definition(state.definition)[0]:
             raise ConfigError(
                 f"{job.source or job.name}: report {report.name!r} asks for other data than "
                 f"the data already exported under {report_dir} (its request changed: metrics, "
@@ -101,3 +112,25 @@ def damaged_days(report_dir: Path) -> list[date]:
         except (OSError, pa.ArrowException):
             damaged.append(day)
     return damaged
+
+
+def held_values(state: ReportState) -> Values | None:
+    """The fan-out values the saved data holds whole from the report's start (``None``:
+    nothing saved yet)."""
+    held = state.extra.get(HELD_KEY)
+    if isinstance(held, dict):
+        return {str(d): tuple(str(v) for v in vals) for d, vals in held.items()}
+    if state.definition is None:
+        return None
+    return split_definition(state.definition)[1]
+
+
+def retired_values(state: ReportState) -> Values:
+    """The fan-out values whose rows the saved data keeps, though no run fetches them."""
+    return _values(state.extra.get(RETIRED_KEY))
+
+
+def _values(raw: object) -> Values:
+    if not isinstance(raw, dict):
+        return {}
+    return {str(d): tuple(str(v) for v in vals) for d, vals in raw.items()}

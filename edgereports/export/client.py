@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from datetime import timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ..errors import ConfigError
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from ..query import Report
     from ..reporting import ReportingClient
 
-__all__ = ["Fetcher", "make_client", "window_weight"]
+__all__ = ["Fetcher", "budget_file", "make_client", "window_weight"]
 
 
 class Fetcher(Protocol):
@@ -32,6 +33,10 @@ class Fetcher(Protocol):
 
 def make_client(job: Job) -> ReportingClient:
     """Build the reporting client of a job from its connection and the environment.
+
+    With a ``rate_limit`` (the job's, else ``EDGEREPORTS_RATE_LIMIT``) the client paces its
+    requests with a budget kept in :func:`budget_file`: the
+    processes of one job on one host (units run side by side) share the budget.
 
     Raises:
         ConfigError: no API key or no reporting URL is configured.
@@ -55,14 +60,28 @@ def make_client(job: Job) -> ReportingClient:
             "[connection] reporting_url"
         )
     timeout = conn.timeout if conn.timeout is not None else settings.timeout
-    return ReportingClient(
+    client = ReportingClient(
         api_key=key,
         reporting_url=url,
         max_workers=job.max_workers,
         progress=False,
         timeout=(min(5.0, timeout), timeout),
-        rate_limit=settings.rate_limit,
     )
+    rate = job.rate_limit if job.rate_limit is not None else settings.rate_limit
+    if rate is not None:  # one budget for every process of the job on this host
+        client.share_budget(budget_file(job, url), rate)
+    return client
+
+
+def budget_file(job: Job, reporting_url: str) -> Path:
+    """The file the processes of ``job`` on this host share their request budget through
+    (in the temporary directory; named by a digest of the job file and the service's URL)."""
+    import hashlib
+    import tempfile
+
+    where = str(job.source.resolve()) if job.source is not None else job.name
+    digest = hashlib.sha256(f"{where}\n{reporting_url}".encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"edgereports-budget-{digest}"
 
 
 def window_weight(report: ReportJob, workers: int) -> int:

@@ -33,6 +33,7 @@ from .._version import __version__
 from ..errors import ConfigError, redact
 from ..query.timegrid import BUCKETS
 from .bounds import bounds_filter, bucket_start
+from .fanout import Values, split_definition
 from .reports import ReportJob
 
 if TYPE_CHECKING:
@@ -42,11 +43,17 @@ __all__ = [
     "DELTA_LOG",
     "INSTALL_HINT",
     "DeltaWrite",
+    "check_definition",
     "create_table",
+    "held_values",
     "is_delta",
+    "open_table",
     "read_delta",
+    "record_values",
     "remove_outside",
     "require_deltalake",
+    "retired_values",
+    "shard_marks",
     "table_watermark",
     "write_days",
 ]
@@ -56,6 +63,9 @@ INSTALL_HINT = "pip install 'edgereports[delta]'"
 DELTA_LOG = "_delta_log"
 #: Attempts of a commit that lost a race with another writer.
 COMMIT_ATTEMPTS = 8
+#: Commits between checkpoints of the tables the export creates: opening a table (each run
+#: does a few times) replays at most this many commits after the last checkpoint.
+CHECKPOINT_INTERVAL = 10
 _DAY = BUCKETS["DAY"]  # the export's unit: a UTC day
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -114,19 +124,32 @@ def is_delta(location: str, storage_options: Mapping[str, str] | None = None) ->
     return bool(deltalake.DeltaTable.is_deltatable(location, _options(storage_options)))
 
 
-def create_table(
-    location: str, report: ReportJob, storage_options: Mapping[str, str] | None = None
-) -> None:
-    """Create the report's empty table unless it exists (call before units race to write it).
+def open_table(
+    location: str,
+    report: ReportJob,
+    storage_options: Mapping[str, str] | None = None,
+    *,
+    create: bool = True,
+) -> Any | None:
+    """Open the report's table, creating it empty first when missing (and ``create``).
 
-    Several processes creating the same table at once: one wins, the others find it made.
+    A run opens each table once and reads its state (definition, values, watermark) from that
+    one snapshot. Several processes creating the same table at once: one wins, the others
+    find it made. Tables are created with a checkpoint, and one every
+    :data:`CHECKPOINT_INTERVAL` commits after it, so opening one replays at most that many
+    commits whatever its age.
+
+    Returns:
+        The table (a ``deltalake.DeltaTable``), or ``None`` when it is missing and not created.
 
     Raises:
-        ConfigError: a table is there, written by another report definition.
+        ConfigError: a table is there, written by another report (its identity differs).
     """
     deltalake = require_deltalake()
     options = _options(storage_options)
     if not deltalake.DeltaTable.is_deltatable(location, options):
+        if not create:
+            return None
         empty = _arrow_schema(report, _dimensions(report)).empty_table()
         # several processes creating it at once: one wins, the others find it made
         with contextlib.suppress(deltalake.exceptions.CommitFailedError):
@@ -137,23 +160,40 @@ def create_table(
                 mode="ignore",
                 name=report.name,
                 description=json.dumps(_description(report), sort_keys=True),
+                configuration={"delta.checkpointInterval": str(CHECKPOINT_INTERVAL)},
                 storage_options=options,
             )
-    check_definition(location, report, storage_options)
+        table = deltalake.DeltaTable(location, storage_options=options)
+        if table.version() == 0:  # a checkpoint from the start: every read costs the same
+            table.create_checkpoint()
+    else:
+        table = deltalake.DeltaTable(location, storage_options=options)
+    check_definition(table, report, location)
+    return table
 
 
-def check_definition(
+def create_table(
     location: str, report: ReportJob, storage_options: Mapping[str, str] | None = None
 ) -> None:
-    """Refuse to write a table created by another definition of the report.
+    """Create the report's empty table unless it exists (call before units race to write it).
 
     Raises:
-        ConfigError: the table's recorded definition differs from the report's.
+        ConfigError: a table is there, written by another report definition.
     """
-    deltalake = require_deltalake()
-    table = deltalake.DeltaTable(location, storage_options=_options(storage_options))
+    open_table(location, report, storage_options)
+
+
+def check_definition(table: Any, report: ReportJob, location: str) -> None:
+    """Refuse to write a table created by another report (the fan-out values may differ).
+
+    Raises:
+        ConfigError: the identity the table records (metrics, dimensions, granularity,
+            filters other than the fan-out values) differs from the report's.
+    """
     recorded = _recorded(table).get("definition")
-    if recorded is not None and recorded != _description(report)["definition"]:
+    if recorded is None:
+        return
+    if split_definition(recorded)[0] != split_definition(_description(report)["definition"])[0]:
         raise ConfigError(
             f"report {report.name!r} asks for other data than the Delta table at "
             f"{redact(location)} holds (its request changed: metrics, dimensions, filters or "
@@ -161,55 +201,156 @@ def check_definition(
         )
 
 
-def table_watermark(
-    location: str, report: ReportJob, storage_options: Mapping[str, str] | None = None
-) -> datetime | None:
+def held_values(table: Any) -> Values | None:
+    """The fan-out values the table holds whole from the report's start (``None``: unknown)."""
+    recorded = _recorded(table)
+    values = recorded.get("values")
+    if isinstance(values, dict):
+        return {str(d): tuple(str(v) for v in vals) for d, vals in values.items()}
+    definition = recorded.get("definition")
+    return split_definition(definition)[1] if isinstance(definition, dict) else None
+
+
+def retired_values(table: Any) -> Values:
+    """The fan-out values whose rows the table keeps, though no run fetches them any more."""
+    retired = _recorded(table).get("retired")
+    if not isinstance(retired, dict):
+        return {}
+    return {str(d): tuple(str(v) for v in vals) for d, vals in retired.items()}
+
+
+def record_values(table: Any, report: ReportJob, values: Values, retired: Values) -> None:
+    """Record the fan-out values the table now holds whole, and those it keeps the rows of
+    (in its description; one commit)."""
+    deltalake = require_deltalake()
+    description = {
+        **_description(report),
+        "values": {d: list(v) for d, v in values.items()},
+        "retired": {d: list(v) for d, v in retired.items()},
+    }
+    text = json.dumps(description, sort_keys=True)
+    for attempt in range(COMMIT_ATTEMPTS):
+        try:
+            table.update_incremental()
+            table.alter.set_table_description(text)
+            return
+        except deltalake.exceptions.CommitFailedError:
+            if attempt == COMMIT_ATTEMPTS - 1:
+                raise
+            time.sleep(random.uniform(0.05, 0.2) * 2**attempt)  # jitter
+
+
+def table_watermark(table: Any | None, report: ReportJob) -> datetime | None:
     """The end of the contiguous data the table holds from the report's start (or ``None``).
 
-    Read from the table's application transactions: day after day from the start, a day
-    written complete moves it to the day's end, a day written in part to the end of its data
-    (a day a full refresh removed is recorded as written up to its own start: it stops there).
+    Read from the table's application transactions, on one snapshot of the table: the
+    contiguous end recorded by the last commit that extended it (``edgereports/<report>/from/
+    <start>``, a lower bound), then day after day from there: a day written complete moves it
+    to the day's end, a day written in part to the end of its data (a day a full refresh
+    removed is recorded as written up to its own start: it stops there). A table whose units
+    ran in order is read in two look-ups, however old it is.
     """
-    deltalake = require_deltalake()
-    options = _options(storage_options)
-    if not deltalake.DeltaTable.is_deltatable(location, options):
+    if table is None:
         return None
-    table = deltalake.DeltaTable(location, storage_options=options)
-    mark: datetime | None = None
-    day = report.start
+    known = table.transaction_version(contiguous_id(report))
+    mark: datetime | None = None if known is None else _EPOCH + timedelta(seconds=int(known))
+    if mark is None or mark <= report.start:
+        mark, day = None, report.start
+    else:
+        day = floor_midnight(mark)
     while True:
         version = table.transaction_version(_app_id(report, day.date()))
         if version is None:
-            return mark
+            end = _sharded_range(table, report, day)  # written by shard units?
+            if end is None:
+                return mark
+            version = _seconds(end)
         mark = _EPOCH + timedelta(seconds=int(version))
         if mark < day + _DAY:
             return mark
-        day += _DAY
+        day = max(day + _DAY, floor_midnight(mark))
+
+
+def shard_marks(
+    report: ReportJob, start: datetime, end: datetime, shard: int, shards: int
+) -> list[tuple[str, int]]:
+    """The application transactions a shard unit of ``[start, end)`` records: its shard as
+    written, and where the range ends and how many shards it has (``end`` seconds x 1000 +
+    shards), so a later run can tell the range whole once every shard is in."""
+    seconds = _seconds(end)
+    return [
+        (_shard_id(report, start, shards, shard), seconds),
+        (_range_id(report, start), seconds * _SHARD_BASE + shards),
+    ]
+
+
+_SHARD_BASE = 1000  # shards per range at most, in the range's record
+
+
+def _range_id(report: ReportJob, start: datetime) -> str:
+    return f"edgereports/{report.name}/sharded/{start.date().isoformat()}"
+
+
+def _shard_id(report: ReportJob, start: datetime, shards: int, shard: int) -> str:
+    return f"edgereports/{report.name}/sharded/{start.date().isoformat()}/{shards}/{shard}"
+
+
+def _sharded_range(table: Any, report: ReportJob, day: datetime) -> datetime | None:
+    """The end of the range from ``day`` that shard units wrote whole (every shard), or None."""
+    record = table.transaction_version(_range_id(report, day))
+    if record is None:
+        return None
+    seconds, shards = divmod(int(record), _SHARD_BASE)
+    for k in range(shards):
+        if (table.transaction_version(_shard_id(report, day, shards, k)) or 0) < seconds:
+            return None
+    return _EPOCH + timedelta(seconds=seconds)
+
+
+def contiguous_id(report: ReportJob) -> str:
+    """The application id whose version is the recorded contiguous end (epoch seconds)."""
+    return f"edgereports/{report.name}/from/{report.start.date().isoformat()}"
+
+
+def floor_midnight(when: datetime) -> datetime:
+    """The UTC midnight at or before ``when``."""
+    return when.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
 
 
 def write_days(
-    location: str,
+    table: Any,
     frame: pd.DataFrame,
     report: ReportJob,
     start: datetime,
     end: datetime,
     *,
     metadata: Mapping[str, Any],
-    storage_options: Mapping[str, str] | None = None,
+    contiguous: datetime | None = None,
+    values: Mapping[str, Sequence[str]] | None = None,
+    record_days: bool = True,
+    marks: Sequence[tuple[str, int]] = (),
 ) -> DeltaWrite:
     """Replace the UTC days of ``[start, end)`` of the table with the rows of ``frame``.
 
-    One commit: an overwrite with a predicate on ``day``, recording each day as written up to
-    ``end`` (or its own end). Rows outside ``[start, end)`` are dropped.
+    One commit: an overwrite with a predicate on ``day`` (and on the fan-out values written,
+    when ``values`` is given: the rows of other values stay), recording each day as written
+    up to ``end`` (or its own end). Rows outside ``[start, end)`` are dropped.
 
     Args:
-        location: the table (a path or a URI).
+        table: the table (from :func:`open_table`).
         frame: the frame fetched for ``[start, end)`` (a schema frame of the report's shape).
         report: the report.
         start: a UTC midnight.
         end: the end of the data fetched (a UTC midnight, or inside the last day).
         metadata: JSON-ready facts stored in the commit (request, window; no secret).
-        storage_options: object-store settings (default: the environment).
+        contiguous: the end of the data held contiguously from the report's start once this
+            commit is in (recorded, so the next run reads its watermark in two look-ups);
+            ``None`` when this write does not extend it.
+        values: replace only the rows of these fan-out values (by dimension); a backfill of
+            added values (the days stay recorded as they were), or a write that keeps the
+            history of removed values.
+        record_days: record the days as written (False for a backfill of added values: the
+            days' other values were written before, and the days stay as complete as they were).
 
     Returns:
         What was written.
@@ -219,32 +360,36 @@ def write_days(
         OSError, ValueError: the store or the data refused the write (nothing was committed).
 
     Example:
-        >>> write_days("out/usage", df, report, start, end, metadata={})  # doctest: +SKIP
+        >>> write_days(table, df, report, start, end, metadata={})  # doctest: +SKIP
     """
     require_deltalake()
     from deltalake import Transaction
 
-    table = _arrow_table(frame, report, start, end)
+    data = _arrow_table(frame, report, start, end)
     days = _days(start, end)
-    txns = [Transaction(_app_id(report, d), _seconds(min(end, _midnight(d) + _DAY))) for d in days]
+    txns = []
+    if record_days:
+        txns = [
+            Transaction(_app_id(report, d), _seconds(min(end, _midnight(d) + _DAY))) for d in days
+        ]
+    if contiguous is not None:
+        txns.append(Transaction(contiguous_id(report), _seconds(contiguous)))
+    txns += [Transaction(app, version) for app, version in marks]
     predicate = f"day >= '{days[0].isoformat()}' AND day <= '{days[-1].isoformat()}'"
-    _commit(location, table, predicate, txns, metadata, storage_options)
-    filled = len(set(table.column("day").to_pylist()))
-    size = _size_of_days(location, days, storage_options) if filled else 0
-    return DeltaWrite(rows=table.num_rows, written=filled, empty=len(days) - filled, bytes=size)
+    for dim, vals in (values or {}).items():
+        listed = ", ".join("'" + str(v).replace("'", "''") + "'" for v in vals)
+        predicate += f" AND {dim} IN ({listed})"
+    _commit(table, data, predicate, txns, metadata)
+    filled = len(set(data.column("day").to_pylist()))
+    size = _size_of_days(table, days) if filled else 0
+    return DeltaWrite(rows=data.num_rows, written=filled, empty=len(days) - filled, bytes=size)
 
 
-def _size_of_days(
-    location: str, days: list[date], storage_options: Mapping[str, str] | None
-) -> int:
+def _size_of_days(table: Any, days: list[date]) -> int:
     """The bytes of the table's data files in the partitions of ``days`` (what a commit that
-    replaced those days wrote)."""
-    from deltalake import DeltaTable
-
+    replaced those days wrote), from the snapshot the commit left the table at."""
     wanted = {d.isoformat() for d in days}
-    actions = DeltaTable(location, storage_options=_options(storage_options)).get_add_actions(
-        flatten=True
-    )
+    actions = table.get_add_actions(flatten=True)
     names = actions.schema.names
     if "partition.day" not in names or "size_bytes" not in names:
         return 0
@@ -254,13 +399,12 @@ def _size_of_days(
 
 
 def remove_outside(
-    location: str,
+    table: Any,
     report: ReportJob,
     begin: datetime,
     end: datetime,
     *,
     metadata: Mapping[str, Any],
-    storage_options: Mapping[str, str] | None = None,
 ) -> int:
     """Remove every day outside ``[begin, end)`` (a full refresh: the table holds that range).
 
@@ -273,10 +417,10 @@ def remove_outside(
     Raises:
         OSError, ValueError: the store refused the commit (nothing was committed).
     """
-    deltalake = require_deltalake()
+    require_deltalake()
     from deltalake import Transaction
 
-    table = deltalake.DeltaTable(location, storage_options=_options(storage_options))
+    table.update_incremental()
     first, last = begin.astimezone(UTC).date(), (end - timedelta(microseconds=1)).date()
     outside = {d for d in _written_days(table) if d < first or d > last}
     outside |= {
@@ -289,8 +433,9 @@ def remove_outside(
         return 0
     empty = _arrow_schema(report, _dimensions(report)).empty_table()
     txns = [Transaction(_app_id(report, d), _seconds(_midnight(d))) for d in removed]
+    txns.append(Transaction(contiguous_id(report), _seconds(end)))  # it holds [begin, end)
     predicate = f"day < '{first.isoformat()}' OR day > '{last.isoformat()}'"
-    _commit(location, empty, predicate, txns, metadata, storage_options)
+    _commit(table, empty, predicate, txns, metadata)
     return len(outside)
 
 
@@ -308,14 +453,13 @@ def _written_days(table: Any) -> set[date]:
 
 
 def _commit(
-    location: str,
     table: Any,
+    data: Any,
     predicate: str,
     txns: list[Any],
     metadata: Mapping[str, Any],
-    storage_options: Mapping[str, str] | None,
 ) -> None:
-    """Overwrite the rows matching ``predicate`` with ``table``, recording ``txns`` (one
+    """Overwrite the rows matching ``predicate`` with ``data``, recording ``txns`` (one
     commit); a commit that lost a race with another writer is retried with backoff."""
     deltalake = require_deltalake()
     from deltalake import CommitProperties
@@ -325,12 +469,11 @@ def _commit(
     for attempt in range(COMMIT_ATTEMPTS):
         try:
             deltalake.write_deltalake(
-                location,
                 table,
+                data,
                 mode="overwrite",
                 predicate=predicate,
                 schema_mode="merge",
-                storage_options=_options(storage_options),
                 commit_properties=CommitProperties(custom_metadata=info, app_transactions=txns),
             )
             return
@@ -338,6 +481,7 @@ def _commit(
             if attempt == COMMIT_ATTEMPTS - 1:
                 raise
             time.sleep(random.uniform(0.05, 0.2) * 2**attempt)  # jitter
+            table.update_incremental()
 
 
 def read_delta(

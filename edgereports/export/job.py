@@ -10,11 +10,21 @@ import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from ..config import check_rate_limit
 from ..errors import ConfigError
-from .reports import DEFAULT_KEYS, ReportJob, check_keys, hint, parse_report, positive_int
+from .reports import (
+    DEFAULT_KEYS,
+    ReportJob,
+    check_keys,
+    hint,
+    parse_lookback,
+    parse_report,
+    positive_int,
+)
 from .storage import Storage, parse_storage
 
 __all__ = [
@@ -42,6 +52,8 @@ _TOP_KEYS = (
     "output",
     "format",
     "max_workers",
+    "rate_limit",
+    "retention",
     "connection",
     "storage",
     "defaults",
@@ -90,6 +102,11 @@ class Job:
         format: ``"parquet"`` (Hive-partitioned files) or ``"delta"`` (a Delta table each).
         uri: the object-store URI of ``output`` (``s3://bucket/prefix``), else ``None``.
         storage: the object-store settings of a Delta job (``[storage]``; no credential).
+        rate_limit: the job's request budget in requests per second (``rate_limit = "10/s"``
+            or ``"600/min"``), shared by its processes on one host; ``None``: the
+            environment's (``EDGEREPORTS_RATE_LIMIT``), if any.
+        retention: how long ``--maintain`` keeps the files a Delta table no longer uses
+            (``retention = "7d"`` or ``"36h"``; readers of older snapshots may miss them).
     """
 
     name: str
@@ -101,6 +118,17 @@ class Job:
     format: str = FORMATS[0]
     uri: str | None = None
     storage: Storage = field(default_factory=Storage)
+    rate_limit: float | None = None
+    retention: timedelta = timedelta(days=7)
+
+    def effective_rate_limit(self) -> float | None:
+        """The job's ``rate_limit``, else the environment's (requests per second), else None."""
+        if self.rate_limit is not None:
+            return self.rate_limit
+        from ..config import Settings
+
+        rate = Settings.from_env().rate_limit
+        return float(rate) if isinstance(rate, int | float) else None
 
     def storage_options(self) -> dict[str, str]:
         """The ``storage_options`` of the job's Delta tables (variables read now).
@@ -200,6 +228,8 @@ def parse_job(data: Mapping[str, Any], *, source: str | Path | None = None) -> J
     if not root.is_absolute() and src is not None and uri is None:
         root = src.resolve().parent / root
     max_workers = positive_int(data.get("max_workers", DEFAULT_MAX_WORKERS), where, "max_workers")
+    rate_limit = check_rate_limit(data.get("rate_limit"), f"{where}: rate_limit")
+    retention = parse_lookback(data.get("retention", 7), where, "retention")
     connection = _connection(_table(data, "connection", where), where)
     storage = parse_storage(_table(data, "storage", where), fmt, where)
     defaults = _table(data, "defaults", where)
@@ -229,6 +259,8 @@ def parse_job(data: Mapping[str, Any], *, source: str | Path | None = None) -> J
         format=fmt,
         uri=uri,
         storage=storage,
+        rate_limit=rate_limit,
+        retention=retention,
     )
 
 

@@ -11,6 +11,7 @@ by the next run because the watermark then lies inside it.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
 from ..query.timegrid import BUCKETS, floor
-from .reports import ReportJob
+from .reports import MAX_WINDOW_DAYS, ReportJob
 
 if TYPE_CHECKING:
     from .client import Fetcher
@@ -30,6 +31,7 @@ __all__ = [
     "RunScope",
     "floor_day",
     "last_complete_end",
+    "parse_shard",
     "plan_export",
     "plan_unit",
     "to_utc",
@@ -44,10 +46,16 @@ _DAY = BUCKETS["DAY"]  # the export's unit: a UTC day
 
 @dataclass(frozen=True, order=True)
 class ExportWindow:
-    """A fetch window ``[start, end)`` in UTC; ``start`` is a UTC midnight."""
+    """A fetch window ``[start, end)`` in UTC; ``start`` is a UTC midnight.
+
+    A window of a sharded plan fetches shard ``shard`` of ``shards`` of the report's fan-out
+    values (its days are complete once every shard of the same range is written).
+    """
 
     start: datetime
     end: datetime
+    shard: int = 0
+    shards: int = 1
 
     def days(self) -> list[date]:
         """The UTC days whose partitions this window writes (the last may be partial)."""
@@ -59,7 +67,8 @@ class ExportWindow:
         return out
 
     def __str__(self) -> str:
-        return f"{_stamp(self.start)} → {_stamp(self.end)}"
+        text = f"{_stamp(self.start)} → {_stamp(self.end)}"
+        return text if self.shards == 1 else f"{text} shard {self.shard + 1}/{self.shards}"
 
 
 @dataclass(frozen=True)
@@ -81,14 +90,35 @@ class ReportPlan:
     end: datetime
     reason: str
     repair: tuple[date, ...] = ()
+    backfill: tuple[ExportWindow, ...] = ()
+    added: int = 0
+    requests: int = 0
+    rows: int = 0
+
+    @property
+    def count(self) -> int:
+        """The windows of the run: its own and those of the backfill."""
+        return len(self.windows) + len(self.backfill)
 
     def lines(self) -> list[str]:
         """The plan as text, one line per window (what ``--dry-run`` prints)."""
+        out = self._own_lines()
+        if self.backfill:
+            out.append(
+                f"  and a backfill of {self.added} added fan-out value(s) from "
+                f"{_stamp(self.backfill[0].start)}: {len(self.backfill)} window(s)"
+            )
+            out += [f"  {w}  ({len(w.days())} day(s), added values only)" for w in self.backfill]
+        return out
+
+    def _own_lines(self) -> list[str]:
         since = "none" if self.watermark is None else _stamp(self.watermark)
         head = (
             f"{self.name}: {self.reason}, watermark {since}, {len(self.windows)} window(s) "
             f"{_stamp(self.begin)} → {_stamp(self.end)}"
         )
+        if self.requests:
+            head += f", {self.requests:,} request(s), at most {self.rows:,} rows"
         if self.repair:
             head += f", and {len(self.repair)} damaged day(s) again"
         if not self.windows:
@@ -164,16 +194,44 @@ def plan_export(
     step = timedelta(days=report.window_days)
     repair = tuple(sorted(d for d in set(damaged) if _midnight(d) < begin))
     windows = _repair_windows(repair, step)
-    cursor = begin
-    while cursor < end:
-        nxt = min(cursor + step, end)
-        windows.append(ExportWindow(cursor, nxt))
-        cursor = nxt
+    windows += _sharded(report, begin, end) or _cut(begin, end, step)
     if not windows and reason == "incremental":
         reason = "up to date"
     return ReportPlan(
         report.name, tuple(windows), watermark, begin, max(begin, end), reason, repair
     )
+
+
+def _cut(begin: datetime, end: datetime, step: timedelta) -> list[ExportWindow]:
+    windows, cursor = [], begin
+    while cursor < end:
+        nxt = min(cursor + step, end)
+        windows.append(ExportWindow(cursor, nxt))
+        cursor = nxt
+    return windows
+
+
+def _sharded(report: ReportJob, begin: datetime, end: datetime) -> list[ExportWindow]:
+    """Windows of :data:`MAX_WINDOW_DAYS` over shards of the fan-out values, range by range,
+    when they send fewer requests than the report's own windows (else none).
+
+    One request per value and window either way: ``values x ranges`` requests.
+    """
+    if not report.shard_size or end <= begin:
+        return []
+    plain = _cut(begin, end, timedelta(days=report.window_days))
+    ranges = _cut(begin, end, timedelta(days=MAX_WINDOW_DAYS))
+    if len(ranges) >= len(plain):
+        return []
+    shards = -(-fanout_count(report) // report.shard_size)
+    return [ExportWindow(w.start, w.end, k, shards) for w in ranges for k in range(shards)]
+
+
+def fanout_count(report: ReportJob) -> int:
+    """The number of fan-out values of ``report`` (the product over its dimensions)."""
+    from .fanout import fanout_values
+
+    return math.prod(len(v) for v in fanout_values(report).values())
 
 
 def _midnight(day: date) -> datetime:
@@ -241,11 +299,46 @@ def plan_unit(
     start: datetime,
     now: datetime,
     until: datetime | None,
+    shard: tuple[int, int] | None = None,
 ) -> ReportPlan:
-    """The windows of one unit: ``[start, until)`` cut to the report's start and last bucket."""
+    """The windows of one unit: ``[start, until)`` cut to the report's start and last bucket;
+    with ``shard`` (k, n), shard k of n of the fan-out values over ranges of up to
+    :data:`MAX_WINDOW_DAYS` days."""
     first = dataclasses.replace(report, start=max(report.start, floor_day(start)))
     plan = plan_export(first, None, now=now, until=until)
+    if shard is not None:
+        k, n = shard
+        ranges = _cut(plan.begin, plan.end, timedelta(days=MAX_WINDOW_DAYS))
+        windows = tuple(ExportWindow(w.start, w.end, k, n) for w in ranges)
+        plan = dataclasses.replace(plan, windows=windows)
     return dataclasses.replace(plan, watermark=watermark, reason=UNIT)
+
+
+def parse_shard(value: str | tuple[int, int] | None) -> tuple[int, int] | None:
+    """Read ``--shard K/N`` (shard K of N, counted from 1) as ``(K - 1, N)``.
+
+    Raises:
+        ConfigError: not of the form K/N with 1 <= K <= N.
+
+    Example:
+        >>> parse_shard("2/179")
+        (1, 179)
+    """
+    if value is None:
+        return None
+    if isinstance(value, tuple):
+        k, n = value
+        text = f"{k + 1}/{n}"
+    else:
+        text = value.strip()
+        left, _, right = text.partition("/")
+        try:
+            k, n = int(left) - 1, int(right)
+        except ValueError:
+            k, n = -1, 0
+    if not 0 <= k < n:
+        raise ConfigError(f"--shard must be K/N with 1 <= K <= N (shard K of N), got {text!r}")
+    return k, n
 
 
 @dataclass(frozen=True)
@@ -262,6 +355,7 @@ class RunScope:
         client: what fetches (None only in a dry run).
         progress: the progress bars' setting.
         checkpoint: called at the write path's named points (tests stop a run there).
+        shard: a unit's shard of the fan-out values (k of n, from 0), or None.
     """
 
     now: datetime
@@ -272,13 +366,21 @@ class RunScope:
     client: Fetcher | None
     progress: bool | None
     checkpoint: Callable[[str], None] | None
+    shard: tuple[int, int] | None = None
 
     def plan(
         self, report: ReportJob, watermark: datetime | None, damaged: Sequence[date] = ()
     ) -> ReportPlan:
         """The plan of ``report`` in this run: a unit's days, else from ``watermark``."""
         if self.unit is not None:
-            return plan_unit(report, watermark, start=self.unit, now=self.now, until=self.until)
+            return plan_unit(
+                report,
+                watermark,
+                start=self.unit,
+                now=self.now,
+                until=self.until,
+                shard=self.shard,
+            )
         return plan_export(
             report,
             watermark,

@@ -52,6 +52,7 @@ _REPORT_KEYS = (
     "start",
     "lookback",
     "window_days",
+    "shard_size",
     "api_version",
 )
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -72,6 +73,9 @@ class ReportJob:
             again against the service's present by :meth:`at`; None for a date.
         lookback: how far before the watermark each run re-fetches (rounded out to whole days).
         window_days: UTC days per fetch window.
+        shard_size: fan-out values per shard when a long range is fetched in shards (each
+            shard's windows as long as a request may be); 0: never sharded (the job set
+            ``window_days``, or the values are few enough for long windows anyway).
     """
 
     name: str
@@ -80,6 +84,7 @@ class ReportJob:
     start: datetime
     lookback: timedelta
     window_days: int
+    shard_size: int = 0
     relative_start: str | None = None
 
     def at(self, now: datetime) -> ReportJob:
@@ -117,7 +122,7 @@ class ReportJob:
         return {k: v for k, v in request.items() if k not in ("start_date_time", "end_date_time")}
 
 
-def parse_lookback(value: object, where: str) -> timedelta:
+def parse_lookback(value: object, where: str, what: str = "lookback") -> timedelta:
     """Read a lookback: a number of days, or a string such as ``"2d"`` or ``"36h"``.
 
     Raises:
@@ -131,7 +136,7 @@ def parse_lookback(value: object, where: str) -> timedelta:
             amount, unit = int(match[1]), match[2].lower()
             return timedelta(hours=amount) if unit.startswith("h") else timedelta(days=amount)
     raise ConfigError(
-        f'{where}: lookback must be a number of days or a string like "2d" or "36h", got {value!r}'
+        f'{where}: {what} must be a number of days or a string like "2d" or "36h", got {value!r}'
     )
 
 
@@ -208,10 +213,14 @@ def parse_report(
     lookback = parse_lookback(
         merged.get("lookback", DEFAULT_LOOKBACK.days), f"{label}: key lookback"
     )
+    shard_size = 0
     if "window_days" in merged:
         window_days = positive_int(merged["window_days"], label, "window_days")
     else:
         window_days = default_window_days(report)
+        shard_size = default_shard_size(report)
+    if "shard_size" in item:
+        shard_size = positive_int(item["shard_size"], label, "shard_size")
     return ReportJob(
         name=raw_name,
         report=report,
@@ -219,6 +228,7 @@ def parse_report(
         start=start,
         lookback=lookback,
         window_days=window_days,
+        shard_size=shard_size,
         relative_start=str(merged["start"]).strip() if is_relative(merged["start"]) else None,
     )
 
@@ -244,6 +254,25 @@ def default_window_days(report: Report) -> int:
     buckets = 24 if report.grain == "HOUR" else 1
     per_day = len(branches(report)) * buckets * max(1, len(report.metrics))
     return max(1, min(MAX_WINDOW_DAYS, WINDOW_ROWS // per_day))
+
+
+def default_shard_size(report: Report) -> int:
+    """The fan-out values per shard that let one window span :data:`MAX_WINDOW_DAYS` within
+    :data:`WINDOW_ROWS` rows; 0 when the report's values fit in such windows unsharded.
+
+    Example:
+        >>> from edgereports import presets
+        >>> r = presets.byte_usage_subscriber(account_id="A", msisdn=[str(n) for n in range(
+        ...     10_000)], start="2024-01-01", end="2024-01-02").granularity("HOUR")
+        >>> default_shard_size(r)  # 24 hours x 2 metrics a day: 56 subscribers over a year
+        56
+    """
+    from ..reporting.plan import branches, metric_groups
+
+    buckets = 24 if report.grain == "HOUR" else 1
+    values = len(branches(report)) // max(1, len(metric_groups(report)))
+    size = max(1, WINDOW_ROWS // (MAX_WINDOW_DAYS * buckets * max(1, len(report.metrics))))
+    return size if values > size else 0
 
 
 def _build(item: Mapping[str, Any], merged: Mapping[str, Any], label: str) -> Report:

@@ -10,34 +10,56 @@ next run retries from the first failure.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
 from ..errors import AuthError, ConfigError, EdgeReportsError, redact
 from ..progress import Progress, open_progress
-from .checks import check_until, damaged_days, report_state
+from .checks import (
+    HELD_KEY,
+    RETIRED_KEY,
+    SHARDS_KEY,
+    check_until,
+    damaged_days,
+    held_values,
+    report_state,
+    retired_values,
+)
 from .client import Fetcher, make_client, window_weight
 from .delta_run import run_delta
+from .estimate import priced
+from .fanout import (
+    Churn,
+    Values,
+    backfill_windows,
+    churn,
+    fanout_values,
+    shard_values,
+    window_report,
+)
 from .job import Job, load_job
-from .lock import ExportLock
+from .lock import ExportLock, state_lock
 from .plan import (
     UNIT,
     ExportWindow,
     ReportPlan,
     RunScope,
+    fanout_count,
+    parse_shard,
     service_now,
     to_utc,
     unit_start,
 )
 from .reports import ReportJob
-from .state import ReportState, save_state
+from .state import ReportState, load_state, save_state
 from .summary import ExportSummary, ReportResult, WindowFailure
 from .writer import partitions, remove_partition, sweep_temporaries, write_window
 
@@ -66,6 +88,13 @@ class _Progress:
     state: ReportState
     result: ReportResult
     done: set[int] = field(default_factory=set)
+    #: the fan-out values the state records as held whole, and those whose rows it keeps
+    held: Values = field(default_factory=dict)
+    retired: Values = field(default_factory=dict)
+    #: write only the rows of these fan-out values (the others' rows stay)
+    values: Values | None = None
+    #: a backfill of added values: its windows do not move the watermark
+    backfill: _Progress | None = None
 
 
 def run_export(
@@ -80,6 +109,7 @@ def run_export(
     progress: bool | None = None,
     checkpoint: Callable[[str], None] | None = None,
     start: datetime | str | None = None,
+    shard: str | tuple[int, int] | None = None,
 ) -> ExportSummary:
     """Run an export job: fetch what is new, write it as partitioned Parquet, save watermarks.
 
@@ -105,6 +135,9 @@ def run_export(
             ``"after-commit"``); tests use it to stop a run at a chosen point.
         start: run the UTC days ``[start, until)`` as a unit (``--from``); a date or an
             ISO-8601 instant, rounded down to a UTC midnight.
+        shard: with ``start``: run only shard K of N of each report's fan-out values
+            (``"K/N"``, from 1; or ``(K - 1, N)``); its range counts as written once every
+            shard is in.
 
     Returns:
         The summary; ``summary.ok`` is False when some windows failed (they are listed, the
@@ -131,6 +164,9 @@ def run_export(
     stop = to_utc(until) if until is not None else None
     check_until(spec, chosen, stop)
     begin = unit_start(start, stop, full_refresh)
+    part = parse_shard(shard)
+    if part is not None:
+        _check_shard(spec, chosen, part, begin)
     if spec.format == "delta":
         spec.storage_options()  # the variables [storage] names are set, before any request
     with contextlib.ExitStack() as stack:
@@ -149,10 +185,15 @@ def run_export(
             client=client,
             progress=progress,
             checkpoint=checkpoint,
+            shard=part,
         )
         if spec.format == "delta":
-            return run_delta(spec, chosen, scope)
-        summary = _run_parquet(spec, chosen, scope)
+            summary = run_delta(spec, chosen, scope)
+        else:
+            summary = _run_parquet(spec, chosen, scope)
+    summary.rate_limit = spec.effective_rate_limit()
+    if spec.format == "delta":
+        return summary
     summary.seconds = time.monotonic() - started
     return summary
 
@@ -172,12 +213,19 @@ def _run_parquet(spec: Job, chosen: list[ReportJob], scope: RunScope) -> ExportS
     dirs = {r.name: spec.output / r.name for r in chosen}
     summary = ExportSummary(job=spec.name, output=spec.output, dry_run=scope.dry_run)
 
-    def plan(r: ReportJob) -> tuple[ReportState, ReportPlan]:
+    def plan(r: ReportJob) -> tuple[ReportState, ReportPlan, Churn, ReportJob]:
         state = report_state(spec, r, dirs[r.name], now=scope.now, full_refresh=scope.full_refresh)
         # a unit gets exactly its days; a run re-fetches the damaged days too
         unit = scope.unit is not None
         damaged = () if scope.full_refresh or unit else damaged_days(dirs[r.name])
-        return state, scope.plan(r, state.watermark, damaged)
+        planned = scope.plan(r, state.watermark, damaged)
+        change = churn(r, held_values(state), retired_values(state))
+        narrowed = r
+        if change.added and state.watermark is not None and not unit and not scope.full_refresh:
+            narrowed, windows = backfill_windows(r, change.added, planned.begin, scope.now)
+            added = sum(len(v) for v in change.added.values())
+            planned = dataclasses.replace(planned, backfill=windows, added=added)
+        return state, priced(r, planned, narrowed), change, narrowed
 
     if scope.dry_run:
         for r in chosen:
@@ -185,19 +233,51 @@ def _run_parquet(spec: Job, chosen: list[ReportJob], scope: RunScope) -> ExportS
         return summary
     client = scope.client
     assert client is not None
+    days: dict[Path, list[date]] | None = None
     for r in chosen:  # every state is checked before the lock is taken or a file written
-        plan(r)
-    with ExportLock(dirs.values(), job=str(spec.source or spec.name)):
+        planned = plan(r)[1]
+        if scope.unit is not None:  # a unit locks its days: units of other days run beside it
+            days = days or {}
+            days[dirs[r.name]] = [d for w in planned.windows for d in w.days()]
+    with ExportLock(dirs.values(), job=str(spec.source or spec.name), days=days):
         runs: list[_Progress] = []
         for r in chosen:
-            state, plan_ = plan(r)
-            sweep_temporaries(dirs[r.name])
+            state, plan_, change, narrowed = plan(r)
+            sweep_temporaries(dirs[r.name], None if days is None else days[dirs[r.name]])
             result = ReportResult(name=r.name, plan=plan_, watermark_after=state.watermark)
-            runs.append(_Progress(r, plan_, dirs[r.name], state, result))
+            main = _Progress(r, plan_, dirs[r.name], state, result)
+            if scope.full_refresh:
+                main.held = fanout_values(r)
+            else:
+                main.held, main.retired = change.after(backfilled=False)
+                main.values = fanout_values(r) if change.keeps_others else None
+            runs.append(main)
+            if plan_.backfill:
+                own = dataclasses.replace(
+                    plan_, windows=plan_.backfill, backfill=(), reason="backfill"
+                )
+                back = _Progress(narrowed, own, dirs[r.name], state, result, values=change.added)
+                main.backfill = back
+                runs.append(back)
             summary.reports.append(result)
         if any(p.plan.windows for p in runs):
             _run_all(runs, client, spec.max_workers, scope)
     return summary
+
+
+def _check_shard(
+    job: Job, chosen: list[ReportJob], shard: tuple[int, int], begin: datetime | None
+) -> None:
+    """A shard is a unit's, of reports with at least as many fan-out values as shards."""
+    if begin is None:
+        raise ConfigError("--shard K/N runs a shard of a unit: give --from (and --until) too")
+    for r in chosen:
+        count = fanout_count(r) if fanout_values(r) else 0
+        if count < shard[1]:
+            raise ConfigError(
+                f"{job.source or job.name}: report {r.name!r} fans out over {count} value(s); "
+                f"--shard {shard[0] + 1}/{shard[1]} needs at least {shard[1]}"
+            )
 
 
 def _select(job: Job, only: str | Sequence[str] | None) -> list[ReportJob]:
@@ -255,6 +335,9 @@ def _run_all(runs: list[_Progress], client: Fetcher, workers: int, scope: RunSco
         finally:
             for bar in bars.values():
                 bar.close()
+    for p in runs:
+        if p.backfill is not None and len(p.backfill.done) == len(p.backfill.plan.windows):
+            _record_backfill(p)
     if full_refresh:
         for p in runs:
             if p.result.ok and p.plan.windows:
@@ -263,6 +346,7 @@ def _run_all(runs: list[_Progress], client: Fetcher, workers: int, scope: RunSco
 
 def _fetch(client: Fetcher, report: ReportJob, window: ExportWindow) -> _Fetched:
     started = time.monotonic()
+    report = window_report(report, window)  # a shard's values only
     version = report.report.api_version
     if getattr(client, "api_version", version) != version:  # a v2 report of a v1 job's client
         client = client.for_version(version)  # type: ignore[attr-defined]
@@ -286,7 +370,9 @@ def _write(
     )
     metadata = {
         "report": p.report.name,
-        "request": p.report.for_window(window.start, window.end).to_request(),
+        "request": window_report(p.report, window)
+        .for_window(window.start, window.end)
+        .to_request(),
         "window": [window.start.isoformat(), window.end.isoformat()],
         "toolkit_version": __version__,
     }
@@ -302,6 +388,7 @@ def _write(
             metadata=metadata,
             checkpoint=checkpoint,
             stamps_at_end=p.report.report.stamps_at_end,
+            values=shard_values(p.report, window) or p.values,
         )
     except (OSError, ValueError) as exc:
         p.result.write_seconds += time.monotonic() - started
@@ -315,13 +402,10 @@ def _write(
     r.removed += wrote.removed
     r.bytes_written += wrote.bytes
     p.done.add(index)
+    if p.plan.reason == "backfill":
+        return  # the watermark is the main windows'; the values are recorded when all are in
     if wrote.dimensions or not p.state.columns:
-        p.state = ReportState(
-            watermark=p.state.watermark,
-            definition=p.state.definition,
-            shape=p.report.shape,
-            columns=wrote.dimensions,
-        )
+        p.state = dataclasses.replace(p.state, shape=p.report.shape, columns=wrote.dimensions)
     if checkpoint is not None:
         checkpoint("after-move-before-state")
     try:
@@ -338,24 +422,94 @@ def _advance(p: _Progress) -> None:
         prefix += 1
     if prefix == 0:
         return
-    end = p.plan.windows[prefix - 1].end
-    old = p.state.watermark
-    full = p.plan.reason == "full refresh"
-    mark: datetime | None = end if full or old is None else max(old, end)
-    if p.plan.reason == UNIT and p.plan.begin > (old or p.report.start):
-        mark = old  # a unit past a gap: the days between are not written
-    if mark == old and p.state.definition is not None:
-        return
+    windows = p.plan.windows
+    # over the shards of a range: its days are complete once every shard is written
+    pending = windows[prefix] if prefix < len(windows) else None
+    end = pending.start if pending is not None and pending.shard else windows[prefix - 1].end
+    shard_unit = p.plan.reason == UNIT and windows[0].shards > 1
+    with state_lock(p.report_dir):  # units of other days may save theirs at the same time
+        if p.plan.reason == UNIT:
+            disk = load_state(p.report_dir)
+            extra = {**p.state.extra, SHARDS_KEY: disk.extra.get(SHARDS_KEY, {})}
+            p.state = dataclasses.replace(p.state, watermark=disk.watermark, extra=extra)
+        old = p.state.watermark
+        full = p.plan.reason == "full refresh"
+        mark: datetime | None = end if full or old is None else max(old, end)
+        if p.plan.reason == UNIT and p.plan.begin > (old or p.report.start):
+            mark = old  # a unit past a gap: the days between are not written
+        ranges = dict(p.state.extra.get(SHARDS_KEY) or {})
+        if shard_unit:  # its range is whole once every shard is in
+            mark = old
+            for w in windows[:prefix]:
+                key = f"{w.start.isoformat()}/{w.end.isoformat()}/{w.shards}"
+                ranges[key] = sorted({*ranges.get(key, []), w.shard})
+        mark = _over_shard_ranges(mark, p.report.start, ranges)
+        if ranges != (p.state.extra.get(SHARDS_KEY) or {}):
+            p.state = dataclasses.replace(p.state, extra={**p.state.extra, SHARDS_KEY: ranges})
+        recorded = (p.state.extra.get(HELD_KEY), p.state.extra.get(RETIRED_KEY))
+        now = (_listed(p.held), _listed(p.retired))
+        if mark == old and p.state.definition is not None and recorded == now and not shard_unit:
+            return
+        _save(p, mark)
+
+
+def _over_shard_ranges(
+    mark: datetime | None, start: datetime, ranges: dict[str, list[int]]
+) -> datetime | None:
+    """``mark`` moved over the ranges whose every shard a shard unit wrote, from where it is
+    (or the report's start) on."""
+    whole = []
+    for key, shards in ranges.items():
+        first, last, count = key.split("/")
+        if len(shards) == int(count):
+            whole.append((datetime.fromisoformat(first), datetime.fromisoformat(last)))
+    moved = True
+    while moved:
+        moved = False
+        for lo, hi in whole:
+            if lo <= (mark or start) < hi:
+                mark, moved = hi, True
+    return mark
+
+
+def _save(p: _Progress, mark: datetime | None) -> None:
+    """Save the state: the watermark ``mark`` and the values held (OSError: the old stays)."""
     state = ReportState(
         watermark=mark,
         definition=p.report.definition(),
         shape=p.report.shape,
         columns=p.state.columns,
         updated_at=datetime.now(UTC),
+        extra={**p.state.extra, HELD_KEY: _listed(p.held), RETIRED_KEY: _listed(p.retired)},
     )
     save_state(p.report_dir, state)  # OSError: the old state stays, on disk and here
     p.state = state
     p.result.watermark_after = mark
+
+
+def _listed(values: Values) -> dict[str, list[str]]:
+    return {d: list(v) for d, v in values.items()}
+
+
+def _record_backfill(p: _Progress) -> None:
+    """Every window of the backfill is written: the added values are held whole now."""
+    assert p.backfill is not None
+    added = p.backfill.values or {}
+    taken = {d: set(v) for d, v in added.items()}
+    held = {
+        d: tuple(dict.fromkeys([*p.held.get(d, ()), *added.get(d, ())])) for d in {*p.held, *added}
+    }
+    retired = {
+        d: tuple(v for v in vals if v not in taken.get(d, set())) for d, vals in p.retired.items()
+    }
+    p.held, p.retired = held, {d: v for d, v in retired.items() if v}
+    try:
+        _save(p, p.state.watermark)
+    except OSError as exc:  # the next run backfills them again
+        window = p.backfill.plan.windows[-1]
+        p.result.failures.append(
+            WindowFailure(p.report.name, window, type(exc).__name__, redact(str(exc)), exc)
+        )
 
 
 def _fail(p: _Progress, index: int, error: BaseException | None, *, skipped: bool = False) -> None:

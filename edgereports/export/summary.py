@@ -82,6 +82,7 @@ class ExportSummary:
         dry_run: True when nothing was fetched or written.
         reports: one result per report run.
         seconds: the run's wall time.
+        rate_limit: the request budget the run fetched at (requests per second), if any.
     """
 
     job: str
@@ -89,6 +90,7 @@ class ExportSummary:
     dry_run: bool = False
     reports: list[ReportResult] = field(default_factory=list)
     seconds: float = 0.0
+    rate_limit: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -118,14 +120,29 @@ class ExportSummary:
     @property
     def windows(self) -> int:
         """Windows planned in all."""
-        return sum(len(r.plan.windows) for r in self.reports)
+        return sum(r.plan.count for r in self.reports)
 
     def plan_text(self) -> str:
-        """The plan, one line per window (what ``--dry-run`` prints)."""
+        """The plan, one line per window, and what it costs (what ``--dry-run`` prints)."""
+        from .estimate import format_duration
+
         lines = [f"export {self.job!r} → {self.output}"]
         for r in self.reports:
             lines += r.plan.lines()
-        return "\n".join(lines)
+        requests = sum(r.plan.requests for r in self.reports)
+        rows = sum(r.plan.rows for r in self.reports)
+        total = (
+            f"in all: {self.windows:,} window(s) (report x shard x range), {requests:,} "
+            f"request(s), at most {rows:,} rows"
+        )
+        if self.rate_limit:
+            total += (
+                f"; at rate_limit {self.rate_limit:g}/s: "
+                f"{format_duration(requests / self.rate_limit)} of requests"
+            )
+        else:
+            total += "; no rate_limit set (the job's rate_limit or EDGEREPORTS_RATE_LIMIT)"
+        return "\n".join([*lines, total])
 
     def __str__(self) -> str:
         if self.dry_run:
@@ -138,7 +155,7 @@ class ExportSummary:
             f"{'bytes':>9}  watermark"
         )
         for r in self.reports:
-            windows = f"{r.windows_written}/{len(r.plan.windows)}"
+            windows = f"{r.windows_written}/{r.plan.count}"
             mark = _stamp(r.watermark_after)
             lines.append(
                 f"{r.name:<{width}}  {windows:>9}  {r.rows:>10,}  {r.files:>6}  "

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from ..errors import ConfigError
 from ..query.timegrid import BUCKETS
 from .job import Job, load_job
-from .plan import floor_day, to_utc
+from .plan import fanout_count, floor_day, to_utc
 from .run import run_export
 from .summary import ExportSummary
 
@@ -40,14 +40,23 @@ _DAY = BUCKETS["DAY"]  # the export's unit: a UTC day
 
 @dataclass(frozen=True, order=True)
 class Unit:
-    """One unit of work: the report ``report`` over the UTC days ``[start, end)``."""
+    """One unit of work: the report ``report`` over the UTC days ``[start, end)`` (and, for a
+    fleet, shard ``shard`` of ``shards`` of its fan-out values, from 0)."""
 
     report: str
     start: date
     end: date
+    shard: int = 0
+    shards: int = 1
+
+    @property
+    def shard_arg(self) -> str | None:
+        """The unit's ``--shard K/N`` (``None`` when not sharded)."""
+        return None if self.shards == 1 else f"{self.shard + 1}/{self.shards}"
 
     def __str__(self) -> str:
-        return f"{self.report} {self.start.isoformat()} → {self.end.isoformat()}"
+        text = f"{self.report} {self.start.isoformat()} → {self.end.isoformat()}"
+        return text if self.shards == 1 else f"{text} shard {self.shard_arg}"
 
 
 def split_units(
@@ -57,6 +66,7 @@ def split_units(
     *,
     days: int = 1,
     only: str | Sequence[str] | None = None,
+    shards: bool = False,
 ) -> list[Unit]:
     """The units that cover ``[start, end)`` for every report (or ``only`` these), ``days`` each.
 
@@ -66,6 +76,9 @@ def split_units(
         end: the end (exclusive; rounded down to a UTC midnight).
         days: UTC days per unit.
         only: the report name(s) to cover; default every report of the job.
+        shards: split each report with a shard size (many fan-out values) into its shards
+            too: report x shard x range (a range of ``days``, up to a year, is one request
+            per value).
 
     Returns:
         The units, report by report, oldest first; a report starts no earlier than its start.
@@ -84,10 +97,12 @@ def split_units(
     names = [only] if isinstance(only, str) else list(only or [r.name for r in spec.reports])
     out: list[Unit] = []
     for name in dict.fromkeys(names):
-        cursor = max(lo, spec.report(name).start)
+        report = spec.report(name)
+        count = -(-fanout_count(report) // report.shard_size) if shards and report.shard_size else 1
+        cursor = max(lo, report.start)
         while cursor < hi:
             nxt = min(cursor + days * _DAY, hi)
-            out.append(Unit(name, cursor.date(), nxt.date()))
+            out += [Unit(name, cursor.date(), nxt.date(), k, count) for k in range(count)]
             cursor = nxt
     return out
 
@@ -100,6 +115,7 @@ def run_unit(
     *,
     client: Fetcher | None = None,
     now: datetime | None = None,
+    shard: str | tuple[int, int] | None = None,
 ) -> ExportSummary:
     """Run one unit of work: fetch the report's UTC days ``[start, end)`` and replace them.
 
@@ -113,6 +129,8 @@ def run_unit(
         end: the end (exclusive); default: one day after ``start``.
         client: the client to fetch with (default: one from the job's connection).
         now: the current instant (default: the real time).
+        shard: only shard K of N of the report's fan-out values (``"K/N"`` from 1, or
+            ``(K - 1, N)``; a :class:`Unit`'s ``shard_arg``).
 
     Returns:
         The summary; ``summary.ok`` is False when a window failed (run the unit again).
@@ -134,4 +152,5 @@ def run_unit(
         client=client,
         now=now,
         progress=False,
+        shard=shard,
     )

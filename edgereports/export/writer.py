@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -99,12 +99,17 @@ def remove_partition(report_dir: Path, day: date) -> bool:
     return existed
 
 
-def sweep_temporaries(report_dir: Path) -> int:
-    """Delete temporary files a killed run left behind (call only while holding the lock)."""
+def sweep_temporaries(report_dir: Path, days: Iterable[date] | None = None) -> int:
+    """Delete temporary files a killed run left behind (call only while holding the lock):
+    all of the report's, or only those of ``days`` (a unit holds only its days' locks)."""
     count = 0
     if not report_dir.is_dir():
         return 0
-    for pattern in (".*.tmp", "day=*/.*.tmp"):
+    if days is None:
+        patterns = [".*.tmp", "day=*/.*.tmp"]
+    else:
+        patterns = [f"day={d.isoformat()}/.*.tmp" for d in days]
+    for pattern in patterns:
         for path in report_dir.glob(pattern):
             path.unlink(missing_ok=True)
             count += 1
@@ -122,6 +127,7 @@ def write_window(
     metadata: Mapping[str, Any],
     checkpoint: Callable[[str], None] | None = None,
     stamps_at_end: bool = False,
+    values: Mapping[str, Sequence[str]] | None = None,
 ) -> WindowWrite:
     """Write the days of one window, each to its partition, atomically.
 
@@ -138,6 +144,9 @@ def write_window(
         stamps_at_end: the frame's stamps end their pieces (v2): the window holds the rows in
             ``(start, end]`` and a row belongs to the day its piece lies in (a stamp at
             midnight to the day before).
+        values: the frame holds these fan-out values only (by dimension): each day's file
+            keeps the rows of the other values it held (a backfill of added subscribers, or
+            the history of removed ones) and replaces those of these.
 
     Returns:
         What was written.
@@ -192,13 +201,16 @@ def write_window(
         number = _day_number(day)
         lo = int(np.searchsorted(day_numbers, number, side="left"))
         hi = int(np.searchsorted(day_numbers, number, side="right"))
-        if lo == hi:
+        kept = None if values is None else _kept_rows(report_dir, day, values, target)
+        if lo == hi and (kept is None or kept.num_rows == 0):
             removed += remove_partition(report_dir, day)
             continue
         part = pc.take(table, pa.array(by_day[lo:hi]), memory_pool=system)
+        if kept is not None and kept.num_rows:
+            part = pa.concat_tables([_cast(part, target, system), kept])
         order = pc.sort_indices(part, sort_keys=sort_keys, memory_pool=system)
         part = _cast(pc.take(part, order, memory_pool=system), target, system)
-        info = {**metadata, "day": day.isoformat(), "rows": hi - lo, "shape": shape}
+        info = {**metadata, "day": day.isoformat(), "rows": part.num_rows, "shape": shape}
         info.setdefault("toolkit_version", __version__)
         info.setdefault("written_at", datetime.now(UTC).isoformat(timespec="seconds"))
         part = part.replace_schema_metadata({METADATA_KEY: json.dumps(info).encode("utf-8")})
@@ -207,6 +219,38 @@ def write_window(
         rows += hi - lo
         files += 1
     return WindowWrite(rows=rows, files=files, removed=removed, bytes=size, dimensions=dims)
+
+
+def _kept_rows(
+    report_dir: Path, day: date, values: Mapping[str, Sequence[str]], target: Any
+) -> Any | None:
+    """The rows of a day's file whose fan-out values are not among ``values`` (None: no file)."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    path = partition_dir(report_dir, day) / PART_FILE
+    if not path.is_file():
+        return None
+    old = pq.read_table(path, partitioning=None)
+    keep = None
+    for dim, vals in values.items():
+        if dim not in old.column_names:
+            continue
+        column = old.column(dim)
+        outside = pc.invert(pc.is_in(column, value_set=_strings(vals, column.type)))
+        outside = pc.fill_null(outside, True)
+        keep = outside if keep is None else pc.and_(keep, outside)
+    old = old if keep is None else old.filter(keep)
+    names = set(old.column_names)
+    if any(f.name not in names for f in target):
+        raise ValueError(f"the partition {path} has other columns than the report's rows")
+    return old.select(target.names).cast(target)
+
+
+def _strings(values: Sequence[str], kind: Any) -> Any:
+    import pyarrow as pa
+
+    return pa.array([str(v) for v in values], type=kind)
 
 
 _DAY = BUCKETS["DAY"]

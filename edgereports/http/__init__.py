@@ -22,12 +22,14 @@ from .client import HttpClient
 from .pacing import Pacer
 from .redaction import REDACTED_LOGGERS, install_log_redaction
 from .session import RETRY_STATUSES, make_session
+from .shared_pacing import SharedPacer
 
 __all__ = [
     "REDACTED_LOGGERS",
     "RETRY_STATUSES",
     "HttpClient",
     "Pacer",
+    "SharedPacer",
     "install_log_redaction",
     "make_session",
 ]

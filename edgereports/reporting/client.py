@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import orjson
@@ -211,6 +212,21 @@ class ReportingClient(UsesConnection):
         """
         pacer = self._http.pacer
         return pacer.per_second if pacer is not None and not pacer.adaptive else None
+
+    def share_budget(self, path: str | os.PathLike[str], rate_limit: float | str) -> None:
+        """Pace this client's requests with a budget kept in the file ``path``, shared by every
+        process of this host that paces with the same file (see
+        :class:`~edgereports.http.SharedPacer`); ``rate_limit`` is the budget of them all.
+
+        Raises:
+            ConfigError: ``rate_limit`` is not a positive rate.
+
+        Example:
+            >>> client.share_budget("/tmp/nightly.budget", "10/s")  # doctest: +SKIP
+        """
+        from ..http import SharedPacer
+
+        self._http.pacer = SharedPacer(rate_limit, Path(path))
 
     def service_now(self, *, probe: bool = True) -> datetime:
         """Now, as the service's clock says.

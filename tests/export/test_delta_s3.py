@@ -237,3 +237,21 @@ aws_secret_access_key = "TEAM_S3_SECRET"
     report = job.report("sims")
     expected = whole_fetch(client_for(sb), report, report.start, MIDNIGHT)
     pd.testing.assert_frame_equal(got, expected)
+
+
+def test_maintain_on_s3_keeps_the_rows_and_a_reader_of_an_older_snapshot(
+    tmp_path: Path, sb: Any, s3: str
+) -> None:
+    from edgereports.export import maintain
+
+    job = delta_job(tmp_path, sb, s3, subscribers=2)
+    client = client_for(sb)
+    for day in ("2024-03-01", "2024-03-02"):  # one day twice: a file the table dropped
+        assert run_unit(job, "usage", day, client=client, now=NOW).ok
+    assert run_unit(job, "usage", "2024-03-01", client=client, now=NOW).ok
+    before = table_frame(job, "usage")
+    old = DeltaTable(job.location("usage"))
+    [done] = maintain(job, only="usage")
+    assert done.rows == len(before) and done.files_after == 2  # one file a day
+    pd.testing.assert_frame_equal(table_frame(job, "usage"), before)
+    assert old.to_pyarrow_table().num_rows == len(before)  # within the retention (7 days)

@@ -17,7 +17,7 @@ import pyarrow.dataset as ds
 import pytest
 
 from edgereports.errors import ConfigError, ExportLocked
-from edgereports.export import read_export, run_export
+from edgereports.export import load_job, read_export, run_export
 from edgereports.export.lock import LOCK_FILE
 from edgereports.export.state import load_state
 from edgereports.sandbox import serve
@@ -173,11 +173,14 @@ def test_a_changed_report_asks_for_a_full_refresh(tmp_path: Path, sb: Any) -> No
     job = write_job(tmp_path, sb, subscribers=2)
     client = client_for(sb)
     assert run_export(job, client=client, only=["usage"], now=NOW).ok
-    changed = write_job(tmp_path, sb, subscribers=3)
+    path = tmp_path / "job.toml"  # the same name, another metric: another report
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("time_usage_subscriber", "byte_usage_subscriber", 1))
+    changed = load_job(path)
     with pytest.raises(ConfigError, match=r"'usage' asks for other data .* --full-refresh"):
         run_export(changed, client=client, only="usage", now=NOW)
     assert run_export(changed, client=client, only="usage", now=NOW, full_refresh=True).ok
-    assert read_export(changed.output, "usage").msisdn.nunique() == 3
+    assert set(read_export(changed.output, "usage").metric) == {"uplink_bytes", "downlink_bytes"}
 
 
 def test_full_refresh_drops_days_outside_the_new_range(tmp_path: Path, sb: Any) -> None:
@@ -275,6 +278,24 @@ def test_read_export_keeps_the_bucket_holding_a_mid_bucket_start_like_fetch(
     )
     daily = read_export(job.output, "usage", start="2024-03-05T12:00:00+00:00", end=end)
     assert list(daily.time_stamp.unique()) == [pd.Timestamp("2024-03-05", tz="UTC")]
+
+
+def test_dry_run_prints_requests_rows_and_the_time_at_the_jobs_rate_limit(
+    tmp_path: Path, sb: Any
+) -> None:
+    job = write_job(tmp_path, sb, subscribers=3, rate_limit='"2/s"')
+    assert job.rate_limit == 2.0
+    summary = run_export(job, only="usage", client=client_for(sb), now=NOW, dry_run=True)
+    plan = summary.reports[0].plan
+    # 3 subscribers x 4 windows of up to 4 days, one request each; 3 x 13 days x 1 metric rows
+    assert (len(plan.windows), plan.requests, plan.rows) == (4, 12, 39)
+    text = str(summary)
+    assert "usage: first run, watermark none, 4 window(s) 2024-02-26 → 2024-03-10, 12 " in text
+    assert text.endswith(
+        "in all: 4 window(s) (report x shard x range), 12 request(s), at most 39 rows; "
+        "at rate_limit 2/s: 6 s of requests"
+    )
+    assert sb.request_count() == 0
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "delta"])

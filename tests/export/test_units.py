@@ -164,7 +164,8 @@ def test_a_delta_full_refresh_leaves_exactly_the_refreshed_range(tmp_path: Path,
     import deltalake
 
     files = deltalake.DeltaTable(str(job.output / "usage")).get_add_actions(flatten=True)
-    on_disk = sum(p.stat().st_size for p in (job.output / "usage").rglob("*.parquet"))
+    data = (job.output / "usage").glob("day=*/*.parquet")  # not the log's checkpoints
+    on_disk = sum(p.stat().st_size for p in data)
     assert first.reports[0].bytes_written == sum(files.column("size_bytes").to_pylist())
     assert first.reports[0].bytes_written == on_disk > 0
     assert " 0 B" not in str(first)
@@ -227,3 +228,112 @@ def test_a_store_error_while_opening_a_table_is_redacted_and_stays_an_os_error()
         raise OSError(f"Generic S3 error: signing with {secret} failed\n   0: <unknown>")
     assert str(caught.value) == "Generic S3 error: signing with *** failed"
     assert caught.value.__cause__ is None and caught.value.__suppress_context__
+
+
+def test_three_disjoint_parquet_units_run_at_once_and_an_overlapping_one_names_the_holder(
+    tmp_path: Path,
+) -> None:
+    from edgereports.errors import ExportLocked
+    from edgereports.export.lock import ExportLock
+    from edgereports.sandbox import FaultConfig
+
+    # every request waits 0.3 s, so the three processes' units overlap in time
+    with serve(seed=0, devices=8, clock=NOW, faults=FaultConfig(latency=0.3)) as slow:
+        job = write_job(tmp_path, slow, subscribers=2)
+        report_dir = job.output / "usage"
+        assert job.source is not None
+        # this process holds a unit's lock on 2024-03-08 (as a running unit would)
+        held = ExportLock([report_dir], job="held", days={report_dir: [date(2024, 3, 8)]})
+        with held:
+            spans = [("2024-02-26", "2024-02-29"), ("2024-02-29", "2024-03-03")]
+            spans.append(("2024-03-03", "2024-03-08"))
+            procs = [
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "edgereports.cli",
+                        "export",
+                        str(job.source),
+                        "--only",
+                        "usage",
+                        "--from",
+                        a,
+                        "--until",
+                        b,
+                        "--no-progress",
+                    ],
+                    env={
+                        **os.environ,
+                        "EDGEREPORTS_REPORTING_URL": slow.reporting_url,
+                        "EDGEREPORTS_API_KEY": slow.api_key,
+                    },
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+                for a, b in spans
+            ]
+            outputs = [p.communicate(timeout=120) for p in procs]
+            assert [p.returncode for p in procs] == [0, 0, 0], outputs
+            overlapping = run_cli(
+                job.source,
+                "--only",
+                "usage",
+                "--from",
+                "2024-03-07",
+                "--until",
+                "2024-03-09",
+                sb=slow,
+            )
+            assert overlapping.returncode != 0
+            assert "Traceback" not in overlapping.stderr
+            assert f"pid {os.getpid()}" in overlapping.stderr and "job held" in overlapping.stderr
+            with pytest.raises(ExportLocked, match=r"export units \(--from/--until\)"):
+                run_export(job, only="usage", client=client_for(slow), now=NOW)
+        # the units wrote their days; the watermark moved over the units that ended in line
+        # from the start (one that ended before its predecessor left it where it was)
+        mark = load_state(report_dir).watermark
+        assert mark is not None
+        assert datetime(2024, 2, 29, tzinfo=UTC) <= mark <= datetime(2024, 3, 8, tzinfo=UTC)
+        report = job.report("usage")
+        got = canonical(read_export(job.output, "usage"), "time_stamp")
+        end = datetime(2024, 3, 8, tzinfo=UTC)
+        pd.testing.assert_frame_equal(got, whole_fetch(client_for(slow), report, report.start, end))
+
+
+def test_the_orchestrator_examples_compile_and_dagster_sees_real_annotations() -> None:
+    import ast
+
+    for name in ("dagster_units.py", "airflow_units.py"):
+        source = (ROOT / "examples" / name).read_text(encoding="utf-8")
+        tree = ast.parse(source)
+        compile(tree, name, "exec")
+        futures = [
+            alias.name
+            for node in tree.body
+            if isinstance(node, ast.ImportFrom) and node.module == "__future__"
+            for alias in node.names
+        ]
+        if name.startswith("dagster"):  # Dagster refuses a string annotation of `context`
+            assert "annotations" not in futures
+        assert "run_unit" in source and "edgereports_api" in source.replace("-", "_")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--shard", "1/2"], "--shard K/N runs a shard of a unit: give --from"),
+        (["--shard", "3/2", "--from", "2024-03-01"], "--shard must be K/N with 1 <= K <= N"),
+        (["--shard", "x", "--from", "2024-03-01"], "--shard must be K/N"),
+    ],
+)
+def test_bad_shards_exit_2_before_any_request(
+    tmp_path: Path, sb: Any, args: list[str], message: str
+) -> None:
+    job = write_job(tmp_path, sb)
+    assert job.source is not None
+    before = sb.request_count()
+    done = run_cli(job.source, "--only", "usage", *args, sb=sb)
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+    assert sb.request_count() == before
