@@ -10,7 +10,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEMO_OUT ?= demo-output
 
-.PHONY: help setup browser demo lab explorer test test-fast lint format types layers pytest pytest-fast docs bench clean
+.PHONY: help setup browser airflow demo lab explorer test test-fast lint format types layers pytest pytest-fast docs bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -28,6 +28,19 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 setup: $(STAMP) browser  ## create .venv and install the package with the test tools
+
+# Airflow 3 pins versions the project's other tools do not share, so it has an environment of
+# its own; the suite runs the Airflow example's DAG in it (airflow dags test).
+AIRFLOW_VENV  := .venv-airflow
+AIRFLOW_STAMP := $(AIRFLOW_VENV)/.installed
+
+$(AIRFLOW_STAMP): pyproject.toml
+	@test -x $(AIRFLOW_VENV)/bin/python || $(PYTHON) -m venv $(AIRFLOW_VENV)
+	$(AIRFLOW_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(AIRFLOW_VENV)/bin/python -m pip install --quiet 'apache-airflow>=3.0' -e '.[delta]'
+	@touch $(AIRFLOW_STAMP)
+
+airflow: $(AIRFLOW_STAMP)  ## Airflow 3 in .venv-airflow, for the test of the Airflow example
 
 # The browser test drives Debian's Chromium through its chromedriver (a test tool's own browser
 # download does not work here). Installed only when missing, and only where apt-get exists.
@@ -59,7 +72,7 @@ types: $(STAMP)  ## mypy --strict on the package
 layers: $(STAMP)  ## the import-layer contracts (docs/design.md)
 	$(BIN)/lint-imports
 
-pytest: $(STAMP) browser  ## the test suite (installs Debian's chromium for the browser test when missing)
+pytest: $(STAMP) browser airflow  ## the test suite (installs Debian's chromium and Airflow's environment when missing)
 	$(BIN)/pytest
 
 pytest-fast: $(STAMP)  ## the test suite without the tests marked slow
@@ -73,4 +86,4 @@ test: lint types layers pytest  ## everything CI runs (the suite builds the docs
 test-fast: lint types layers pytest-fast  ## lint, types, layers and the suite without slow tests
 
 clean:  ## remove the environment and caches
-	rm -rf $(VENV) site .pytest_cache .mypy_cache .ruff_cache .hypothesis .import_linter_cache $(DEMO_OUT)
+	rm -rf $(VENV) $(AIRFLOW_VENV) site .pytest_cache .mypy_cache .ruff_cache .hypothesis .import_linter_cache $(DEMO_OUT)

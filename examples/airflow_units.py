@@ -1,11 +1,11 @@
 """An Airflow DAG with dynamic task mapping: one mapped task per unit of the export.
 
-It only calls :func:`edgereports.export.split_units` and :func:`edgereports.export.run_unit`,
-which the suite tests (Airflow itself is not installed with edgereports); written for
-Airflow 3 (``airflow.sdk``). Every night it lists the units of the last three UTC days
-(report x day) and maps one task over them; each task replaces exactly its day of its
-report's Delta table, so the tasks run in parallel on any workers, and a retried or re-run
-task changes nothing it should not.
+It only calls :func:`edgereports.export.split_units` and :func:`edgereports.export.run_unit`;
+written for Airflow 3 (``airflow.sdk``), and the suite runs it with ``airflow dags test`` in
+Airflow's own environment (``make airflow``). Every night it lists the units of the last three
+UTC days (report x day) and maps one task over them; each task replaces exactly its day of its
+report's Delta table, so the tasks run in parallel on any workers, and a retried or re-run task
+changes nothing it should not.
 
 The job file (``JOB`` below) sets ``format = "delta"`` and an ``output`` such as
 ``s3://reports/edge``; the API key, the reporting URL and the object store's settings come from

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from .._version import __version__
 from ..export.files import atomic_write_bytes
-from ..page import Section, png_img, render_document, report_section
+from ..health import flags_html
+from ..page import Section, failed_section, png_img, render_document, report_section
 
 if TYPE_CHECKING:
     from ._result import DemoResult, ReportOutcome
@@ -54,6 +55,16 @@ def _section(outcome: ReportOutcome, out: Path) -> Section:
     )
 
 
+def _health_section(result: DemoResult) -> Section:
+    """The account's health flags over the daily presets' range, or why there are none."""
+    anchor, title = "health", "Health flags of the account's devices"
+    if result.health is None:
+        return failed_section(anchor, title, result.health_error or "not judged")
+    purpose = "Each device and site judged against its own history over the last 7 days."
+    body = flags_html(result.health, title=None)
+    return Section(anchor, title, f'<p class="purpose">{purpose}</p>{body}')
+
+
 def render_index(result: DemoResult) -> str:
     """Return the HTML page of a demo run (self-contained but for the frames' links).
 
@@ -64,6 +75,7 @@ def render_index(result: DemoResult) -> str:
         The page's text.
     """
     sections = [_section(o, result.out) for o in result.outcomes]
+    sections.append(_health_section(result))
     clock = "unknown (no answer)"
     if result.clock is not None:
         clock = f"{result.clock:%Y-%m-%d %H:%M:%S} UTC"

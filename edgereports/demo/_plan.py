@@ -11,13 +11,23 @@ from .. import presets
 from ..query import Report
 from ..query.timegrid import BUCKETS, floor
 
-__all__ = ["DEMO_CLOCK", "DEMO_ZONE", "PlannedReport", "Subjects", "plan_reports", "range_end"]
+__all__ = [
+    "DAILY_RANGE",
+    "DEMO_CLOCK",
+    "DEMO_ZONE",
+    "PlannedReport",
+    "Subjects",
+    "plan_reports",
+    "range_end",
+]
 
 #: The sandbox clock of the demo: its output is the same on every run.
 DEMO_CLOCK = "2024-03-15T12:00:00+05:30"
 #: The offset the demo writes its ranges in (the sandbox network's local time, India).
 DEMO_ZONE = timezone(timedelta(hours=5, minutes=30))
-_DAILY, _HOURLY, _SIM_DAYS = timedelta(days=7), timedelta(days=2), timedelta(days=14)
+#: The range of the daily presets (and of the demo's health flags) before the demo's end.
+DAILY_RANGE = timedelta(days=7)
+_DAILY, _HOURLY, _SIM_DAYS = DAILY_RANGE, timedelta(days=2), timedelta(days=14)
 
 
 #: The device profile of the subscribers the demo reports on (sandbox profiles: docs/sandbox.md).

@@ -47,6 +47,9 @@ class DemoResult:
         outcomes: one per preset, in the catalogue's order.
         seconds: the whole run's duration.
         clock: the service's clock as its last answer stated it (None before any answer).
+        health: the health flags of the account's devices over the daily presets' range
+            (None when they could not be judged: ``health_error`` says why).
+        health_error: why there are no health flags, or None.
     """
 
     out: Path
@@ -55,6 +58,8 @@ class DemoResult:
     outcomes: list[ReportOutcome] = field(default_factory=list)
     seconds: float = 0.0
     clock: datetime | None = None
+    health: pd.DataFrame | None = None
+    health_error: str | None = None
 
     @property
     def ok(self) -> bool:

@@ -13,11 +13,12 @@ from .._dependencies import lazy_import
 from ..config import Settings
 from ..errors import AuthError, ConfigError, EdgeReportsError, EdgeReportsWarning, redact
 from ..export import save_parquet
+from ..health import flags_table, health
 from ..normalize import concat_frames
 from ..plotting import plot
 from ..reporting import ReportingClient
 from ._html import write_index
-from ._plan import DEMO_CLOCK, PlannedReport, Subjects, plan_reports, range_end
+from ._plan import DAILY_RANGE, DEMO_CLOCK, PlannedReport, Subjects, plan_reports, range_end
 from ._result import DemoResult, ReportOutcome
 from ._summary import summary_table
 
@@ -136,9 +137,38 @@ def _run(
         outcome.parquet = save_parquet(frame, frames_dir / f"{plan.slug}.parquet")
         outcome.chart = _chart(frame, charts_dir / f"{plan.slug}.png", plan.note)
         echo(_indent(summary_table(frame).to_string(index=False)))
+    result.health, result.health_error = _health(client, subjects, end)
+    count = 0 if result.health is None else len(result.health)
+    flagged = result.health_error or f"{count} flag(s)"
+    echo(f"\n== health · {len(subjects.devices)} devices over the last 7 days · {flagged}")
+    if result.health is not None and len(result.health):
+        echo(_indent(flags_table(result.health)))
     result.clock = client.last_answer_date
     write_index(result)
     return result
+
+
+def _health(
+    client: ReportingClient, subjects: Subjects, end: datetime
+) -> tuple[pd.DataFrame | None, str | None]:
+    """The health flags of the account's devices over the daily presets' range, or why not."""
+    if not subjects.devices:
+        return None, "no devices listed (pass --msisdn for the live service)"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", EdgeReportsWarning)  # the presets said them
+            flags = health(
+                client,
+                account_id=subjects.account_id,
+                msisdn=list(subjects.devices),
+                start=end - DAILY_RANGE,
+                end=end,
+            )
+    except AuthError:
+        raise
+    except EdgeReportsError as exc:
+        return None, f"{type(exc).__name__}: {exc}"
+    return flags, None
 
 
 def _fetch(client: ReportingClient, plan: PlannedReport) -> tuple[pd.DataFrame | None, str | None]:

@@ -275,13 +275,16 @@ class HttpClient:
 
     def _note_clock(self, response: requests.Response) -> None:
         """Keep the ``Date`` header of an answer as the service's clock."""
+        # set once, not cleared first: a thread asking meanwhile (stated_now) must not see
+        # a dated answer as undated
         header = response.headers.get("Date")
-        self._answer_dated = False
         if not header:
+            self._answer_dated = False
             return
         try:
             stamp = email.utils.parsedate_to_datetime(header)
         except (TypeError, ValueError, IndexError, OverflowError):
+            self._answer_dated = False
             return
         if stamp.tzinfo is None:
             stamp = stamp.replace(tzinfo=UTC)

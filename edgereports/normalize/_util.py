@@ -274,7 +274,15 @@ def shared_chunks(per_block: Sequence[str | None], lengths: Sequence[int]) -> li
 
 
 def block_strings(per_block: Sequence[str | None], lengths: Sequence[int]) -> pd.Series:
-    """Return a ``string`` column holding ``per_block[k]`` on each of the ``lengths[k]`` rows.
+    """Return a ``string`` column holding ``per_block[k]`` on each of the ``lengths[k]`` rows
+    (the array of :func:`block_string_array`)."""
+    array = pd.arrays.ArrowStringArray(block_string_array(per_block, lengths))
+    return pd.Series(array, dtype=STRING, copy=False)
+
+
+def block_string_array(per_block: Sequence[str | None], lengths: Sequence[int]) -> pa.ChunkedArray:
+    """Return a ``large_string`` array holding ``per_block[k]`` on each of the ``lengths[k]``
+    rows.
 
     A chunk per block (:func:`shared_chunks`) up to ``SHARED_BLOCKS`` blocks, or a constant;
     else one array taken from the distinct values.
@@ -289,8 +297,7 @@ def block_strings(per_block: Sequence[str | None], lengths: Sequence[int]) -> pd
     except (UnicodeError, pa.ArrowInvalid):
         bad = next(v for v in per_block if v is not None and not _is_utf8(v))
         fail("text is not valid UTF-8", "", bad)
-    array = pd.arrays.ArrowStringArray(pa.chunked_array(chunks, type=pa.large_string()))
-    return pd.Series(array, dtype=STRING, copy=False)
+    return pa.chunked_array(chunks, type=pa.large_string())
 
 
 def _repeated(per_block: Sequence[str | None], lengths: Sequence[int]) -> pa.Array:

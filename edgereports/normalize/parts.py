@@ -13,13 +13,14 @@ canonical order.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ..query.timegrid import epoch_micros, owned_mask
 from . import _arrowjson
@@ -27,13 +28,15 @@ from ._request import RequestInfo, request_info
 from .api import ARROW_MIN_BYTES
 from .detect import detect_shape, first_byte, parse_json
 from .service import is_service_answer, service_request
-from .timeseries import Block, build, dimensions, read_blocks
+from .timeseries import Block, build, build_table, dimensions, read_blocks
 
 __all__ = ["SeriesPart", "build_parts", "read_part"]
 
 #: Answers of at least this size are parsed by pyarrow, which leaves the GIL while it parses, so
 #: the answers of a pull's threads are read at once; smaller ones cost less through orjson.
 PART_ARROW_MIN_BYTES = 64 * 1024
+#: The attrs of a part's frame.
+_ATTRS: dict[Hashable, Any] = {"shape": "timeseries", "source": "json"}
 
 
 @dataclass
@@ -85,8 +88,24 @@ class SeriesPart:
         """The frame :func:`~.api.to_frame` gives for these points (``attrs`` without the
         request)."""
         out = build(self.blocks, self.echo_names, self.req)
-        out.attrs = {"shape": "timeseries", "source": "json"}
+        out.attrs = dict(_ATTRS)
         return out
+
+    @staticmethod
+    def frame_attrs() -> dict[str, Any]:
+        """The ``attrs`` of :meth:`frame`."""
+        return {str(k): v for k, v in _ATTRS.items()}
+
+    def table(self) -> pa.Table:
+        """The Arrow table of :meth:`frame` (as ``pa.Table.from_pandas(self.frame(),
+        preserve_index=False)`` gives it), built without the frame."""
+        return build_table(self.blocks, self.echo_names, self.req, self.frame_attrs())
+
+    def stamps(self) -> np.ndarray:
+        """Every point's stamp (int64 microseconds, UTC), block after block."""
+        if not self.blocks:
+            return np.empty(0, dtype=np.int64)
+        return np.concatenate([b.stamps for b in self.blocks]).astype(np.int64, copy=False)
 
 
 def read_part(

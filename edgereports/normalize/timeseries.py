@@ -16,6 +16,7 @@ whatever order the service used.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Mapping, Sequence
@@ -31,6 +32,7 @@ from ..schema import STRING, TIMESERIES
 from ._request import RequestInfo
 from ._util import (
     Where,
+    block_string_array,
     block_strings,
     check_member_name,
     fail,
@@ -224,29 +226,78 @@ def build(
     merged = _merge(blocks, req)
     if not merged:
         return TIMESERIES.empty(dims)
-    lengths = [len(b.stamps) for b in merged]
-    position = {name: k for k, name in enumerate(echo_names)}
-    request_account = req.account_id if req is not None else None
+    lengths, strings, percentiles = _layout(merged, echo_names, dims, req)
     spans = [b.rows for b in merged]
     reuse = dict(source or {}) if all(spans) else {}
+    request_account = req.account_id if req is not None else None
     if request_account is not None and reuse.get("account_id", _NO_NULLS).null_count:
         reuse.pop("account_id")
     columns: dict[str, Any] = {"time_stamp": timestamp_column(_concat([b.stamps for b in merged]))}
-    for col in ("account_id", *dims):
-        k = position.get(col)
-        per_block = [b.echo[k] if k is not None else None for b in merged]
-        if col == "account_id":
-            per_block = [v if v is not None else request_account for v in per_block]
+    for col, per_block in strings.items():
         columns[col] = _strings(reuse.get(col), spans, per_block, lengths)
-    columns["metric"] = _strings(reuse.get("metric"), spans, [b.name for b in merged], lengths)
-    aggregations = [b.aggregation for b in merged]
-    columns["aggregation"] = _strings(reuse.get("aggregation"), spans, aggregations, lengths)
-    percentiles = [_percentile(b, req) for b in merged]
     columns["percentile"] = np.repeat(np.array(percentiles, dtype=np.float64), lengths)
     values = _concat([b.values for b in merged])
     # a view of a reader's memory is read-only: a frame's columns can be written to
     columns["value"] = values if values.flags.writeable else values.copy()
     return pd.DataFrame(columns, copy=False)
+
+
+def build_table(
+    blocks: Sequence[Block],
+    echo_names: Sequence[str],
+    req: RequestInfo | None,
+    attrs: Mapping[str, str],
+) -> pa.Table:
+    """The Arrow table of the frame :func:`build` gives for the same blocks with ``attrs``:
+    the schema and pandas metadata of ``pa.Table.from_pandas(frame, preserve_index=False)``,
+    built from the blocks' arrays (no frame).
+
+    Raises:
+        SchemaError: when an echoed key clashes with a fixed column.
+    """
+    dims = dimensions(echo_names, req)
+    schema = _table_schema(tuple(dims), tuple(attrs.items()))
+    merged = _merge(blocks, req)
+    if not merged:
+        return schema.empty_table()
+    lengths, strings, percentiles = _layout(merged, echo_names, dims, req)
+    stamps = _concat([b.stamps for b in merged]).astype(np.int64, copy=False)
+    arrays: list[pa.Array | pa.ChunkedArray] = [pa.array(stamps).view(schema.field(0).type)]
+    arrays.extend(block_string_array(per_block, lengths) for per_block in strings.values())
+    # NaN is null, as pyarrow reads a frame's floats
+    percentile = np.repeat(np.array(percentiles, dtype=np.float64), lengths)
+    arrays.append(pa.array(percentile, pa.float64(), from_pandas=True))
+    arrays.append(pa.array(_concat([b.values for b in merged]), pa.float64(), from_pandas=True))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+@functools.cache
+def _table_schema(dims: tuple[str, ...], attrs: tuple[tuple[str, str], ...]) -> pa.Schema:
+    """The Arrow schema (with pandas metadata) of a timeseries frame with ``dims`` and
+    ``attrs``."""
+    empty = TIMESERIES.empty(list(dims))
+    empty.attrs = dict(attrs)
+    return pa.Schema.from_pandas(empty, preserve_index=False)
+
+
+def _layout(
+    merged: Sequence[Block], echo_names: Sequence[str], dims: list[str], req: RequestInfo | None
+) -> tuple[list[int], dict[str, list[str | None]], list[float]]:
+    """Each block's length, its value of each string column (in frame order) and its
+    percentile."""
+    lengths = [len(b.stamps) for b in merged]
+    position = {name: k for k, name in enumerate(echo_names)}
+    request_account = req.account_id if req is not None else None
+    strings: dict[str, list[str | None]] = {}
+    for col in ("account_id", *dims):
+        k = position.get(col)
+        per_block = [b.echo[k] if k is not None else None for b in merged]
+        if col == "account_id":
+            per_block = [v if v is not None else request_account for v in per_block]
+        strings[col] = per_block
+    strings["metric"] = [b.name for b in merged]
+    strings["aggregation"] = [b.aggregation for b in merged]
+    return lengths, strings, [_percentile(b, req) for b in merged]
 
 
 _NO_NULLS = pa.array([], type=pa.large_string())

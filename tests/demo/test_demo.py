@@ -247,3 +247,15 @@ def test_charts_say_what_they_show(demo: tuple[DemoResult, list[str]]) -> None:
     docs = (Path(__file__).resolve().parents[2] / "docs" / "sandbox.md").read_text("utf-8")
     for kind in ("handset", "camera", "sensor", "gateway"):
         assert f"`{kind}`" in docs
+
+
+def test_the_page_ends_with_the_health_flags_of_every_device(
+    demo: tuple[DemoResult, list[str]],
+) -> None:
+    result, lines = demo
+    assert result.health is not None and result.health_error is None
+    assert result.health.empty  # the demo's network runs without incidents
+    page = result.index.read_text()
+    assert 'id="health"' in page and "Health flags of the account&#x27;s devices" in page
+    assert "no flags from " in page
+    assert any(line.startswith("\n== health · 64 devices") for line in lines)

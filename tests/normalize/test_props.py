@@ -9,6 +9,7 @@ from typing import Any
 
 import orjson
 import pandas as pd
+import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -184,6 +185,10 @@ def test_valid_time_series_never_raise_and_keep_every_point(case: Any) -> None:
         built = build_parts([part], request)
         assert built is not None
         pd.testing.assert_frame_equal(attrs_free(built), attrs_free(df))
+        # the table the cache stores, built from the points: that of the part's frame
+        expected = pa.Table.from_pandas(part.frame(), preserve_index=False)
+        assert part.table().equals(expected, check_metadata=True)
+        assert part.table().to_pandas().equals(part.frame())
 
 
 @SETTINGS

@@ -15,6 +15,7 @@ import dataclasses
 import functools
 import sqlite3
 import threading
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -25,7 +26,15 @@ from ..plan import Part, Window, bucket_of
 from .cache import Cache
 from .grid import Chunk, chunk_of, chunks, horizon_for
 from .keys import series_key, uncacheable
-from .rows import as_frame, assemble, contiguous_runs, newest, rows_per_chunk, within
+from .rows import (
+    as_frame,
+    assemble,
+    contiguous_runs,
+    newest,
+    rows_per_chunk,
+    stamps_of,
+    within,
+)
 from .trust import CLOCK_SKEW, KeyBinding, final_chunks
 
 if TYPE_CHECKING:
@@ -113,12 +122,16 @@ class CachedPull:
         self.stats = [CacheStats(refresh=refresh) for _ in range(reports)]
         self._lock = threading.Lock()
         self._written: dict[str, timedelta] = {}
+        self._segments: Counter[str] = Counter()  # segments this pull wrote, by series
         self.keys = KeyBinding(cache.store, fingerprint, service, api_version)
         self._writer: ThreadPoolExecutor | None = None
         self._writes: list[Future[None]] = []
         self._known: dict[int, _Facts] = {}  # by id() of the part (parts live through the pull)
+        #: series the index held nothing of when the pull began (a key not bound yet reads
+        #: nothing, so its parts fetch without asking the index again)
+        self._empty: set[str] = set()
         #: the chunks a part of this pull fetches (or fetched), by series: one fetch each
-        self._fetching: dict[tuple[str, Chunk], Claim] = {}
+        self._fetching: dict[str, dict[Chunk, Claim]] = {}
 
     def final(
         self, run: list[Chunk], frame: pd.DataFrame | SeriesPart, bucket: timedelta
@@ -153,6 +166,8 @@ class CachedPull:
         for series, bucket in self._written.items():
             if not self.cache.enabled:
                 return
+            if series in self._empty and self._segments[series] == 1:
+                continue  # one segment: nothing to merge (another process's writes wait)
             try:
                 self._compact(series, bucket)
             except (OSError, sqlite3.Error) as exc:
@@ -204,6 +219,7 @@ class CachedPull:
         """
         import pyarrow as pa
 
+        self._note_empty(parts)
         found: list[tuple[int, Part, pa.Table, dict[str, Any], int]] = []
         for i, part in enumerate(parts):
             whole = self._whole(part)
@@ -221,6 +237,21 @@ class CachedPull:
             self._count(part.report, hits=chunks_held)
             out[i] = frame
         return out
+
+    def _note_empty(self, parts: Sequence[Part]) -> None:
+        """Note the series of ``parts`` the index holds nothing of (one query, on the
+        caller's thread): their parts need not ask it again before fetching."""
+        if self.refresh or not self.cache.enabled:
+            return
+        series = {f.series for f in map(self._facts, parts) if f.reason is None and f.grid}
+        if not series:
+            return
+        try:
+            held = self.cache.store.held(series)
+        except sqlite3.Error:
+            return  # each part asks for itself
+        with self._lock:
+            self._empty.update(series - held)
 
     def _facts(self, part: Part) -> _Facts:
         """The facts of ``part``, computed on first use."""
@@ -300,7 +331,7 @@ class CachedPull:
         # whole (a wrong key gets its AuthError) by one thread at a time, the others waiting
         # to read the cache once the key has worked; a part the cache holds nothing of waits
         # for nobody
-        if not self._lookup(facts.series, facts.names):
+        if facts.series in self._empty or not self._lookup(facts.series, facts.names):
             return self._part(part, fetch, scope)
         with self.keys.proving:
             return self._part(part, fetch, scope)
@@ -369,18 +400,21 @@ class CachedPull:
         mine: list[Chunk] = []
         theirs: dict[Claim, list[Chunk]] = {}
         with self._lock:
-            for chunk in missing:
-                claim = self._fetching.get((series, chunk))
-                if claim is None:
-                    mine.append(chunk)
-                else:
-                    theirs.setdefault(claim, []).append(chunk)
+            fetching = self._fetching.setdefault(series, {})
+            if fetching.keys().isdisjoint(missing):  # the usual case: none claimed yet
+                mine = missing
+            else:
+                for chunk in missing:
+                    claim = fetching.get(chunk)
+                    if claim is None:
+                        mine.append(chunk)
+                    else:
+                        theirs.setdefault(claim, []).append(chunk)
             runs: list[tuple[list[Chunk], Claim]] = [
                 (run, Future()) for run in contiguous_runs(mine)
             ]
             for run, claim in runs:
-                for chunk in run:
-                    self._fetching[(series, chunk)] = claim
+                fetching.update(dict.fromkeys(run, claim))
         return runs, theirs
 
     def _lookup(self, series: str, keys: list[int]) -> dict[int, str]:
@@ -451,21 +485,40 @@ class CachedPull:
         run: list[Chunk],
     ) -> bool:
         """Store the rows of the ``final`` chunks of ``run`` (``got``: the rows of ``run``);
-        False when the cache cannot be written."""
-        if self.cache.enabled:
+        False when the cache cannot be written.
+
+        A small answer's points (a ``SeriesPart``) are written as the Arrow table of their
+        frame, built from their arrays: no frame is built for the cache."""
+        from ...normalize.parts import SeriesPart
+
+        if not self.cache.enabled:
+            return False
+        kept: pd.DataFrame | SeriesPart
+        if isinstance(got, SeriesPart) and (final == run or len(contiguous_runs(final)) == 1):
+            kept = (
+                got
+                if final == run
+                else got.owned(final[0][0], final[-1][1], first=False, last=False)
+            )
+            rows: pd.DataFrame | pa.Table = kept.table()
+            attrs = kept.frame_attrs()
+        else:
             frame = as_frame(got)
-            attrs = {str(k): v for k, v in frame.attrs.items() if k != "request"}
             kept = frame if final == run else within(frame, final)
-            counts = rows_per_chunk(kept, final)
-            rows = {
-                int(c[0].timestamp()): (int(c[1].timestamp()), n)
-                for c, n in zip(final, counts, strict=True)
-            }
-            try:
-                self.cache.store.write(series, rows, kept, attrs, part.sent.to_request())
-                with self._lock:
-                    self._written[series] = bucket_of(part.sent) or timedelta(0)
-                return True
-            except (OSError, sqlite3.Error) as exc:
-                self.cache.disable(exc)
+            rows = kept
+            attrs = {str(k): v for k, v in frame.attrs.items() if k != "request"}
+        starts = [int(c[0].timestamp()) for c in final]
+        counts = rows_per_chunk(stamps_of(kept), starts)
+        chunks = {
+            start: (int(c[1].timestamp()), n)
+            for start, c, n in zip(starts, final, counts, strict=True)
+        }
+        try:
+            self.cache.store.write(series, chunks, rows, attrs, part.sent.to_request())
+            with self._lock:
+                self._written[series] = bucket_of(part.sent) or timedelta(0)
+                self._segments[series] += 1
+            return True
+        except (OSError, sqlite3.Error) as exc:
+            self.cache.disable(exc)
         return False

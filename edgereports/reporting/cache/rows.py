@@ -7,6 +7,7 @@ a pull calls these once or twice per part.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,7 @@ __all__ = [
     "contiguous_runs",
     "newest",
     "rows_per_chunk",
+    "stamps_of",
     "within",
 ]
 
@@ -90,16 +92,27 @@ def _epoch_micros(moment: datetime) -> int:
     return (moment.astimezone(UTC) - _EPOCH) // _MICROSECOND
 
 
-def rows_per_chunk(frame: pd.DataFrame, spans: list[Chunk]) -> list[int]:
-    """The rows of ``frame`` in each of ``spans`` (sorted, disjoint, holding every row): one
-    pass, each row's chunk found by a binary search of the chunk starts."""
+def stamps_of(got: pd.DataFrame | SeriesPart) -> np.ndarray:
+    """The bucket starts of a fetched part's rows, as UTC microseconds since the epoch."""
+    from ...normalize.parts import SeriesPart
+
+    if isinstance(got, SeriesPart):
+        return got.stamps()
+    return _micros(got)
+
+
+def rows_per_chunk(stamps: np.ndarray, starts: Sequence[int]) -> list[int]:
+    """The rows in each chunk, given the rows' ``stamps`` (UTC microseconds) and the chunks'
+    ``starts`` (epoch seconds; sorted chunks, disjoint, holding every row): one pass, each
+    row's chunk found by a binary search of the chunk starts."""
     import numpy as np
 
-    if frame.empty:
-        return [0] * len(spans)
-    starts = np.array([_epoch_micros(c[0]) for c in spans], dtype="int64")
-    index = np.searchsorted(starts, _micros(frame), side="right") - 1
-    return [int(n) for n in np.bincount(index, minlength=len(spans))]
+    if not len(stamps):
+        return [0] * len(starts)
+    micros = np.asarray(starts, dtype="int64") * 1_000_000
+    index = np.searchsorted(micros, stamps, side="right") - 1
+    counts: list[int] = np.bincount(index, minlength=len(starts)).tolist()
+    return counts
 
 
 def within(frame: pd.DataFrame, spans: list[Chunk]) -> pd.DataFrame:

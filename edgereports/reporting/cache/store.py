@@ -33,7 +33,7 @@ import time
 import uuid
 import warnings
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -253,6 +253,22 @@ class Store:
             )
         return {c: found[c] for c in chunks if c in found}
 
+    def held(self, series: Collection[str]) -> set[str]:
+        """Those of ``series`` the index holds a chunk of."""
+        names = list(series)
+        found: set[str] = set()
+        with self._db() as db:
+            for at in range(0, len(names), 500):
+                some = names[at : at + 500]
+                marks = ",".join("?" * len(some))
+                found.update(
+                    row[0]
+                    for row in db.execute(
+                        f"SELECT DISTINCT series FROM chunks WHERE series IN ({marks})", some
+                    )
+                )
+        return found
+
     def read(
         self, segment: str, series: str, chunks: Sequence[int]
     ) -> tuple[pd.DataFrame, dict[str, Any], Any] | None:
@@ -314,19 +330,24 @@ class Store:
         self,
         series: str,
         chunks: Chunks,
-        frame: pd.DataFrame,
+        frame: pd.DataFrame | pa.Table,
         attrs: dict[str, Any],
         request: Any,
     ) -> None:
         """Store ``frame`` (the rows of ``chunks``: chunk start → (end, rows), answering
-        ``request``, which holds no key) as one segment carrying its identity.
+        ``request``, which holds no key; a frame or its Arrow table) as one segment carrying
+        its identity.
 
         Raises:
             OSError, sqlite3.Error: the directory cannot be written.
         """
         import pyarrow as pa
 
-        table = pa.Table.from_pandas(frame, preserve_index=False, nthreads=1)  # no thread pool
+        table = (
+            frame
+            if isinstance(frame, pa.Table)
+            else pa.Table.from_pandas(frame, preserve_index=False, nthreads=1)  # no thread pool
+        )
         meta = dict(table.schema.metadata or {})
         meta[_ATTRS] = orjson.dumps(attrs, default=str)
         meta[_REQUEST] = orjson.dumps(request)

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 import orjson
 
 from ..plan import Part
-from .grid import Chunk, is_final
+from .grid import Chunk
 from .store import Store
 
 __all__ = ["CLOCK_SKEW", "KeyBinding", "final_chunks"]
@@ -79,7 +79,9 @@ def final_chunks(
         if newest > stated:
             return []  # the present is behind the data served: not a present to trust
         answered = newest + bucket
-    return [c for c in run if is_final(c, stated, horizon) and c[1] <= answered]
+    # final (ends ``horizon`` before the present: grid.is_final) and within the answer
+    bound = min(stated - horizon, answered)
+    return [c for c in run if c[1] <= bound]
 
 
 class KeyBinding:
@@ -101,6 +103,7 @@ class KeyBinding:
         self.proving = threading.Lock()
         self._seen: set[str] = set()
         self._bound_now: set[str] = set()  # bound by an answer of this pull
+        self._unseen: set[str] = set()  # not bound in the index when this pull asked
         self._lock = threading.Lock()
 
     def scope(self, part: Part) -> str:
@@ -110,16 +113,23 @@ class KeyBinding:
         return hashlib.sha256(text).hexdigest()
 
     def bound(self, scope: str) -> bool:
-        """The key has been seen to work in ``scope`` (by this cache, ever)."""
+        """The key has been seen to work in ``scope`` (by this cache, before this pull, or by
+        an answer of this pull).
+
+        The index is asked once per scope and pull: a key it does not know there stays
+        unbound until an answer of this pull binds it (a key bound meanwhile by another
+        process only makes this pull fetch what it could have read).
+        """
         if scope in self._seen:
             return True
+        if scope in self._unseen:
+            return False
         try:
             seen = self.store.key_seen(scope, self.fingerprint)
         except sqlite3.Error:
             return False
-        if seen:
-            with self._lock:
-                self._seen.add(scope)
+        with self._lock:
+            (self._seen if seen else self._unseen).add(scope)
         return seen
 
     def bind(self, scope: str) -> None:
