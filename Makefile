@@ -1,6 +1,7 @@
 # Two commands do everything on a bare machine (Python 3.11+ with pip):
 #   make demo   set up .venv and run the main job against the local sandbox
 #   make test   set up .venv and run lint, types, import layers and the test suite
+#   make test-fast  the same without the tests marked slow
 # Set-up is idempotent: it reinstalls only when pyproject.toml changes.
 
 PYTHON ?= python3
@@ -9,7 +10,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEMO_OUT ?= demo-output
 
-.PHONY: help setup browser airflow demo lab explorer test lint format types layers pytest docs bench clean
+.PHONY: help setup browser airflow demo lab explorer test test-fast lint format types layers pytest pytest-fast docs bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -74,10 +75,15 @@ layers: $(STAMP)  ## the import-layer contracts (docs/design.md)
 pytest: $(STAMP) browser airflow  ## the test suite (installs Debian's chromium and Airflow's environment when missing)
 	$(BIN)/pytest
 
+pytest-fast: $(STAMP)  ## the test suite without the tests marked slow
+	$(BIN)/pytest -m "not slow"
+
 docs: $(STAMP)  ## build the docs site into site/ (mkdocs --strict; the suite builds it too)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict
 
 test: lint types layers pytest  ## everything CI runs (the suite builds the docs with --strict)
+
+test-fast: lint types layers pytest-fast  ## lint, types, layers and the suite without slow tests
 
 clean:  ## remove the environment and caches
 	rm -rf $(VENV) $(AIRFLOW_VENV) site .pytest_cache .mypy_cache .ruff_cache .hypothesis .import_linter_cache $(DEMO_OUT)

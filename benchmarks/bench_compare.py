@@ -60,7 +60,7 @@ def main() -> None:
                 "compare": lambda: client.fetch(report, compare="previous_period"),
                 "two": lambda: (client.fetch(report), client.fetch(previous)),
             }
-            for run in ways.values():  # warm: imports, connections, the lanes
+            for run in ways.values():  # warm: imports, connections, the worker threads
                 run()
             times: dict[str, list[float]] = {name: [] for name in ways}
             for _ in range(args.rounds):

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import presets
-from ._lazy import lazy_names
+from ._dependencies import lazy_names
 from ._version import __version__
 from .config import Settings
 from .errors import (

@@ -207,9 +207,9 @@ class ConfigError(InputError):
 
     Example:
         >>> from edgereports import Settings
-        >>> Settings(reporting_url="ftp://x")  # doctest: +SKIP
+        >>> Settings(reporting_url="ftp://x")
         Traceback (most recent call last):
-        ConfigError: reporting_url must be an http(s) URL ...
+        edgereports.errors.ConfigError: reporting_url must be an http(s) URL ...
     """
 
 
@@ -221,9 +221,14 @@ class TransportError(EdgeReportsError):
             is wrong or the service is not running. Such a request is not retried.
 
     Example:
-        >>> client.fetch(report)  # nothing answers at the address  # doctest: +SKIP
-        Traceback (most recent call last):
-        TransportError: ... Connection refused ... hint: ... start a local sandbox ...
+        >>> import edgereports as er
+        >>> client = er.ReportingClient("my-key", "http://127.0.0.1:9")  # nothing listens there
+        >>> try:
+        ...     client.fetch(er.presets.time_usage_enterprise(
+        ...         account_id="A", start="2022-07-01", end="2022-07-02"))
+        ... except TransportError as error:
+        ...     print(error.unreachable, "start a local sandbox" in str(error))
+        True True
     """
 
     def __init__(self, message: str, *, unreachable: bool = False) -> None:
@@ -305,9 +310,9 @@ class SchemaError(EdgeReportsError):
 
     Example:
         >>> import edgereports as er
-        >>> er.to_frame({"unexpected": 1})  # doctest: +SKIP
+        >>> er.to_frame({"unexpected": 1})
         Traceback (most recent call last):
-        SchemaError: ... matches no known answer shape ...
+        edgereports.errors.SchemaError: object matches no known answer shape ...
     """
 
     def __init__(self, message: str, *, where: str = "") -> None:
@@ -373,7 +378,12 @@ class EdgeReportsWarning(UserWarning):
 
     Example:
         >>> import warnings
-        >>> warnings.simplefilter("error", EdgeReportsWarning)  # doctest: +SKIP
+        >>> from edgereports import Report
+        >>> with warnings.catch_warnings():  # every warning of edgereports an error, here
+        ...     warnings.simplefilter("error", EdgeReportsWarning)
+        ...     Report(account_id="A").metric("new_metric", "MAX")
+        Traceback (most recent call last):
+        edgereports.errors.VocabularyWarning: metrics[0].name 'new_metric' is not a known name ...
     """
 
 
@@ -381,9 +391,13 @@ class VocabularyWarning(EdgeReportsWarning):
     """A name outside the known vocabulary was used; it is sent as given.
 
     Example:
+        >>> import warnings
         >>> from edgereports import Report
-        >>> Report(account_id="A").now().metric("new_metric", "MAX")  # doctest: +SKIP
-        VocabularyWarning: metrics[0].name 'new_metric' is not a known metric ...
+        >>> with warnings.catch_warnings(record=True) as seen:
+        ...     warnings.simplefilter("always")
+        ...     report = Report(account_id="A").now().metric("new_metric", "MAX")
+        >>> print(seen[0].message)
+        metrics[0].name 'new_metric' is not a known name (known: ...); sending it as given
     """
 
 
@@ -396,9 +410,13 @@ class TopTalkerWarning(EdgeReportsWarning):
     one row each.
 
     Example:
+        >>> import warnings
         >>> import edgereports as er
-        >>> er.fetch("concurrent_online_ues", sandbox=True)  # doctest: +SKIP
-        TopTalkerWarning: grouped by customer_site_id, which no filter pins: ...
+        >>> with warnings.catch_warnings(record=True) as seen:
+        ...     warnings.simplefilter("always")
+        ...     df = er.fetch("concurrent_online_ues", sandbox=True)
+        >>> print([str(w.message) for w in seen if w.category is TopTalkerWarning][0])
+        grouped by customer_site_id, which no filter pins: ...
     """
 
 
@@ -411,8 +429,16 @@ class PartialBucketWarning(EdgeReportsWarning):
     range; ``partial="drop"`` keeps whole buckets only.
 
     Example:
-        >>> df = client.fetch(report.timezone("+05:30"))  # doctest: +SKIP
-        PartialBucketWarning: 2 of 8 DAY buckets lie partly outside the range ...
+        >>> import warnings
+        >>> import edgereports as er
+        >>> with warnings.catch_warnings(record=True) as seen:
+        ...     warnings.simplefilter("always")
+        ...     df = er.fetch("time_usage_enterprise", start="2022-07-01T09:50:00+05:30",
+        ...                   end="2022-07-04T09:50:00+05:30", sandbox=True)
+        >>> print([str(w.message) for w in seen if w.category is PartialBucketWarning][0])
+        the range covers 2 DAY buckets only in part (2022-07-01T00:00Z: 82%, ...); ...
+        >>> [bucket["start"] for bucket in df.attrs["partial_buckets"]]
+        ['2022-07-01T00:00:00+00:00', '2022-07-04T00:00:00+00:00']
     """
 
 
@@ -420,7 +446,14 @@ class EmptyResultWarning(EdgeReportsWarning):
     """A report, or one fan-out value of it, returned no rows over its whole range.
 
     Example:
-        >>> df = client.fetch(report)  # a subscriber not on the account  # doctest: +SKIP
-        EmptyResultWarning: no rows for account_id=..., msisdn=... from ... to ...
-        >>> df.attrs["empty"]  # doctest: +SKIP
+        >>> import warnings
+        >>> import edgereports as er
+        >>> with warnings.catch_warnings(record=True) as seen:  # a subscriber not on the account
+        ...     warnings.simplefilter("always")
+        ...     df = er.fetch("byte_usage_subscriber", msisdn=["910000000000"],
+        ...                   start="2022-07-01", end="2022-07-02", sandbox=True)
+        >>> print([str(w.message) for w in seen if w.category is EmptyResultWarning][0])
+        no rows for account_id=..., msisdn=910000000000 from 2022-07-01T00:00:00+00:00 to ...
+        >>> df.attrs["empty"][0]["msisdn"]
+        '910000000000'
     """

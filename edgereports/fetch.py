@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from . import presets
+from ._dependencies import lazy_import
 from .config import ENV_VARS, Settings
 from .errors import ConfigError, InputError, QueryError
 from .query import Report
@@ -25,6 +26,11 @@ if TYPE_CHECKING:
     from .reporting import ReportingClient
 
 __all__ = ["fetch"]
+
+# the client and the readers load on the first pull, so `import edgereports` stays light
+_reporting = lazy_import("edgereports.reporting")
+_rules = lazy_import("edgereports.reporting.rules")
+_output = lazy_import("edgereports.normalize.output")
 
 _SANDBOX_HINT = "or pass sandbox=True to try it against the local sandbox"
 
@@ -46,12 +52,10 @@ class _Clients:
             atexit.register(self.close)
 
     def client(self, settings: Settings) -> ReportingClient:
-        from .reporting import ReportingClient
-
         with self._lock:
             found = self._clients.get(settings)
             if found is None:
-                found = ReportingClient.from_settings(settings)
+                found = _reporting.ReportingClient.from_settings(settings)
                 self._clients[settings] = found
             return found
 
@@ -131,11 +135,8 @@ def fetch(
         >>> list(df.columns)[:3]
         ['time_stamp', 'account_id', 'metric']
     """
-    from .normalize.output import check_output
-    from .reporting.rules import check_partial
-
-    check_output(output)
-    check_partial(partial)
+    _output.check_output(output)
+    _rules.check_partial(partial)
     if client is None:
         if sandbox:
             settings = _CLIENTS.sandbox()

@@ -10,6 +10,10 @@ from __future__ import annotations
 import sys
 from typing import Any, Protocol
 
+from ._dependencies import lazy_import
+
+tqdm_auto = lazy_import("tqdm.auto")
+
 __all__ = ["Progress", "open_progress", "wants_progress"]
 
 
@@ -77,7 +81,7 @@ def open_progress(
     """
     if not wants_progress(setting, total, min_items=min_items):
         return _Silent()
-    from tqdm.auto import tqdm
-
-    bar: Progress = tqdm(total=total, desc=desc, unit=unit, position=position, dynamic_ncols=True)
+    bar: Progress = tqdm_auto.tqdm(
+        total=total, desc=desc, unit=unit, position=position, dynamic_ncols=True
+    )
     return bar

@@ -104,6 +104,7 @@ def pages_with(language: str) -> list[Any]:
     return [pytest.param(p, id=name_of(p)) for p in PAGES if blocks(p, language)]
 
 
+@pytest.mark.slow
 def test_site_builds_strict(tmp_path: Path) -> None:
     assert importlib.util.find_spec("mkdocs") is not None, (
         "mkdocs is not installed: the docs tools are test dependencies (make test installs them)"

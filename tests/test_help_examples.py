@@ -1,4 +1,4 @@
-"""``help()`` of every public name shows an example (issue 19); ``dir(er)`` only public names."""
+"""``help()`` of every public name shows an example; ``dir(er)`` only public names."""
 
 from __future__ import annotations
 

@@ -23,6 +23,8 @@ import pytest
 
 from edgereports.config import ENV_VARS
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT = 90
 STEP_TIMEOUT = 30

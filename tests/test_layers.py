@@ -77,6 +77,7 @@ def test_the_contracts_are_six_or_fewer_and_the_package_keeps_them(tmp_path: Pat
 
 
 @pytest.mark.parametrize("case", PLANTS, ids=list(PLANTS))
+@pytest.mark.slow
 def test_a_planted_violation_breaks_exactly_its_contract(tmp_path: Path, case: str) -> None:
     file, line, contract = PLANTS[case]
     broken, text = _check(tmp_path, (file, line))

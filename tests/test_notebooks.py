@@ -12,6 +12,8 @@ from nbformat.v4 import new_code_cell
 
 from edgereports.config import ENV_VARS
 
+pytestmark = pytest.mark.slow
+
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 TIMEOUT = 120  # seconds per cell
 

@@ -54,9 +54,9 @@ def test_a_pull_checks_its_output_without_loading_the_readers() -> None:
 def test_a_pull_sends_its_first_request_before_loading_the_readers(
     sandbox: SandboxHandle,
 ) -> None:
-    """The readers (about 15 ms to import) never hold back the first request: a part imports
-    them only once its answer is in (a pull on several threads loads them while its first
-    answers travel)."""
+    """The readers (pandas and pyarrow code that takes a while to import) never hold back the
+    first request: a part imports them only once its answer is in (a pull on several threads
+    loads them while its first answers travel)."""
     code = """if True:
         import os, sys
         import requests

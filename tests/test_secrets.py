@@ -305,7 +305,18 @@ def figures() -> Iterator[None]:
     )
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+#: The cases among the slowest of the suite (a whole CLI export whose windows fail, a wait for
+#: a timeout).
+SLOW_CASES = {"CLI export, windows fail", "campaign list timeout"}
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(c, id=c.name, marks=[pytest.mark.slow] if c.name in SLOW_CASES else [])
+        for c in CASES
+    ],
+)
 def test_no_secret_in_any_message_log_line_chain_or_file(
     case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._dependencies import lazy_import
 from ..config import Settings
 from ..errors import AuthError, ConfigError, EdgeReportsError, EdgeReportsWarning, redact
 from ..export import save_parquet
@@ -23,6 +24,11 @@ from ._summary import summary_table
 
 if TYPE_CHECKING:
     import pandas as pd
+
+
+# the backend is the caller's: pyplot loads when the first chart is drawn
+plt = lazy_import("matplotlib.pyplot")
+matplotlib_figure = lazy_import("matplotlib.figure")
 
 __all__ = ["DemoResult", "ReportOutcome", "run_demo"]
 
@@ -193,15 +199,12 @@ def _chart(frame: pd.DataFrame, path: Path, note: str = "") -> Path:
 
     ``note`` (e.g. ``handsets``) is added to the title's first line.
     """
-    import matplotlib.pyplot as plt
-    from matplotlib.figure import Figure
-
     ax = plot(frame)
     if note:
         first, sep, rest = ax.get_title().partition("\n")
         ax.set_title(f"{first} ({note}){sep}{rest}")
     figure = ax.figure
-    assert isinstance(figure, Figure)
+    assert isinstance(figure, matplotlib_figure.Figure)
     try:
         figure.savefig(path, dpi=110, facecolor="white")
     finally:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_names
+from .._dependencies import lazy_names
 
 if TYPE_CHECKING:
     from .api import read_csv, to_frame

@@ -70,9 +70,9 @@ def read_blocks(body: bytes) -> tuple[list[Block], list[str]] | None:
     """Read time-series JSON bytes into blocks that hold their own keys (no frame), or None.
 
     The parse leaves the GIL, so the answers of a pull read on several threads overlap; it
-    runs on pyarrow's CPU threads (the calling thread waits: 0.04 ms of its CPU per 480 KB
-    answer, of 1.5 ms), and pyarrow's streaming reader starts no thread per call, where
-    ``read_json`` would start and end one per answer.
+    runs on pyarrow's CPU threads (the calling thread waits, spending almost none of its own
+    CPU), and pyarrow's streaming reader starts no thread per call, where ``read_json`` would
+    start and end one per answer.
 
     Args:
         body: the JSON bytes of one ``{"result": ...}`` object.
@@ -96,8 +96,7 @@ def _read(
 
     With ``stream`` the body is one answer of a pull, parsed by pyarrow's streaming reader
     into buffers of :func:`~._util.arrow_pool`; else by ``read_json`` with pyarrow's default
-    pool, which starts a thread per call but uses more than one core on a large body (a
-    1M-point answer reads faster so).
+    pool, which starts a thread per call but uses more than one core on a large body.
     """
     if len(body) >= _LIMIT or first_byte(body) != b"{":
         return None  # pyarrow 26 crashes on a top-level JSON null (apache/arrow#47409)

@@ -28,8 +28,8 @@ _UTC_US = pa.timestamp("us", tz="UTC")
 #: repeated: a million rows of a 24-character id cost 1.5 MB, not 24 MB, and no time to copy.
 CONSTANT_CHUNK = 1 << 16
 #: A text column with one value per block is a chunk per block up to this many blocks (the
-#: chunks share one array per value); pandas' operations on a column of 100 chunks ran as fast
-#: as on one array, on 400 to 1,000 chunks 10-40% slower.
+#: chunks share one array per value): pandas works on a few chunks as fast as on one array,
+#: and slows down on many.
 SHARED_BLOCKS = 128
 # An ISO 8601 stamp that carries its offset: a time part, then Z or +hh[:mm] / -hh[:mm].
 _WITH_OFFSET = r"[Tt ]\d{2}.*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)\s*$"
@@ -134,10 +134,8 @@ def arrow_pool() -> pa.MemoryPool:
     A pull reads its answers in many threads. Arrow's default pool (mimalloc) keeps a heap
     per thread, asks the kernel for huge pages on its arena and hands freed pages back soon
     after, so the buffers of the next answers and of the pull's frame fault fresh memory in
-    again. In a new process the frame of a 50-answer pull (216,000 rows) took 12-18 ms to
-    build on the system allocator where the default pool took up to 45 ms. pyarrow's readers
-    of one whole large body keep the default pool: they read a 1M-point JSON body faster
-    there.
+    again; the system allocator keeps them. pyarrow's readers of one whole large body keep
+    the default pool, which reads a large JSON body faster.
 
     Returns:
         ``pyarrow.system_memory_pool()``.

@@ -45,7 +45,12 @@ def concat_frames(frames: Sequence[pd.DataFrame], shape: str | None = None) -> p
         InputError: when no frame and no shape are given, or the frames do not fit the shape.
 
     Example:
-        >>> both = concat_frames([frame_for_msisdn_1, frame_for_msisdn_2])  # doctest: +SKIP
+        >>> import edgereports as er
+        >>> def one(value):
+        ...     return er.to_frame({"result": [[{"time_stamp": "2022-07-07T00:00:00Z",
+        ...         "name": "uplink_bytes", "value": value, "aggregation_type": "COUNT"}]]})
+        >>> concat_frames([one(1), one(2)])["value"].tolist()
+        [1.0, 2.0]
     """
     if not frames:
         if shape is None:

@@ -5,9 +5,11 @@ accepts ``ax=`` to draw into an existing figure. :func:`plot` picks the chart fr
 ``df.attrs`` and the metric names. Plotting never fetches: give it a frame.
 
 Example:
-    >>> import edgereports as er                                      # doctest: +SKIP
-    >>> ax = er.plot(client.fetch(er.presets.active_sim_count(...)))  # doctest: +SKIP
-    >>> ax.figure.savefig("sims.png")                                 # doctest: +SKIP
+    >>> import edgereports as er
+    >>> ax = er.plot(er.fetch("active_sim_count", start="30d", end="today", sandbox=True))
+    >>> ax.get_title().splitlines()[0]
+    'Active SIMs per day: physical and eSIM'
+    >>> ax.figure.savefig("sims.png")
 """
 
 from __future__ import annotations
@@ -115,8 +117,14 @@ def plot(
             ``flags`` is not a flags frame or meets a chart without a time axis.
 
     Example:
-        >>> ax = plot(df)                     # doctest: +SKIP
-        >>> ax.figure.savefig("report.png")   # doctest: +SKIP
+        >>> import edgereports as er
+        >>> df = er.to_frame({"result": [[
+        ...     {"time_stamp": "2022-07-07T00:00:00Z", "name": "sim", "value": 3,
+        ...      "aggregation_type": "COUNT"},
+        ...     {"time_stamp": "2022-07-08T00:00:00Z", "name": "sim", "value": 5,
+        ...      "aggregation_type": "COUNT"}]]})
+        >>> ax = plot(df)
+        >>> ax.figure.savefig("report.png")
     """
     chart = chart_for(df)
     if flags is not None and chart not in (plot_timeseries, plot_ue_connections, plot_sim_count):

@@ -1,6 +1,6 @@
 """Drawing helpers shared by the charts: axes, time and value axes, legends, bar groups.
 
-matplotlib is imported inside the functions that need it, never at module import time.
+matplotlib is imported when a chart is first drawn, not when the module is imported.
 """
 
 from __future__ import annotations
@@ -12,11 +12,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .._dependencies import lazy_import
 from ._common import Scale, zone_name
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
+matplotlib = lazy_import("matplotlib")
+mdates = lazy_import("matplotlib.dates")
+plt = lazy_import("matplotlib.pyplot")
+ticker = lazy_import("matplotlib.ticker")
 __all__ = [
     "colors",
     "date_numbers",
@@ -33,22 +38,18 @@ __all__ = [
 
 def date_numbers(stamps: pd.Series | pd.Index) -> np.ndarray:
     """Return UTC timestamps (aware or naive-as-UTC) as matplotlib date numbers (days)."""
-    import matplotlib.dates as mdates
-
     index = pd.DatetimeIndex(stamps)
     if index.tz is not None:
         index = index.tz_convert("UTC").tz_localize(None)
-    result: np.ndarray = mdates.date2num(index.to_numpy())  # type: ignore[no-untyped-call]
+    result: np.ndarray = mdates.date2num(index.to_numpy())
     return result
 
 
 def time_axis(ax: Axes, tz: tzinfo, *, label: bool = True) -> None:
     """Give ``ax`` a date x axis in ``tz`` with concise, non-overlapping ticks."""
-    import matplotlib.dates as mdates
-
-    locator = mdates.AutoDateLocator(tz=tz, minticks=3, maxticks=8)  # type: ignore[no-untyped-call]
+    locator = mdates.AutoDateLocator(tz=tz, minticks=3, maxticks=8)
     ax.xaxis.set_major_locator(locator)
-    formatter = mdates.ConciseDateFormatter(locator, tz=tz)  # type: ignore[no-untyped-call]
+    formatter = mdates.ConciseDateFormatter(locator, tz=tz)
     ax.xaxis.set_major_formatter(formatter)
     if label:
         ax.set_xlabel(f"Time ({zone_name(tz)})")
@@ -76,12 +77,10 @@ def tick_text(value: float) -> str:
 
 def value_axis(ax: Axes, scale: Scale, label: str, *, axis: str = "y") -> None:
     """Label a value axis; values are drawn already divided by ``scale.divisor``."""
-    from matplotlib.ticker import FuncFormatter, MaxNLocator
-
     target = ax.yaxis if axis == "y" else ax.xaxis
-    target.set_major_formatter(FuncFormatter(lambda v, _pos: tick_text(v)))
+    target.set_major_formatter(ticker.FuncFormatter(lambda v, _pos: tick_text(v)))
     if scale.kind == "count":
-        target.set_major_locator(MaxNLocator(nbins="auto", integer=True, min_n_ticks=3))
+        target.set_major_locator(ticker.MaxNLocator(nbins="auto", integer=True, min_n_ticks=3))
     (ax.set_ylabel if axis == "y" else ax.set_xlabel)(label)
 
 
@@ -89,8 +88,6 @@ def new_axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
     """Return ``ax``, or the axes of a new figure with constrained layout."""
     if ax is not None:
         return ax
-    import matplotlib.pyplot as plt
-
     _fig, new = plt.subplots(figsize=size, layout="constrained")
     result: Axes = new
     return result
@@ -134,8 +131,6 @@ def no_data(ax: Axes, title: str) -> Axes:
 
 def colors(n: int) -> list[Any]:
     """Return ``n`` distinct colours (tab10, or tab20 beyond ten)."""
-    import matplotlib
-
     cmap = matplotlib.colormaps["tab10" if n <= 10 else "tab20"]
     return [cmap(i % cmap.N) for i in range(n)]
 

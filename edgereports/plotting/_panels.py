@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from .._dependencies import lazy_import
 from ..schema import CURRENT
 from ._axes import (
     date_numbers,
@@ -39,6 +40,9 @@ from ._labels import member_text, over_what, top_talkers, whose
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+
+mcolors = lazy_import("matplotlib.colors")
+patches = lazy_import("matplotlib.patches")
 
 __all__ = ["plot_current", "plot_device_status", "plot_sim_count"]
 
@@ -156,16 +160,15 @@ def plot_current(
 
 def _tiles(ax: Axes, df: pd.DataFrame) -> None:
     """Draw one tile per row: the metric's name and its value in a readable unit."""
-    from matplotlib.patches import FancyBboxPatch
-
     ax.set_axis_off()
     n = len(df)
     for i, row in enumerate(df.itertuples(index=False)):
         metric = str(row.metric)
         left = i / n
         ax.add_patch(
-            FancyBboxPatch((left + 0.02, 0.05), 1 / n - 0.04, 0.85, boxstyle="round,pad=0.01",
-                           transform=ax.transAxes, facecolor="#f2f5fa", edgecolor="#c5cfdd")
+            patches.FancyBboxPatch((left + 0.02, 0.05), 1 / n - 0.04, 0.85,
+                                   boxstyle="round,pad=0.01", transform=ax.transAxes,
+                                   facecolor="#f2f5fa", edgecolor="#c5cfdd")
         )  # fmt: skip
         value = float(str(row.value))
         text = str(row.value_text) if row.value_text is not pd.NA and math.isnan(value) else (
@@ -209,9 +212,6 @@ def plot_device_status(
     Raises:
         InputError: not a ``current`` frame.
     """
-    from matplotlib.colors import ListedColormap
-    from matplotlib.patches import Patch
-
     check_shape(df, "current", "plot_device_status")
     zone = resolve_tz(tz, df)
     rows = df[df["metric"] == "ue_online_status"]
@@ -240,7 +240,7 @@ def plot_device_status(
         for c, (_, text, code) in enumerate(ordered):
             grid[r, c] = code
             labels[(r, c)] = text
-    cmap = ListedColormap([_UNKNOWN, _OFFLINE, _ONLINE]).with_extremes(bad="white")
+    cmap = mcolors.ListedColormap([_UNKNOWN, _OFFLINE, _ONLINE]).with_extremes(bad="white")
     ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=-0.5, vmax=2.5, aspect="auto",
               interpolation="nearest")  # fmt: skip
     if len(names) <= 40 and width <= 40:  # cell borders while cells are large enough
@@ -260,9 +260,12 @@ def plot_device_status(
     ax.set_xlabel(f"Device on the {noun}{sorted_by}")
     ax.set_ylabel(first_upper(noun) if group else "")
     ax.set_title(title or heading)
-    handles = [Patch(color=_ONLINE, label="Online"), Patch(color=_OFFLINE, label="Offline")]
+    handles = [
+        patches.Patch(color=_ONLINE, label="Online"),
+        patches.Patch(color=_OFFLINE, label="Offline"),
+    ]
     if (codes == 0.0).any():
-        handles.append(Patch(color=_UNKNOWN, label="Other status"))
+        handles.append(patches.Patch(color=_UNKNOWN, label="Other status"))
     legend_outside(ax, handles=handles)
     return ax
 

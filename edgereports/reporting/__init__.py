@@ -15,8 +15,9 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .._dependencies import lazy_names
 from .client import CSV, JSON, ReportingClient
 from .results import Failure, FetchResult
 from .service import ReportingServiceClient
@@ -24,14 +25,8 @@ from .service import ReportingServiceClient
 if TYPE_CHECKING:
     from .cache import Cache
 
-
-def __getattr__(name: str) -> Any:
-    if name == "Cache":  # imported when asked for: the store is not every client's
-        from .cache import Cache
-
-        return Cache
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+# read when asked for: the store is not every client's
+_LAZY = {"Cache": ".cache"}
 
 __all__ = [
     "CSV",
@@ -42,3 +37,6 @@ __all__ = [
     "ReportingClient",
     "ReportingServiceClient",
 ]
+
+
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals(), __all__)

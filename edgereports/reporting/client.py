@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 import orjson
 
+from .._dependencies import lazy_import
 from ..config import API_VERSIONS, DEFAULT_MAX_WORKERS, Settings, Timeout, check_api_key
 from ..errors import ConfigError, EdgeReportsError, InputError
+from ..normalize.output import check_output, convert
 from ..query import Report
 from .assemble import assemble_pull, parse_json
 from .budget import Budget
@@ -28,6 +30,9 @@ if TYPE_CHECKING:
 
     from ..normalize.output import Output
     from .cache import Cache, CachedPull
+
+# the store (SQLite, Arrow files) loads for a client that has a cache, not for every client
+_cache = lazy_import("edgereports.reporting.cache")
 
 __all__ = ["CSV", "JSON", "REPORT_PATH", "REPORT_PATHS", "ReportingClient"]
 
@@ -55,10 +60,9 @@ class ReportingClient(UsesConnection):
         timeout: seconds, or ``(connect, read)`` seconds, per attempt.
         retries: retries per request after the first attempt (5xx, 429, connection errors,
             dropped bodies), one budget shared by both retry layers.
-        max_workers: the most requests in flight at once (16 by default): a pull waits
-            mostly on round trips, and 16 make 50 subscribers four rounds; lower it (or set
-            ``rate_limit``) for a service that answers 429. A client's later pulls start on fewer
-            and add more while they wait on the service (:mod:`~edgereports.reporting.lanes`).
+        max_workers: the most requests in flight at once (16 by default), the same on every
+            pull: a pull waits mostly on round trips, and 16 make 50 subscribers four rounds;
+            lower it (or set ``rate_limit``) for a service that answers 429.
         progress: show a progress bar (True), never (False), or when there is more than one
             request and stderr is a terminal or the code runs in a notebook (None).
         session: a ``requests.Session`` to use as is (proxies, certificates).
@@ -395,8 +399,6 @@ class ReportingClient(UsesConnection):
         """
         if on_error not in ("raise", "collect"):
             raise InputError(f"on_error must be 'raise' or 'collect', got {on_error!r}")
-        from ..normalize.output import check_output, convert
-
         check_output(output)
         check_partial(partial)
         reports = [self._as_report(report)]
@@ -548,9 +550,7 @@ class ReportingClient(UsesConnection):
     def _cached_pull(self, reports: int, accept: str, refresh: bool) -> CachedPull | None:
         if self._cache is None:
             return None
-        from .cache import CachedPull
-
-        return CachedPull(
+        pull: CachedPull = _cache.CachedPull(
             self._cache,
             reports=reports,
             accept=accept,
@@ -561,6 +561,7 @@ class ReportingClient(UsesConnection):
             fingerprint=self._key_fingerprint(),
             refresh=refresh,
         )
+        return pull
 
     def _key_fingerprint(self) -> str:
         """The salted fingerprint of this client's key in its cache (computed once)."""
@@ -590,9 +591,8 @@ def _open_cache(option: object) -> Cache | None:
     """:func:`~.cache.open_cache`, imported only for a client that has a cache."""
     if option is None or option is False:
         return None
-    from .cache import open_cache
-
-    return open_cache(option)
+    cache: Cache = _cache.open_cache(option)
+    return cache
 
 
 def _check_max_range(value: object) -> timedelta | None:

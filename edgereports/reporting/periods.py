@@ -6,7 +6,7 @@ sits at an offset (a bucket count) from the first bucket of its period, and two 
 offset are compared. Buckets are the time grid's (:mod:`edgereports.query.timegrid`).
 
 Example:
-    >>> from datetime import datetime, timedelta
+    >>> from datetime import UTC, datetime, timedelta
     >>> start, end = datetime.fromisoformat("2024-03-08"), datetime.fromisoformat("2024-03-15")
     >>> [t.date().isoformat() for t in previous_range("previous_period", start.replace(
     ...     tzinfo=UTC), end.replace(tzinfo=UTC), timedelta(days=1))]
@@ -30,6 +30,7 @@ def bucket_count(start: datetime, end: datetime, bucket: timedelta) -> int:
     one that begins before ``end``.
 
     Example:
+        >>> from datetime import UTC
         >>> t = datetime(2024, 3, 8, 12, tzinfo=UTC)
         >>> bucket_count(t, t + timedelta(days=7), timedelta(days=1))
         8
@@ -41,6 +42,7 @@ def year_earlier(moment: datetime) -> datetime:
     """The same wall time a year earlier (29 February becomes the 28th).
 
     Example:
+        >>> from datetime import UTC
         >>> year_earlier(datetime(2024, 2, 29, tzinfo=UTC)).date().isoformat()
         '2023-02-28'
     """

@@ -1,12 +1,12 @@
 """Running a pull's parts: the worker threads, and one part's request and owned rows.
 
-A part (:mod:`.plan`) is one window of one fan-out value. Each runs on a lane (:mod:`.lanes`:
-one of the client's worker threads, or the calling thread when the pull before settled on one
-lane): its request is sent (in pieces when its window holds more points than the
-budget, or when the service answers that it is too large, which also lowers the budget for
-the parts still waiting), its answer is decoded (a small JSON time series is kept as points,
-:class:`~edgereports.normalize.parts.SeriesPart`, with no frame) and cut to the rows its window
-owns. :mod:`.assemble` then makes one frame of the parts.
+A part (:mod:`.plan`) is one window of one fan-out value. Each runs on one of the client's
+worker threads, at most ``max_workers`` at once on every pull: its request is sent (in pieces
+when its window holds more points than the budget, or when the service answers that it is too
+large, which also lowers the budget for the parts still waiting), its answer is decoded (a
+small JSON time series is kept as points, :class:`~edgereports.normalize.parts.SeriesPart`,
+with no frame) and cut to the rows its window owns. :mod:`.assemble` then makes one frame of
+the parts.
 """
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ from __future__ import annotations
 import functools
 import os
 import threading
-from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +24,6 @@ from ..progress import open_progress
 from ..query import Report
 from .assemble import answer_frame, answer_part, join_parts, owned
 from .budget import Budget, says_too_large
-from .lanes import Lanes, next_start, run_here
 from .plan import Part, Window, bucket_of, split_window, window_points
 
 if TYPE_CHECKING:
@@ -60,9 +58,9 @@ class PartRunner:
         self._budget = budget
         self._redact = redact
         self._workers: ThreadPoolExecutor | None = None  # made on the first concurrent pull
+        self._workers_size = 0
         self._workers_pid = 0
         self._workers_lock = threading.Lock()
-        self._start = 0  # the lanes the next pull starts on (0: all, as nothing is known)
 
     def run(
         self,
@@ -105,33 +103,47 @@ class PartRunner:
                     bar.update(1)
                 return outcomes
 
-            waiting = deque(todo)
-            start = self._start or max_workers  # a first pull knows nothing of the service
-            if start == 1:  # the pull before settled on one lane: this thread is that lane
-                if not run_here(waiting, work, bar.update):
-                    return outcomes
-                start = 2  # a part waited on the service: lanes for the rest
-            lanes = Lanes(self._pool(max_workers), waiting, work, max_workers, start)
-            # the readers and the stitching (8-9 ms to import in a new process) load while
-            # the first answers travel, and not in a worker when its answer is in, the others
-            # then waiting on that import
-            try:
-                lanes.join(bar.update, _TICK, _import_readers)  # a failed part stops the others
-            finally:
-                self._start = next_start(lanes.count)
+            pool = self._pool(max_workers)
+            futures = [pool.submit(work, item) for item in todo]
+            # the readers load on this thread while the first answers travel, rather than in
+            # a worker whose answer is in while the others wait on that import
+            _import_readers()
+            self._join(futures, bar.update)
             return outcomes
         finally:
             bar.close()
 
+    @staticmethod
+    def _join(futures: list[Future[None]], tick: Callable[[int], None]) -> None:
+        """Wait for every part, ticking the progress bar; the first exception a part raises
+        (an AuthError) cancels the parts not started, waits for those running and is raised."""
+        pending: set[Future[None]] = set(futures)
+        try:
+            while pending:
+                done, pending = wait(pending, _TICK, FIRST_EXCEPTION)
+                if done:
+                    tick(len(done))
+                for future in done:
+                    future.result()  # the first failure ends the pull
+        finally:
+            if pending:
+                for future in pending:
+                    future.cancel()  # a part still queued never starts
+                wait(pending)
+
     def _pool(self, max_workers: int) -> ThreadPoolExecutor:
         """The worker threads: made on the first concurrent pull and kept until
-        :meth:`close` (threads started and joined per pull cost as much CPU as a small part's
-        work); a forked child, which inherits no thread, makes its own."""
+        :meth:`close` (threads started and joined per pull would cost CPU on every pull); a
+        forked child, which inherits no thread, and a new ``max_workers`` make new ones."""
         with self._workers_lock:
-            if self._workers is None or self._workers_pid != os.getpid():
-                self._workers = ThreadPoolExecutor(max_workers, "edgereports")
-                self._workers_pid = os.getpid()
-            return self._workers
+            workers = self._workers
+            pid = os.getpid()
+            if workers is None or self._workers_pid != pid or self._workers_size != max_workers:
+                if workers is not None and self._workers_pid == pid:
+                    workers.shutdown(wait=False)  # parts another pull queued on it still run
+                workers = self._workers = ThreadPoolExecutor(max_workers, "edgereports")
+                self._workers_size, self._workers_pid = max_workers, pid
+            return workers
 
     def close(self) -> None:
         """Stop the worker threads (a later pull starts new ones)."""

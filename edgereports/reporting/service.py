@@ -13,6 +13,7 @@ from urllib.parse import quote
 
 import orjson
 
+from .._dependencies import lazy_import
 from ..config import Settings, check_secret
 from ..errors import ConfigError, InputError
 from ..progress import open_progress
@@ -23,6 +24,9 @@ from .connection import UsesConnection, open_connection
 if TYPE_CHECKING:
     import pandas as pd
     import requests
+
+# the readers load with the first answer, not with the client
+_readers = lazy_import("edgereports.normalize.service")
 
 __all__ = ["SERVICE_PATH", "ReportingServiceClient"]
 
@@ -157,10 +161,9 @@ class ReportingServiceClient(UsesConnection):
         Raises:
             QueryError, SchemaError, AuthError, ApiError, TransportError: see :meth:`run`.
         """
-        from ..normalize import service_frame
-
         request = _as_service_report(report).to_request()
-        return service_frame(self.run(request), request)
+        frame: pd.DataFrame = _readers.service_frame(self.run(request), request)
+        return frame
 
 
 def _as_service_report(report: object) -> ServiceReport:

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import edgereports as er
 
 WORKED = {
@@ -137,6 +139,7 @@ def test_the_command_starts_without_the_sandbox_and_still_names_its_extras() -> 
     assert out.stderr.strip() == "edgereports: error: the sandbox needs flask"
 
 
+@pytest.mark.slow
 def test_cache_info_and_clear(tmp_path: Path) -> None:
     import os
 

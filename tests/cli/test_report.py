@@ -64,6 +64,7 @@ def expected_frame(sb: SandboxHandle) -> pd.DataFrame:
     return client.fetch(report, window=timedelta(days=100))
 
 
+@pytest.mark.slow
 def test_report_to_csv_parquet_json_and_table(
     env: SandboxHandle, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -166,6 +167,7 @@ def _run_example(name: str, sb: SandboxHandle, *args: str) -> subprocess.Complet
     )
 
 
+@pytest.mark.slow
 def test_example_nightly_pull(sandbox: SandboxHandle, tmp_path: Path) -> None:
     sims = sandbox.network.sims_of(sandbox.account_id)[:6]
     (tmp_path / "subs.txt").write_text("\n".join(s.msisdn for s in sims) + "\n")
@@ -197,6 +199,7 @@ def test_example_nightly_pull(sandbox: SandboxHandle, tmp_path: Path) -> None:
     assert (folder / "time_usage.csv").exists() and (folder / "time_usage.parquet").exists()
 
 
+@pytest.mark.slow
 def test_example_subscriber_report(sandbox: SandboxHandle, tmp_path: Path) -> None:
     sims = sandbox.network.sims_of(sandbox.account_id)[:3]
     msisdn_args = [a for s in sims for a in ("--msisdn", s.msisdn)]
@@ -231,7 +234,8 @@ def test_example_subscriber_report(sandbox: SandboxHandle, tmp_path: Path) -> No
 # -- issue 13: every number means what its label says ----------------------------------------
 
 
-def test_obs1_the_table_of_an_unpinned_preset_says_total_and_top_talker(
+@pytest.mark.slow
+def test_the_table_of_an_unpinned_preset_says_total_and_top_talker(
     env: SandboxHandle, capsys: pytest.CaptureFixture[str]
 ) -> None:
     argv = ["report", "--preset", "concurrent_online_ues", "--account-id", env.account_id]
@@ -247,7 +251,7 @@ def test_obs1_the_table_of_an_unpinned_preset_says_total_and_top_talker(
     assert err == "" and all(s in out for s in sites) and "top talker" not in out
 
 
-def test_issue33_a_top_talkers_maximum_is_its_own_not_a_total(
+def test_a_top_talkers_maximum_is_its_own_not_a_total(
     env: SandboxHandle, capsys: pytest.CaptureFixture[str]
 ) -> None:
     argv = ["report", "--account-id", env.account_id, "--now", "--by", "customer_site_id"]
@@ -258,7 +262,7 @@ def test_issue33_a_top_talkers_maximum_is_its_own_not_a_total(
     assert "a MAX row is the value of one customer_site_id only" in err and "total of" not in err
 
 
-def test_obs4_filters_that_match_nothing_are_named_and_nothing_is_written(
+def test_filters_that_match_nothing_are_named_and_nothing_is_written(
     env: SandboxHandle, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     other = next(s for s in env.network.sims if s.account_id != env.account_id).msisdn
@@ -278,7 +282,7 @@ def test_obs4_filters_that_match_nothing_are_named_and_nothing_is_written(
     assert target.exists() and pd.read_parquet(target).empty
 
 
-def test_obs5_a_failure_of_every_window_is_told_once(
+def test_a_failure_of_every_window_is_told_once(
     make_sandbox: Callable[..., SandboxHandle],
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
@@ -293,7 +297,7 @@ def test_obs5_a_failure_of_every_window_is_told_once(
     assert err.count("answered HTTP 503") == 1 and len(err.splitlines()) == 1
 
 
-def test_obs5_an_unreachable_address_fails_at_once_with_a_hint(
+def test_an_unreachable_address_fails_at_once_with_a_hint(
     sandbox: SandboxHandle, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from tests.conftest import closed_port_url
@@ -313,7 +317,7 @@ def test_obs5_an_unreachable_address_fails_at_once_with_a_hint(
     )
 
 
-def test_obs6_report_flags_apply_on_top_of_a_preset_or_are_refused(
+def test_report_flags_apply_on_top_of_a_preset_or_are_refused(
     env: SandboxHandle, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from edgereports.cli.main import main
@@ -334,7 +338,8 @@ def test_obs6_report_flags_apply_on_top_of_a_preset_or_are_refused(
     assert err.startswith("edgereports: error: --metric cannot be combined with --preset")
 
 
-def test_obs9_the_subscriber_report_runs_as_its_docstring_says(
+@pytest.mark.slow
+def test_the_subscriber_report_runs_as_its_docstring_says(
     sandbox: SandboxHandle, tmp_path: Path
 ) -> None:
     docstring = (EXAMPLES / "subscriber_report.py").read_text(encoding="utf-8")

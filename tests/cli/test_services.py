@@ -40,6 +40,7 @@ def run(
     )
 
 
+@pytest.mark.slow
 def test_content_commands(make_sandbox: SandboxFactory) -> None:
     sb = make_sandbox(sync_delay=0)
     out = run(sb, "content", "add", f"{CDN}/1/index.m3u8", "--public", "--json")
@@ -95,6 +96,7 @@ def test_content_commands(make_sandbox: SandboxFactory) -> None:
     assert json.loads(out.stdout)[0]["status"] == 200
 
 
+@pytest.mark.slow
 def test_whitelist_commands(make_sandbox: SandboxFactory) -> None:
     sb = make_sandbox()
     out = run(sb, "content", "whitelist", "add", "https://player.example/")
@@ -135,6 +137,7 @@ def test_bad_input_exits_2(sandbox: SandboxHandle, args: tuple[str, ...], messag
     assert message in out.stderr
 
 
+@pytest.mark.slow
 def test_missing_settings_and_a_wrong_key(sandbox: SandboxHandle) -> None:
     out = run(None, "content", "list", "--base-url", sandbox.base_url)
     assert out.returncode == 2
@@ -145,6 +148,7 @@ def test_missing_settings_and_a_wrong_key(sandbox: SandboxHandle) -> None:
     assert "AuthError" in out.stderr and wrong not in out.stderr + out.stdout
 
 
+@pytest.mark.slow
 def test_campaign_commands(make_sandbox: SandboxFactory, tmp_path: Path) -> None:
     sb = make_sandbox()
     (tmp_path / "clip.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42" + b"\x00" * 16)

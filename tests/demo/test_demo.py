@@ -36,6 +36,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[DemoResult, list[str
     return result, lines
 
 
+@pytest.mark.slow
 def test_every_preset_gives_a_frame_a_chart_and_a_parquet_file(
     demo: tuple[DemoResult, list[str]],
 ) -> None:
@@ -55,6 +56,7 @@ def test_every_preset_gives_a_frame_a_chart_and_a_parquet_file(
         assert info["request"] == outcome.frame.attrs["request"]
 
 
+@pytest.mark.slow
 def test_parquet_files_read_back_equal_to_the_frames(demo: tuple[DemoResult, list[str]]) -> None:
     result, _ = demo
     for outcome in result.outcomes:
@@ -66,6 +68,7 @@ def test_parquet_files_read_back_equal_to_the_frames(demo: tuple[DemoResult, lis
             assert str(back[column].dtype) == str(expected[column].dtype), column
 
 
+@pytest.mark.slow
 def test_frames_match_the_sandbox_inventory(demo: tuple[DemoResult, list[str]]) -> None:
     result, _ = demo
     frames = {o.plan.name: o.frame for o in result.outcomes}
@@ -90,6 +93,7 @@ def test_frames_match_the_sandbox_inventory(demo: tuple[DemoResult, list[str]]) 
     assert subscriber is not None and subscriber["msisdn"].nunique() == 3
 
 
+@pytest.mark.slow
 def test_the_page_shows_every_chart_and_table(demo: tuple[DemoResult, list[str]]) -> None:
     result, _ = demo
     page = result.index.read_text()
@@ -107,6 +111,7 @@ def test_the_page_shows_every_chart_and_table(demo: tuple[DemoResult, list[str]]
     assert "sandbox-demo-key" not in page
 
 
+@pytest.mark.slow
 def test_the_console_shows_a_summary_per_report_and_where_files_are(
     demo: tuple[DemoResult, list[str]],
 ) -> None:
@@ -149,6 +154,7 @@ def test_live_settings_without_an_account_are_a_config_error(tmp_path: Path) -> 
         run_demo(tmp_path, settings=settings, echo=lambda _: None)
 
 
+@pytest.mark.slow
 def test_live_path_runs_against_a_configured_service(
     tmp_path: Path, make_sandbox: Callable[..., SandboxHandle]
 ) -> None:
@@ -184,6 +190,7 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+@pytest.mark.slow
 def test_the_subcommand_writes_the_demo_and_exits_0(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -198,6 +205,7 @@ def test_the_subcommand_writes_the_demo_and_exits_0(
     assert len(list((tmp_path / "out" / "frames").glob("*.parquet"))) == 11
 
 
+@pytest.mark.slow
 def test_the_subcommand_exits_1_when_a_preset_fails(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
@@ -217,7 +225,8 @@ def test_the_subcommand_exits_1_when_a_preset_fails(
     assert len(list((tmp_path / "charts").glob("*.png"))) == 6  # 11 - 1 failed - 4 skipped
 
 
-def test_obs7_charts_say_what_they_show(demo: tuple[DemoResult, list[str]]) -> None:
+@pytest.mark.slow
+def test_charts_say_what_they_show(demo: tuple[DemoResult, list[str]]) -> None:
     from edgereports.plotting import plot
 
     result, _ = demo

@@ -24,9 +24,12 @@ AIRFLOW = ROOT / ".venv-airflow" / "bin" / "airflow"
 EXAMPLE = ROOT / "examples" / "airflow_units.py"
 MIDNIGHT = NOW.replace(hour=0, minute=0)
 
-pytestmark = pytest.mark.skipif(
-    not AIRFLOW.exists(), reason="Airflow's environment is missing: run make airflow"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not AIRFLOW.exists(), reason="Airflow's environment is missing: run make airflow"
+    ),
+    pytest.mark.slow,  # a DAG run in Airflow's own environment
+]
 
 
 @pytest.fixture

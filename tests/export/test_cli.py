@@ -34,6 +34,7 @@ def sb() -> Iterator[Any]:
         yield handle
 
 
+@pytest.mark.slow
 def test_a_run_killed_mid_write_leaves_readable_data_and_the_next_run_completes(
     tmp_path: Path, sb: Any
 ) -> None:
@@ -75,6 +76,7 @@ def test_a_run_killed_mid_write_leaves_readable_data_and_the_next_run_completes(
     pd.testing.assert_frame_equal(got, whole_fetch(client_for(sb), report, report.start, end))
 
 
+@pytest.mark.slow
 def test_a_second_run_exits_3_at_once_naming_the_holder(tmp_path: Path, sb: Any) -> None:
     job = write_job(tmp_path, sb)
     assert job.source is not None
@@ -93,6 +95,7 @@ def test_a_second_run_exits_3_at_once_naming_the_holder(tmp_path: Path, sb: Any)
     assert not list(job.output.glob("*/day=*"))
 
 
+@pytest.mark.slow
 def test_exit_statuses_and_no_key_anywhere(tmp_path: Path, sb: Any) -> None:
     job = write_job(tmp_path, sb, subscribers=1)
     assert job.source is not None
@@ -131,6 +134,7 @@ def test_exit_statuses_and_no_key_anywhere(tmp_path: Path, sb: Any) -> None:
     assert "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_refused_key_exits_1_and_lists_the_failures(tmp_path: Path, sb: Any) -> None:
     job = write_job(tmp_path, sb, subscribers=1)
     assert job.source is not None

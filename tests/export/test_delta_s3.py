@@ -33,6 +33,8 @@ from tests.export.conftest import (
     whole_fetch,
 )
 
+pytestmark = pytest.mark.slow
+
 DAY = timedelta(days=1)
 MIDNIGHT = NOW.replace(hour=0, minute=0)
 

@@ -263,6 +263,7 @@ def test_job_report_lookup_suggests_a_name(tmp_path: Path) -> None:
     ("subscribers", "granularity", "days"),
     [(2, "DAY", 366), (2, "HOUR", 366), (50, "HOUR", 366), (1000, "HOUR", 20), (10**5, "HOUR", 1)],
 )
+@pytest.mark.slow
 def test_the_default_window_keeps_a_million_rows_at_most(
     tmp_path: Path, subscribers: int, granularity: str, days: int
 ) -> None:

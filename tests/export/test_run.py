@@ -36,6 +36,7 @@ def ends(now: datetime) -> dict[str, datetime]:
     return {"usage": day, "sims": day, "bytes": now.replace(minute=0, second=0, microsecond=0)}
 
 
+@pytest.mark.slow
 def test_first_run_lookback_run_and_full_refresh_equal_one_whole_fetch(
     tmp_path: Path, sb: Any
 ) -> None:

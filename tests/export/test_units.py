@@ -119,6 +119,7 @@ def test_a_parquet_unit_replaces_its_days_and_never_moves_the_watermark_over_a_g
     pd.testing.assert_frame_equal(got, whole_fetch(client, report, report.start, end))
 
 
+@pytest.mark.slow
 def test_the_shell_example_runs_units_four_at_a_time_into_a_local_delta_table(
     tmp_path: Path, sb: Any
 ) -> None:

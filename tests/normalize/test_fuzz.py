@@ -28,6 +28,8 @@ from edgereports.errors import EdgeReportsError
 from edgereports.normalize import read_csv, to_frame
 from tests.normalize.test_props import conforms
 
+pytestmark = pytest.mark.slow
+
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_data"
 #: the v1 answers, then v2's: its flat answers and the reporting service's
 JSON_SAMPLES = sorted(SAMPLES.glob("*/response.json")) + sorted(SAMPLES.glob("v2/*/response.json"))

@@ -110,6 +110,7 @@ PARTS = st.lists(
 
 @settings(max_examples=80, deadline=None)
 @given(parts=PARTS)
+@pytest.mark.slow
 def test_canonical_order_equals_a_plain_lexsort(parts: list[tuple[int, int, list[int]]]) -> None:
     frame = concat_frames([part(MSISDNS[m], e, hours) for m, e, hours in parts])
     frame.attrs["request"] = REQUEST

@@ -36,6 +36,7 @@ def test_arrow_equals_pandas_with_pinned_schema(sample: Path) -> None:
     assert er.provenance(table) == json.loads(json.dumps(df.attrs, default=str))
 
 
+@pytest.mark.slow
 def test_arrow_of_a_large_frame_shares_its_text() -> None:
     """A constant column's repeated chunk is converted once; the table equals pyarrow's own
     conversion of the frame."""

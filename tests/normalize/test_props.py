@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 import pandas as pd
 import pyarrow as pa
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -160,6 +161,7 @@ def attrs_free(df: pd.DataFrame) -> pd.DataFrame:
 
 @SETTINGS
 @given(timeseries())
+@pytest.mark.slow
 def test_valid_time_series_never_raise_and_keep_every_point(case: Any) -> None:
     payload, request, rows = case
     df = to_frame(payload, request)
@@ -191,6 +193,7 @@ def test_valid_time_series_never_raise_and_keep_every_point(case: Any) -> None:
 
 @SETTINGS
 @given(timeseries(), moments)
+@pytest.mark.slow
 def test_small_answers_split_in_two_windows_build_the_whole_frame(case: Any, cut: Any) -> None:
     """Two windows answered with the same body, each keeping what it owns, build one frame
     equal to the body's own: the client's one assembly at the end of a pull."""
@@ -317,6 +320,7 @@ def _finite(value: Any) -> bool:
 
 @SETTINGS
 @given(st.one_of(mutated(timeseries()), mutated(currents()), mutated(sims())))
+@pytest.mark.slow
 def test_mutated_payloads_give_a_frame_or_schema_error(payload: Any) -> None:
     from_dict = outcome(to_frame, payload)
     try:
@@ -359,6 +363,7 @@ def test_random_bytes_and_text_give_a_frame_or_schema_error(data: Any) -> None:
 
 @settings(max_examples=100, deadline=None)
 @given(timeseries(), st.data())
+@pytest.mark.slow
 def test_damaged_csv_gives_a_frame_or_schema_error(case: Any, data: Any) -> None:
     text = as_csv(case[0])
     for _ in range(data.draw(st.integers(1, 3))):

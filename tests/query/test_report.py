@@ -541,6 +541,7 @@ def requests(draw: st.DrawFn) -> dict[str, Any]:
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(requests())
+@pytest.mark.slow
 def test_round_trip_is_exact_as_text(d: dict[str, Any]) -> None:
     assert list(d) == [k for k in REQUEST_KEYS if k in d]
     text = json.dumps(d)

@@ -231,6 +231,7 @@ def pull_process(sb: SandboxHandle, cache: Path, start: str, end: str) -> subpro
     return subprocess.Popen([sys.executable, "-c", PULL, *args, *subscribers(sb)], env=env)
 
 
+@pytest.mark.slow
 def test_a_pull_killed_with_sigkill_resumes(
     make_sandbox: Callable[..., SandboxHandle], tmp_path: Path
 ) -> None:
@@ -258,6 +259,7 @@ def test_a_pull_killed_with_sigkill_resumes(
     pdt.assert_frame_equal(got, client(sb).fetch(report))
 
 
+@pytest.mark.slow
 def test_two_processes_share_one_cache(sandbox: SandboxHandle, tmp_path: Path) -> None:
     start, end = "2022-04-01", "2022-04-15"
     procs = [pull_process(sandbox, tmp_path, start, end) for _ in range(2)]

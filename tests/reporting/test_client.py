@@ -509,6 +509,45 @@ def test_a_client_keeps_its_worker_threads_across_pulls_until_closed(
     assert not (mine & _worker_threads())  # closed: they ended
 
 
+class _InFlight(requests.adapters.HTTPAdapter):
+    """Counts the requests sent and not yet answered, and the most at once."""
+
+    def __init__(self) -> None:
+        super().__init__(pool_maxsize=16)
+        self._lock = threading.Lock()
+        self.now = self.peak = 0
+
+    def send(self, *args: Any, **kwargs: Any) -> requests.Response:
+        with self._lock:
+            self.now += 1
+            self.peak = max(self.peak, self.now)
+        try:
+            return super().send(*args, **kwargs)
+        finally:
+            with self._lock:
+                self.now -= 1
+
+
+def test_every_pull_runs_max_workers_requests_at_once_and_no_more(
+    make_sandbox: Callable[..., SandboxHandle],
+) -> None:
+    """The same bound on every pull, whatever the pull before it did."""
+    sb = make_sandbox(seed=2, faults={"latency": 0.05})  # requests overlap while they wait
+    counting = _InFlight()
+    session = requests.Session()
+    session.mount("http://", counting)
+    report = _three_subscribers(sb)
+    peaks = []
+    with ReportingClient(
+        sb.api_key, sb.reporting_url, session=session, max_workers=3, progress=False
+    ) as client:
+        for _ in range(3):
+            counting.peak = 0
+            client.fetch(report, window=timedelta(days=1))  # 15 parts
+            peaks.append(counting.peak)
+    assert peaks == [3, 3, 3]
+
+
 def test_a_pull_that_stops_on_an_auth_error_leaves_none_of_its_parts_running(
     sandbox: SandboxHandle,
 ) -> None:

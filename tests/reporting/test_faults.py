@@ -31,6 +31,7 @@ KEY = "er-live-5b2c9d7e1f3a4b6c"
 NINETY_DAYS = {"start": "2022-03-01T09:50:00+05:30", "end": "2022-05-30T09:50:00+05:30"}
 
 
+@pytest.mark.slow
 def test_ninety_windows_under_faults_equal_a_fault_free_run(
     make_sandbox: Callable[..., SandboxHandle],
 ) -> None:
@@ -97,6 +98,7 @@ def _report(account_id: str) -> Report:
     )
 
 
+@pytest.mark.slow
 def test_key_never_in_logs_nor_tracebacks(
     make_sandbox: Callable[..., SandboxHandle], debug_everywhere: pytest.LogCaptureFixture
 ) -> None:

@@ -26,6 +26,7 @@ N = 20
 PARTS = 60
 
 
+@pytest.mark.slow
 def test_a_pull_at_three_quarters_of_the_limit_gets_no_429(make_sandbox: SandboxFactory) -> None:
     sb = make_sandbox(limits=Limits(requests_per_second=N))
     end = datetime(2022, 7, 8, tzinfo=UTC)
@@ -97,6 +98,7 @@ def test_the_export_takes_the_budget_from_the_environment(
         assert client.rate_limit == 2.0
 
 
+@pytest.mark.slow
 def test_without_a_budget_a_limited_service_slows_the_pull_instead_of_failing_it(
     make_sandbox: SandboxFactory,
 ) -> None:

@@ -28,7 +28,7 @@ def sites_of(sb: SandboxHandle) -> list[str]:
     return [s.customer_site_id for s in sb.network.sites if s.account_id == sb.account_id]
 
 
-def test_obs1_a_report_without_its_sites_warns_and_is_marked_a_top_talker_total(
+def test_a_report_without_its_sites_warns_and_is_marked_a_top_talker_total(
     sandbox: SandboxHandle,
 ) -> None:
     client = client_of(sandbox)
@@ -49,7 +49,7 @@ def test_obs1_a_report_without_its_sites_warns_and_is_marked_a_top_talker_total(
     assert per_site.set_index("customer_site_id").loc[mine, "value"] < total["value"].iloc[0]
 
 
-def test_obs1_device_status_names_each_device(sandbox: SandboxHandle) -> None:
+def test_device_status_names_each_device(sandbox: SandboxHandle) -> None:
     client = client_of(sandbox)
     imsis = [s.imsi for s in sandbox.network.sims_of(sandbox.account_id)]
     with pytest.warns(er.TopTalkerWarning, match="pass imsi values"):
@@ -67,7 +67,7 @@ def test_obs1_device_status_names_each_device(sandbox: SandboxHandle) -> None:
     assert len(every.attrs["not_on_account"]) == 10
 
 
-def test_obs1_an_unpinned_report_is_sent_whole(sandbox: SandboxHandle) -> None:
+def test_an_unpinned_report_is_sent_whole(sandbox: SandboxHandle) -> None:
     report = (
         er.Report(account_id=sandbox.account_id)
         .between("2022-06-01", "2022-06-29")
@@ -82,7 +82,7 @@ def test_obs1_an_unpinned_report_is_sent_whole(sandbox: SandboxHandle) -> None:
     assert frame["msisdn"].nunique() == 1 and len(frame) == 28
 
 
-def test_obs2_nothing_comes_back_after_the_sandbox_clock(
+def test_nothing_comes_back_after_the_sandbox_clock(
     make_sandbox: Callable[..., SandboxHandle],
 ) -> None:
     sb = make_sandbox(clock="2024-03-15T06:30:00Z")
@@ -113,7 +113,7 @@ def test_obs2_nothing_comes_back_after_the_sandbox_clock(
     assert future.empty and future.attrs["empty"] == [{"account_id": sb.account_id}]
 
 
-def test_obs3_a_month_holds_its_days_and_the_bucket_after_it_is_counted(
+def test_a_month_holds_its_days_and_the_bucket_after_it_is_counted(
     make_sandbox: Callable[..., SandboxHandle],
 ) -> None:
     sb = make_sandbox(clock="2024-08-01T00:00:00Z")
@@ -134,7 +134,7 @@ def test_obs3_a_month_holds_its_days_and_the_bucket_after_it_is_counted(
         report.between("2024-06-01", "2024-06-01").to_request()
 
 
-def test_obs4_a_subscriber_not_on_the_account_is_named(sandbox: SandboxHandle) -> None:
+def test_a_subscriber_not_on_the_account_is_named(sandbox: SandboxHandle) -> None:
     other = next(s for s in sandbox.network.sims if s.account_id != sandbox.account_id)
     mine = sandbox.network.sims_of(sandbox.account_id)[0].msisdn
     report = presets.time_usage_subscriber(

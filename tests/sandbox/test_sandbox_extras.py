@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 PIP = "pip install 'edgereports[sandbox]'"
 # Installed before anything is imported: the extra's packages (and Flask's werkzeug) look absent.
@@ -83,6 +85,7 @@ def test_the_command_without_its_extra_exits_2_with_one_line() -> None:
     assert done.stdout == ""
 
 
+@pytest.mark.slow
 def test_the_client_works_without_the_extra_and_the_commands_say_what_to_install() -> None:
     done = _run(
         "import json, edgereports as er\n"

@@ -132,6 +132,7 @@ def fuzz(sb: SandboxHandle, schema: Any, mode: GenerationMode, data: st.DataObje
 
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
+@pytest.mark.slow
 def test_schemathesis_positive_cases_conform(
     fuzzed: SandboxHandle, schema: Any, data: st.DataObject
 ) -> None:
@@ -140,6 +141,7 @@ def test_schemathesis_positive_cases_conform(
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
+@pytest.mark.slow
 def test_schemathesis_negative_cases_conform(
     fuzzed: SandboxHandle, schema: Any, data: st.DataObject
 ) -> None:

@@ -1,4 +1,4 @@
-"""The explorer's fixes of issue 19: the Request tab on Run, the progress bar after an error,
+"""The explorer: the Request tab on Run, the progress bar after an error,
 the axis of a LAST ... chart in the explorer's zone, relative ranges."""
 
 from __future__ import annotations
