@@ -249,6 +249,7 @@ def test_charts_say_what_they_show(demo: tuple[DemoResult, list[str]]) -> None:
         assert f"`{kind}`" in docs
 
 
+@pytest.mark.slow
 def test_the_page_ends_with_the_health_flags_of_every_device(
     demo: tuple[DemoResult, list[str]],
 ) -> None:

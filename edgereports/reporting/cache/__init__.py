@@ -8,9 +8,9 @@ serves one pull's parts from it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..._dependencies import lazy_names
 from .grid import DEFAULT_HORIZONS, check_horizon
 
 if TYPE_CHECKING:
@@ -19,19 +19,12 @@ if TYPE_CHECKING:
 
 # the store (SQLite, Arrow IPC) is imported when a cache is used, not by every client
 _LAZY = {
-    "Cache": "cache",
-    "default_directory": "cache",
-    "open_cache": "cache",
-    "CachedPull": "pull",
-    "CacheStats": "pull",
+    "Cache": ".cache",
+    "default_directory": ".cache",
+    "open_cache": ".cache",
+    "CachedPull": ".pull",
+    "CacheStats": ".pull",
 }
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 
 __all__ = [
     "DEFAULT_HORIZONS",
@@ -42,3 +35,5 @@ __all__ = [
     "default_directory",
     "open_cache",
 ]
+
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals(), __all__)
