@@ -110,12 +110,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="ignore the watermarks and rebuild each report from its start date",
     )
-    bar = p.add_mutually_exclusive_group()
-    bar.add_argument(
-        "--progress", dest="progress", action="store_const", const=True, help="show progress bars"
-    )
-    bar.add_argument(
-        "--no-progress", dest="progress", action="store_const", const=False, help="no bars"
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bars (default: when stderr is a terminal)",
     )
     p.set_defaults(handler=run, progress=None)
     return p

@@ -65,12 +65,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--health", action="store_true", help="add the account's health flags")
     p.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
     p.add_argument("--title", help="the page's title (default: the job's name and period)")
-    bar = p.add_mutually_exclusive_group()
-    bar.add_argument(
-        "--progress", dest="progress", action="store_const", const=True, help="progress bars"
-    )
-    bar.add_argument(
-        "--no-progress", dest="progress", action="store_const", const=False, help="no bars"
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bars (default: when stdout and stderr are terminals)",
     )
     p.set_defaults(handler=run, progress=None)
     return p

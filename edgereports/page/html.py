@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from ..plotting import figure_png
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -77,17 +78,7 @@ def png_img(data: bytes, alt: str) -> str:
 
 def chart_img(ax: Axes, alt: str, *, dpi: int = 90) -> str:
     """Render the figure of ``ax`` as an inline PNG ``<img>`` and close the figure."""
-    import matplotlib.pyplot as plt
-    from matplotlib.figure import Figure
-
-    figure = ax.figure
-    assert isinstance(figure, Figure)
-    buffer = io.BytesIO()
-    try:
-        figure.savefig(buffer, format="png", dpi=dpi, facecolor="white")
-    finally:
-        plt.close(figure)
-    return png_img(buffer.getvalue(), alt)
+    return png_img(figure_png(ax, dpi=dpi), alt)
 
 
 def table_html(frame: pd.DataFrame) -> str:

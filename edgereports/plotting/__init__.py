@@ -39,6 +39,7 @@ __all__ = [
     "Scale",
     "chart_for",
     "chart_png",
+    "figure_png",
     "member_text",
     "over_what",
     "plot",
@@ -166,14 +167,26 @@ def chart_png(
         >>> chart_png(df)[:4]  # doctest: +SKIP
         b'\\x89PNG'
     """
+    if timed and chart_for(df) not in (plot_timeseries, plot_ue_connections, plot_sim_count):
+        flags = None
+    return figure_png(plot(df, tz=tz, flags=flags), dpi=dpi)
+
+
+def figure_png(ax: Axes, *, dpi: int = 96) -> bytes:
+    """The figure of ``ax`` as PNG bytes (white background); the figure is closed, so a
+    notebook does not show it again.
+
+    Example:
+        >>> import matplotlib.pyplot as plt
+        >>> figure_png(plt.figure().add_subplot())[:4]
+        b'\\x89PNG'
+    """
     import io
 
     import matplotlib.pyplot as plt
     from matplotlib.figure import Figure
 
-    if timed and chart_for(df) not in (plot_timeseries, plot_ue_connections, plot_sim_count):
-        flags = None
-    figure = plot(df, tz=tz, flags=flags).figure
+    figure = ax.figure
     assert isinstance(figure, Figure)
     buffer = io.BytesIO()
     try:
