@@ -7,7 +7,7 @@ reports its time and its peak RSS above the RSS it had right after its imports (
 reads count). Figures are printed as ratios against ``json.loads`` (JSON) and default
 ``pandas.read_csv`` (CSV) measured in the same run; the targets also set ``to_frame`` against
 ``pyarrow.json.read_json`` with an explicit schema and ``read_csv`` against ``pyarrow.csv`` typed
-columns (issue 16: at most 1.2x and 1.15x at 1M points). A last section times ``stitch``,
+columns (the targets: at most 1.2x and 1.15x at 1M points). A last section times ``stitch``,
 ``concat_frames`` and the assembly of a 100-answer pull (``concat_frames`` then
 ``canonical_order``) in this process against ``pd.concat`` of the same frames. Nothing here is a
 test.
@@ -317,8 +317,8 @@ def main() -> None:
 
 
 def reader_targets(results: dict[tuple[int, str], dict[str, Any]], sizes: list[int]) -> None:
-    """Print issue 16's reader targets (time against pyarrow's readers) with this run's figures."""
-    print("\nTargets (issue 16, time ratios in this run; peaks for comparison):")
+    """Print the readers' targets (time against pyarrow's readers) with this run's figures."""
+    print("\nTargets (time ratios in this run; peaks for comparison):")
     for points in sizes:
         for ours, ref, limit in (("to_frame", "pyarrow.json.schema", 1.2),
                                  ("read_csv", "pyarrow.csv", 1.15)):  # fmt: skip

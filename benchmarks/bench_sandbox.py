@@ -25,8 +25,8 @@ adds its own cost per request). The in-process network has the server's seed, de
 clock, and the first answer of each case must equal the server's bytes. Eight concurrent
 ``requests.Session`` clients then hammer the server and the errors are counted.
 
-Targets (issue 4): the answer within 3x of ``orjson.dumps`` (server-side, and over loopback);
-generation no slower than serialization; no error with eight concurrent clients. Issue 16: 1M
+Targets: the answer within 3x of ``orjson.dumps`` (server-side, and over loopback);
+generation no slower than serialization; no error with eight concurrent clients. 1M
 points within 2x over loopback.
 
 Run: ``python benchmarks/bench_sandbox.py [--repeat 5] [--subscribers 1000] [--quick]``.

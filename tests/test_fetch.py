@@ -18,7 +18,7 @@ fetch_module = importlib.import_module("edgereports.fetch")
 
 
 def _inside(data: pd.DataFrame | pa.Table) -> int:
-    """Rows of buckets that begin before the range's end (the range rule of issue 13)."""
+    """Rows of buckets that begin before the range's end (the range rule)."""
     end = pd.Timestamp(er.provenance(data)["request"]["end_date_time"])
     stamps = (
         data.column("time_stamp").to_pandas() if isinstance(data, pa.Table) else data["time_stamp"]

@@ -120,10 +120,10 @@ def test_make_targets_run_these_commands() -> None:
 
 def test_lab_starts_on_loopback(start: Callable[..., Any]) -> None:
     pytest.importorskip("jupyterlab")
-    proc, port = start("lab", JUPYTER_TOKEN="issue19")
-    body = _wait_for(f"http://127.0.0.1:{port}/lab?token=issue19", proc)
+    proc, port = start("lab", JUPYTER_TOKEN="given-token")
+    body = _wait_for(f"http://127.0.0.1:{port}/lab?token=given-token", proc)
     assert "JupyterLab" in body
-    status, listing = _get(f"http://127.0.0.1:{port}/api/contents?token=issue19")
+    status, listing = _get(f"http://127.0.0.1:{port}/api/contents?token=given-token")
     assert status == 200
     assert "02-explorer.ipynb" in listing
     assert _get(f"http://127.0.0.1:{port}/api/contents")[0] == 403  # the token is kept

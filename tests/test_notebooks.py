@@ -115,7 +115,7 @@ print("explorer ok")
 
 def test_the_explorer_is_driven_in_a_real_kernel(tmp_path: Path) -> None:
     # after Run All (or served as an app) the explorer still runs: its sandbox lives as long
-    # as the kernel (issue 13, observation 8: the last cell closed it)
+    # as the kernel (the last cell closed it once)
     path = next(p for p in NOTEBOOKS if p.name == "02-explorer.ipynb")
     nb = execute(path, tmp_path, extra=[EXPLORER_CHECKS])
     shown = [o for o in nb.cells[2].outputs if "data" in o]

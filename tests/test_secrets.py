@@ -1,4 +1,4 @@
-"""No secret anywhere (issue 14): every error path, with DEBUG logging on, scanned for the key.
+"""No secret anywhere: every error path, with DEBUG logging on, scanned for the key.
 
 Each :class:`Case` pairs a credential with a way to drive one failure. The test runs it with
 every logger (urllib3 included) at DEBUG and scans everything the failure produced:
@@ -10,7 +10,7 @@ every logger (urllib3 included) at DEBUG and scans everything the failure produc
 - what was printed (the CLI's stdout and stderr), the value returned and its ``repr``;
 - every file written under the test's directory.
 
-To cover a new credential (issue 15: the v2 ``Authorization`` query parameter, a Bearer
+To cover a new credential (as the v2 ``Authorization`` query parameter, a Bearer
 token), add cases to :data:`CASES`: a credential, and a function that provokes a failure
 while sending it (``drive(secret, tmp_path)``). The figures print with
 ``pytest -s tests/test_secrets.py``.

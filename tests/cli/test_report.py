@@ -231,7 +231,7 @@ def test_example_subscriber_report(sandbox: SandboxHandle, tmp_path: Path) -> No
     assert sims[0].msisdn in done.stdout
 
 
-# -- issue 13: every number means what its label says ----------------------------------------
+# -- every number means what its label says ------------------------------------------------
 
 
 @pytest.mark.slow
@@ -373,7 +373,7 @@ def test_output_paths_are_checked_before_any_request(
     target: str,
     message: str,
 ) -> None:
-    """Issue 14 item 15: the paths were checked after fetching (or not: NotADirectoryError)."""
+    """the paths were checked after fetching (or not: NotADirectoryError)."""
     (tmp_path / "adir").mkdir()
     (tmp_path / "afile").write_text("x")
     before = env.request_count()

@@ -1,4 +1,4 @@
-"""What an adversarial run found in the export (issue 14, items 9 to 13).
+"""What an adversarial run found in the export.
 
 Each case runs ``edgereports export`` in this process (the command's own ``main``) and looks at
 what the user sees: one line on stderr, the exit status, and what is left on disk. The disk

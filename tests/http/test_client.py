@@ -240,7 +240,7 @@ def test_log_redaction_is_idempotent() -> None:
     [(f"Invalid key {KEY}", AuthError), (f"apikey={KEY}", AuthError), (f"bad {KEY}", ApiError)],
 )
 def test_status_line_with_the_key_is_redacted(reason: str, error: type[ApiError]) -> None:
-    """Issue 14 item 1: the reason phrase goes through redaction like the URL and body."""
+    """the reason phrase goes through redaction like the URL and body."""
     status = 401 if error is AuthError else 400
     # http.server writes its own reason phrase: send the raw status line instead
     with raw_server(f"HTTP/1.1 {status} {reason}") as url, pytest.raises(error) as info:
@@ -251,7 +251,7 @@ def test_status_line_with_the_key_is_redacted(reason: str, error: type[ApiError]
 
 
 def test_transport_error_keeps_no_raw_exception_in_its_chain() -> None:
-    """Issue 14 item 2: requests' exception (URL with the key) is not left in __context__."""
+    """requests' exception (URL with the key) is not left in __context__."""
     with pytest.raises(TransportError) as info:
         get(client(closed_port_url(), retries=1))
     assert [type(e) for e in chained(info.value)] == [TransportError]

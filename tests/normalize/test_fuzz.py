@@ -1,4 +1,4 @@
-"""A bounded fuzz of ``to_frame``/``read_csv`` over mutated sample payloads (issue 14).
+"""A bounded fuzz of ``to_frame``/``read_csv`` over mutated sample payloads.
 
 Every sample answer of ``sample_data/`` (JSON and CSV) is mutated — structurally when parsed,
 byte by byte when raw — and read with and without its request, as parsed JSON and as bytes, by

@@ -434,7 +434,7 @@ def test_request_objects_are_read_through_to_request() -> None:
             {"metrics": [pct("uplink_bandwidth", "high")]},  # type: ignore[arg-type]
             "comparison_value must be a number",
         ),
-        # issue 14 item 7: the request is validated as Report.from_request does
+        # the request is validated as Report.from_request does
         (
             {"dimensions": ["msisdn", "msisdn"], "metrics": []},
             r"dimensions lists a name twice: \['msisdn', 'msisdn'\]",
@@ -472,7 +472,7 @@ NOW_REQUEST = {
     ],
 )
 def test_duplicate_dimensions_are_a_query_error_whatever_the_answer(payload: Any) -> None:
-    """Issue 14 item 7: was a bare ValueError, or pandas' "array length 1 does not match"."""
+    """was a bare ValueError, or pandas' "array length 1 does not match"."""
     with pytest.raises(QueryError, match="dimensions lists a name twice"):
         to_frame(payload, NOW_REQUEST)
 
@@ -564,7 +564,7 @@ def test_excerpt_is_short_and_redacted() -> None:
     assert len(excerpt) <= 200
 
 
-# ------------------------------------------------------- issue 14: what an adversarial run found
+# ----------------------------------------------------------------- what an adversarial run found
 DEEP = b"[" * 1000 + b"]" * 1000
 
 

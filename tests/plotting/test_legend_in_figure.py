@@ -1,4 +1,4 @@
-"""``er.plot(df, ax=my_axes)`` keeps its legend inside the figure (issue 19)."""
+"""``er.plot(df, ax=my_axes)`` keeps its legend inside the figure."""
 
 from __future__ import annotations
 

@@ -551,7 +551,7 @@ def test_round_trip_is_exact_as_text(d: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("name", ["value", "metric", "time_stamp", "value_text", "esim"])
 def test_a_dimension_named_like_a_frame_column_is_refused_when_built(name: str) -> None:
-    """Issue 14 item 6: it passed with a warning, then an empty answer raised ValueError."""
+    """it passed with a warning, then an empty answer raised ValueError."""
     with pytest.raises(er.QueryError, match=rf"dimensions\[1\] '{name}' is the name of a frame"):
         er.Report().by("msisdn", name)
     request = {

@@ -237,7 +237,7 @@ def test_bad_input_fails_before_any_request(
         (("k", "ftp://host"), "reporting_url must be an http"),
         (("k", "http://127.0.0.1:1", {"max_workers": 0}), "max_workers must be"),
         (("k", "http://127.0.0.1:1", {"retries": -1}), "retries must be"),
-        # issue 14 item 14: every number is checked when the client is built
+        # every number is checked when the client is built
         (("k", "http://127.0.0.1:1", {"timeout": 0}), "timeout must be a positive number"),
         (("k", "http://127.0.0.1:1", {"timeout": (-1, 5)}), r"timeout \(connect\) must be"),
         (("k", "http://127.0.0.1:1", {"timeout": (5, float("inf"))}), r"timeout \(read\)"),
@@ -380,7 +380,7 @@ def test_broken_body_is_a_schema_error_naming_the_window() -> None:
 
 
 def test_a_deeply_nested_body_fails_its_part_only() -> None:
-    """Issue 14 item 3: a RecursionError aborted the whole fetch (and export)."""
+    """a RecursionError aborted the whole fetch (and export)."""
     report = (
         Report(account_id="A")
         .between("2022-06-01T00:00:00Z", "2022-06-04T00:00:00Z")

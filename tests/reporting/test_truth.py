@@ -1,4 +1,4 @@
-"""Every number means what its label says (issue 13), against the sandbox over loopback.
+"""Every number means what its label says, against the sandbox over loopback.
 
 Observations 1 to 4 of the issue at the client: top talkers, the sandbox's clock, the range
 rule and empty results. The CLI's side of them is in ``tests/cli/test_report.py``.

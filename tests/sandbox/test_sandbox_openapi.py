@@ -36,7 +36,7 @@ OPERATIONS = {
 CAMPAIGNS = "/rmn-api/api/v1/rmn/agencies/campaignsOps"
 load_all_checks()
 #: schemathesis' "--checks all": among them positive_data_acceptance and negative_data_rejection,
-#: which found where the document and the server disagreed (issue 14).
+#: which found where the document and the server disagreed.
 ALL_CHECKS = CHECKS.get_all()
 
 
@@ -149,7 +149,7 @@ def test_schemathesis_negative_cases_conform(
 
 
 def test_the_mismatches_schemathesis_found_are_gone(fuzzed: SandboxHandle) -> None:
-    """Issue 14: where the document and the server disagreed, each checked once by hand."""
+    """Where the document and the server disagreed, each checked once by hand."""
     import jsonschema
 
     doc = document(fuzzed)
