@@ -503,15 +503,11 @@ class ReportingClient(UsesConnection):
         accept = _check_accept(accept)
         if window is not None and not isinstance(window, timedelta):
             raise InputError(f"window must be a datetime.timedelta, got {window!r}")
-        for i, r in enumerate(reports):
-            r.to_request()  # validates every report before any request (the probe included)
-            self._check_range(r, i if len(reports) > 1 else None)
+        requests_ = self._requests(reports)  # before any request (the clock's probe included)
         if any(r.relative for r in reports):  # "7d" means seven of the service's days
             present = self.service_now()
             reports = [r.at(present) for r in reports]
-            for i, r in enumerate(reports):
-                self._check_range(r, i if len(reports) > 1 else None)
-        requests_ = [r.to_request() for r in reports]
+            requests_ = self._requests(reports)
         points = self._budget.points
         plans = [plan_parts(i, r, window, points=points) for i, r in enumerate(reports)]
         parts = [p for plan in plans for branch in plan for p in branch]
@@ -533,6 +529,13 @@ class ReportingClient(UsesConnection):
         """The present a pull is judged by, and which clock told it (no request made)."""
         now = self._http.service_now()
         return (now, "service") if now is not None else (datetime.now(UTC), "local")
+
+    def _requests(self, reports: Sequence[Report]) -> list[dict[str, Any]]:
+        """Each report's request, every report validated and its range checked."""
+        requests_ = [r.to_request() for r in reports]
+        for i, r in enumerate(reports):
+            self._check_range(r, i if len(reports) > 1 else None)
+        return requests_
 
     def _check_range(self, report: Report, index: int | None) -> None:
         """A range longer than ``max_range`` is an InputError (before any request)."""
