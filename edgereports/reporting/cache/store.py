@@ -54,7 +54,7 @@ _BUSY_SECONDS = 30.0
 _ATTRS = b"edgereports.attrs"
 _REQUEST = b"edgereports.request"
 _IDENTITY = b"edgereports.identity"
-#: PBKDF2 rounds of a key's fingerprint (computed once per client and cache, about 2 ms): keys
+#: PBKDF2 rounds of a key's fingerprint (computed once per client and cache): keys
 #: are long random strings, the salt keeps a fingerprint from matching across caches.
 _ROUNDS = 2_000
 #: How long a key seen to work reads the cache before it must work again (a revoked key is
@@ -255,19 +255,10 @@ class Store:
 
     def held(self, series: Collection[str]) -> set[str]:
         """Those of ``series`` the index holds a chunk of."""
-        names = list(series)
-        found: set[str] = set()
         with self._db() as db:
-            for at in range(0, len(names), 500):
-                some = names[at : at + 500]
-                marks = ",".join("?" * len(some))
-                found.update(
-                    row[0]
-                    for row in db.execute(
-                        f"SELECT DISTINCT series FROM chunks WHERE series IN ({marks})", some
-                    )
-                )
-        return found
+            return _distinct_in(
+                db, "SELECT DISTINCT series FROM chunks WHERE series IN ({})", series
+            )
 
     def read(
         self, segment: str, series: str, chunks: Sequence[int]
@@ -417,18 +408,8 @@ class Store:
     @staticmethod
     def _segments_of(db: sqlite3.Connection, series: str, chunks: list[int]) -> set[str]:
         """The segments that hold ``chunks`` of ``series`` now (a write may replace them)."""
-        found: set[str] = set()
-        for at in range(0, len(chunks), 500):
-            some = chunks[at : at + 500]
-            marks = ",".join("?" * len(some))
-            found.update(
-                row[0]
-                for row in db.execute(
-                    f"SELECT DISTINCT segment FROM chunks WHERE series = ? AND chunk IN ({marks})",
-                    (series, *some),
-                )
-            )
-        return found
+        query = "SELECT DISTINCT segment FROM chunks WHERE series = ? AND chunk IN ({})"
+        return _distinct_in(db, query, chunks, before=(series,))
 
     def _orphans(self, db: sqlite3.Connection, candidates: set[str]) -> list[str]:
         """Those of ``candidates`` no chunk points to any more (replaced), dropped: only the
@@ -505,3 +486,16 @@ class Store:
                 path.unlink()
                 removed += path.suffix == ".arrow"
         return removed
+
+
+def _distinct_in(
+    db: sqlite3.Connection, query: str, values: Collection[Any], *, before: tuple[Any, ...] = ()
+) -> set[str]:
+    """The first column of ``query`` over ``values``, its ``IN ({})`` list filled 500 values at a
+    time (under SQLite's limit on variables), ``before`` bound ahead of them."""
+    items, found = list(values), set[str]()
+    for at in range(0, len(items), 500):
+        some = items[at : at + 500]
+        rows = db.execute(query.format(",".join("?" * len(some))), (*before, *some))
+        found.update(str(row[0]) for row in rows)
+    return found
