@@ -3,8 +3,7 @@
 - :func:`tags_input`: a ``TagsInput`` that refuses a value outside the values the explorer was
   given with an :class:`~edgereports.errors.InputError` naming the parameter (not a raw
   ``TraitError``).
-- :func:`table_html` and :func:`chart_png`: the frame's first rows (times in the zone of the
-  chart) and its chart.
+- :func:`table_html`: the frame's first rows (times in the zone of the chart).
 - :func:`error_text`: an error in one short line: a service error as ``HTTP 404: <its
   message>``, never the request's URL or the raw JSON of the answer.
 
@@ -28,7 +27,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HEAD_ROWS",
-    "chart_png",
     "error_text",
     "preset_options",
     "relative_days",
@@ -55,15 +53,6 @@ def table_html(frame: pd.DataFrame, tz: str) -> str:
         shown = shown.assign(**{c: shown[c].dt.tz_convert(zone) for c in times})
     head = shown_columns(shown).to_html(index=False, border=0, na_rep="")
     return f"<p><b>{len(frame)} rows × {len(frame.columns)} columns</b> (first rows)</p>{head}"
-
-
-def chart_png(frame: pd.DataFrame, tz: str, flags: pd.DataFrame | None = None) -> bytes:
-    """The frame's chart as PNG bytes, times in ``tz`` (the explorer's zone, also for
-    ``LAST ...`` reports, whose request carries no offset), with the health flags that concern
-    it on a time axis; the figure is closed, so notebooks do not show it twice."""
-    from .plotting import chart_png as png
-
-    return png(frame, tz=tz, flags=flags, timed=True)
 
 
 _URL = re.compile(r"\b(?:POST|GET)?\s*https?://\S+")

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 from . import presets
 from .errors import EdgeReportsError, EdgeReportsWarning, InputError
 from .explorer_parts import (
-    chart_png,
     error_text,
     preset_options,
     relative_days,
@@ -33,6 +32,7 @@ from .explorer_parts import (
     table_html,
     tags_input,
 )
+from .plotting import chart_png
 from .query import Report
 from .query.timegrid import relative_end, resolve_relative
 from .query.times import parse_tz
@@ -332,7 +332,9 @@ class Explorer:
         self.progress.value, self.progress.bar_style = 1, "success"
         self.frame = frame
         self.table.value = table_html(frame, str(self.tz.value))
-        self.chart.value = chart_png(frame, str(self.tz.value), self.flags)
+        # times in the explorer's zone (also for LAST ... reports, whose request has no
+        # offset); the flags on charts with a time axis
+        self.chart.value = chart_png(frame, tz=str(self.tz.value), flags=self.flags, timed=True)
         self.chart.layout.display = None
         failures = frame.attrs.get("failures") or []
         text = (
