@@ -11,7 +11,7 @@ import pytest
 
 from edgereports.sandbox import build_network
 from edgereports.sandbox.model.accumulate import accumulate
-from edgereports.sandbox.model.network import SPEC_ACCOUNT_ID
+from edgereports.sandbox.model.network import DOCUMENTED_ACCOUNT_ID
 from edgereports.sandbox.model.quality import LATENCY_LEVELS
 
 H0 = int(np.datetime64("2022-07-07T00", "h").astype(np.int64))
@@ -19,8 +19,8 @@ H0 = int(np.datetime64("2022-07-07T00", "h").astype(np.int64))
 
 def test_inventory_shape_and_formats() -> None:
     net = build_network(0, 64)
-    assert net.primary_account_id == SPEC_ACCOUNT_ID
-    assert len(net.accounts) == 2 and len(net.sims_of(SPEC_ACCOUNT_ID)) == 64
+    assert net.primary_account_id == DOCUMENTED_ACCOUNT_ID
+    assert len(net.accounts) == 2 and len(net.sims_of(DOCUMENTED_ACCOUNT_ID)) == 64
     assert len(net.devices) == len(net.sims) == 64 + 8
     for sim in net.sims:
         assert re.fullmatch(r"91[6-9]\d{9}", sim.msisdn)
@@ -42,7 +42,7 @@ def test_the_same_seed_gives_the_same_network_and_another_seed_another() -> None
     a, b, c = build_network(3, 20), build_network(3, 20), build_network(4, 20)
     assert a.to_dict() == b.to_dict()
     assert a.to_dict()["sims"] != c.to_dict()["sims"]
-    assert a.primary_account_id != SPEC_ACCOUNT_ID
+    assert a.primary_account_id != DOCUMENTED_ACCOUNT_ID
 
 
 def test_active_sim_counts_follow_activation_dates() -> None:

@@ -32,7 +32,7 @@ from tests.conftest import Step, scripted
 SandboxFactory = Callable[..., SandboxHandle]
 
 # The documented form fields of campaign onboarding, copied by hand in the documented order.
-SPEC_FORM_FIELDS = [
+DOCUMENTED_FORM_FIELDS = [
     "campaignName",
     "campaignTitle",
     "campaignDescription",
@@ -105,7 +105,7 @@ def fields_for(media: dict[str, Path], **changes: Any) -> dict[str, Any]:
 
 
 def test_form_fields_are_exactly_the_spec_fields() -> None:
-    assert list(FORM_FIELDS.values()) == SPEC_FORM_FIELDS
+    assert list(FORM_FIELDS.values()) == DOCUMENTED_FORM_FIELDS
     assert set(FORM_FIELDS) == {f.name for f in dataclasses.fields(Campaign)}
 
 
@@ -409,7 +409,7 @@ def test_the_multipart_form_on_the_wire(media: dict[str, Path]) -> None:
         (p.get_param("name", header="content-disposition"), p.get_filename(), p.get_content_type())
         for p in message.iter_parts()
     ]
-    assert [name for name, _, _ in parts] == SPEC_FORM_FIELDS
+    assert [name for name, _, _ in parts] == DOCUMENTED_FORM_FIELDS
     files = {name: (filename, ctype) for name, filename, ctype in parts if filename}
     assert files == {"content": ("clip.mp4", "video/mp4"), "thumbnail": ("thumb.png", "image/png")}
     payloads = {

@@ -39,7 +39,7 @@ from .quality import level_of
 
 __all__ = ["Account", "Device", "ENodeB", "Network", "Sim", "Site", "build_network"]
 
-SPEC_ACCOUNT_ID = "62c40843c7a1909709112345"
+DOCUMENTED_ACCOUNT_ID = "62c40843c7a1909709112345"
 MAX_DEVICES = 100_000
 _EPOCH = date(1970, 1, 1)
 _CITIES = ("BLR", "MUM", "DEL", "HYD", "CHE", "PUN", "KOL", "AMD")
@@ -250,7 +250,7 @@ class Network:
 
 def _account_id(seed: int, index: int) -> str:
     if seed == 0 and index == 0:
-        return SPEC_ACCOUNT_ID
+        return DOCUMENTED_ACCOUNT_ID
     return f"{key_of(seed, 17, index):016x}{key_of(seed, 18, index) & 0xFFFFFFFF:08x}"
 
 
