@@ -14,7 +14,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from ..errors import ConfigError
-from .fanout import Values, split_definition
+from .fanout import Values, read_values, split_definition
 from .job import Job
 from .reports import ReportJob
 from .state import STATE_FILE, WAY_OUT, ReportState, load_state
@@ -117,9 +117,9 @@ def damaged_days(report_dir: Path) -> list[date]:
 def held_values(state: ReportState) -> Values | None:
     """The fan-out values the saved data holds whole from the report's start (``None``:
     nothing saved yet)."""
-    held = state.extra.get(HELD_KEY)
-    if isinstance(held, dict):
-        return {str(d): tuple(str(v) for v in vals) for d, vals in held.items()}
+    held = read_values(state.extra.get(HELD_KEY))
+    if held is not None:
+        return held
     if state.definition is None:
         return None
     return split_definition(state.definition)[1]
@@ -127,10 +127,4 @@ def held_values(state: ReportState) -> Values | None:
 
 def retired_values(state: ReportState) -> Values:
     """The fan-out values whose rows the saved data keeps, though no run fetches them."""
-    return _values(state.extra.get(RETIRED_KEY))
-
-
-def _values(raw: object) -> Values:
-    if not isinstance(raw, dict):
-        return {}
-    return {str(d): tuple(str(v) for v in vals) for d, vals in raw.items()}
+    return read_values(state.extra.get(RETIRED_KEY)) or {}

@@ -33,7 +33,7 @@ from .._version import __version__
 from ..errors import ConfigError, redact
 from ..query.timegrid import BUCKETS
 from .bounds import bounds_filter, bucket_start
-from .fanout import Values, split_definition
+from .fanout import Values, read_values, split_definition
 from .reports import ReportJob
 
 if TYPE_CHECKING:
@@ -204,19 +204,16 @@ def check_definition(table: Any, report: ReportJob, location: str) -> None:
 def held_values(table: Any) -> Values | None:
     """The fan-out values the table holds whole from the report's start (``None``: unknown)."""
     recorded = _recorded(table)
-    values = recorded.get("values")
-    if isinstance(values, dict):
-        return {str(d): tuple(str(v) for v in vals) for d, vals in values.items()}
+    values = read_values(recorded.get("values"))
+    if values is not None:
+        return values
     definition = recorded.get("definition")
     return split_definition(definition)[1] if isinstance(definition, dict) else None
 
 
 def retired_values(table: Any) -> Values:
     """The fan-out values whose rows the table keeps, though no run fetches them any more."""
-    retired = _recorded(table).get("retired")
-    if not isinstance(retired, dict):
-        return {}
-    return {str(d): tuple(str(v) for v in vals) for d, vals in retired.items()}
+    return read_values(_recorded(table).get("retired")) or {}
 
 
 def record_values(table: Any, report: ReportJob, values: Values, retired: Values) -> None:

@@ -26,6 +26,7 @@ __all__ = [
     "backfill_windows",
     "churn",
     "fanout_values",
+    "read_values",
     "shard_values",
     "split_definition",
     "window_report",
@@ -34,6 +35,14 @@ __all__ = [
 
 #: Fan-out values by dimension.
 Values = dict[str, tuple[str, ...]]
+
+
+def read_values(raw: object) -> Values | None:
+    """Fan-out values as a saved state or a table's description records them (JSON:
+    ``{dimension: [value, ...]}``), or None when ``raw`` is not such a record."""
+    if not isinstance(raw, dict):
+        return None
+    return {str(d): tuple(str(v) for v in vals) for d, vals in raw.items()}
 
 
 def split_definition(definition: Mapping[str, Any]) -> tuple[dict[str, Any], Values]:
