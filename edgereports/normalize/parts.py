@@ -1,20 +1,20 @@
-"""Small time-series answers kept as blocks, and one frame built from the blocks of a pull.
+"""A pull's rows: each answer as an Arrow table, one ownership rule, one frame at the end.
 
-A pull of many small answers (a window of one fan-out value each) pays little for parsing but
-much for a pandas frame per answer, for taking each frame's owned rows and for concatenating
-and sorting the frames again. Here an answer under :data:`~.api.ARROW_MIN_BYTES` is read into
-the reader's blocks (numpy stamps and values per series and metric entry, no frame), a window
-keeps its rows on those arrays (:meth:`SeriesPart.owned`), and :func:`build_parts` builds one
-frame from every part at the end, through the same builder as :func:`~.api.to_frame`, so the
-frame is that of the answers normalized one by one, owned rows kept, concatenated and put in
-canonical order.
+Every answer of a pull becomes a ``pyarrow.Table`` in the layout of
+``pa.Table.from_pandas(frame, preserve_index=False)`` for the frame :func:`~.api.to_frame` gives
+(the pinned Arrow types, the pandas metadata, ``attrs`` ``shape`` and ``source``). A small JSON
+time series, the common answer of a windowed pull, is built into its table straight from the
+reader's arrays (:func:`~.timeseries.build_table`), so a pull makes no pandas frame per answer.
+:func:`owned` keeps the rows a window owns (the time grid's rule, on the stamps' integers; a
+run of kept rows is a slice, no copy) and :func:`combine` makes one frame of a report's tables:
+joined, converted to pandas once and put in canonical order.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+import functools
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -22,116 +22,67 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ..errors import SchemaError
 from ..query.timegrid import epoch_micros, owned_mask
+from ..schema import schema_for
 from . import _arrowjson
+from ._order import canonical
 from ._request import RequestInfo, request_info
-from .api import ARROW_MIN_BYTES
+from ._util import SHARED_BLOCKS
+from .api import ARROW_MIN_BYTES, read_csv, to_frame
 from .detect import detect_shape, first_byte, parse_json
 from .service import is_service_answer, service_request
-from .timeseries import Block, build, build_table, dimensions, read_blocks
+from .timeseries import Block, build_table, dimensions, read_blocks
 
-__all__ = ["SeriesPart", "build_parts", "read_part"]
+__all__ = ["combine", "owned", "read_rows", "table_of"]
 
 #: Answers of at least this size are parsed by pyarrow, which leaves the GIL while it parses, so
 #: the answers of a pull's threads are read at once; smaller ones cost less through orjson.
 PART_ARROW_MIN_BYTES = 64 * 1024
-#: The attrs of a part's frame.
-_ATTRS: dict[Hashable, Any] = {"shape": "timeseries", "source": "json"}
+#: The ``attrs`` of a JSON time series' table.
+_SERIES_ATTRS = {"shape": "timeseries", "source": "json"}
+#: The column that holds each shape's bucket stamp, by the column that tells the shape.
+_BUCKET = ("time_stamp", "start_time", "date")
 
 
-@dataclass
-class SeriesPart:
-    """The points of one small time-series answer, as blocks (no frame).
-
-    Attributes:
-        echo_names: the echoed keys, ``account_id`` always among them (from the answer, else
-            from the request it answers).
-        blocks: the points per series and metric entry, in the reader's order.
-        req: the request the answer was sent with.
-    """
-
-    echo_names: tuple[str, ...]
-    blocks: list[Block]
-    req: RequestInfo | None
-
-    def __len__(self) -> int:
-        return sum(len(b.stamps) for b in self.blocks)
-
-    def owned(
-        self, start: datetime, end: datetime, *, first: bool, last: bool, right: bool = False
-    ) -> SeriesPart:
-        """The points whose stamp lies in ``[start, end)`` (``(start, end]`` with ``right``);
-        the first window also keeps what lies before, the last what lies after (the rule of
-        :func:`~.stitch.owned_rows`).
-
-        A block's kept points are a view of its arrays when they are one run (as when its
-        stamps are in order), so trimming the end of a range copies no point.
-        """
-        if first and last:
-            return self
-        low, high = epoch_micros(start), epoch_micros(end)
-        blocks = []
-        stamps: np.ndarray | None = None
-        for b in self.blocks:
-            if b.stamps is not stamps:  # the metrics of a series share their stamps
-                stamps = b.stamps
-                keep = owned_mask(stamps, low, high, first=first, last=last, at_end=right)
-                whole = keep is None or bool(keep.all())
-                some = whole or bool(keep.any())
-            if whole:
-                blocks.append(b)
-            elif some:
-                blocks.append(_kept(b, keep))
-        return SeriesPart(self.echo_names, blocks, self.req)
-
-    def frame(self) -> pd.DataFrame:
-        """The frame :func:`~.api.to_frame` gives for these points (``attrs`` without the
-        request)."""
-        out = build(self.blocks, self.echo_names, self.req)
-        out.attrs = dict(_ATTRS)
-        return out
-
-    @staticmethod
-    def frame_attrs() -> dict[str, Any]:
-        """The ``attrs`` of :meth:`frame`."""
-        return {str(k): v for k, v in _ATTRS.items()}
-
-    def table(self) -> pa.Table:
-        """The Arrow table of :meth:`frame` (as ``pa.Table.from_pandas(self.frame(),
-        preserve_index=False)`` gives it), built without the frame."""
-        return build_table(self.blocks, self.echo_names, self.req, self.frame_attrs())
-
-    def stamps(self) -> np.ndarray:
-        """Every point's stamp (int64 microseconds, UTC), block after block."""
-        if not self.blocks:
-            return np.empty(0, dtype=np.int64)
-        return np.concatenate([b.stamps for b in self.blocks]).astype(np.int64, copy=False)
-
-
-def read_part(
-    body: bytes, request: Any, *, arrow_min_bytes: int | None = PART_ARROW_MIN_BYTES
-) -> SeriesPart | None:
-    """Read a small JSON time-series answer into blocks; None for anything else.
+def read_rows(
+    body: bytes, request: Any, *, csv: bool, arrow_min_bytes: int | None = PART_ARROW_MIN_BYTES
+) -> pa.Table:
+    """One answer's rows as an Arrow table (the layout of ``pa.Table.from_pandas`` for the
+    frame :func:`~.api.to_frame` or :func:`~.api.read_csv` gives, ``attrs`` without the
+    request).
 
     Args:
         body: the answer's bytes.
         request: the request it answers (a ``Report`` or its dict).
-        arrow_min_bytes: bodies of at least this size are parsed by pyarrow first (None: never).
-
-    Returns:
-        The part, or None when the body is large, not a JSON object, not a time series or an
-        answer of the v2 reporting service: :func:`~.api.to_frame` reads those.
+        csv: the body is CSV (else JSON).
+        arrow_min_bytes: small JSON time series of at least this size are parsed by pyarrow
+            first (None: never).
 
     Raises:
-        SchemaError: the body is not valid JSON, or a time series with a wrong member (the
-            error :func:`~.api.to_frame` raises for the same body).
+        SchemaError: the body is not the JSON (or CSV) of a known shape; a JSON answer that
+            does not start like JSON.
     """
-    if len(body) >= ARROW_MIN_BYTES or service_request(request) is not None:
-        return None
-    if body.startswith(b"\xef\xbb\xbf"):
-        body = body[3:]
-    if first_byte(body) != b"{":
-        return None
+    if csv:
+        return table_of(read_csv(body, request))
+    body = body.removeprefix(b"\xef\xbb\xbf")
+    head = first_byte(body)
+    if head not in (b"{", b"["):
+        shown = body[:120].decode("utf-8", errors="replace")
+        raise SchemaError(f"the answer is not JSON: {shown!r}", where="char 0")
+    small = len(body) < ARROW_MIN_BYTES and service_request(request) is None
+    read = _series(body, request, arrow_min_bytes) if small and head == b"{" else None
+    if read is None:
+        return table_of(to_frame(body, request))
+    blocks, names, req = read
+    return build_table(blocks, names, req, _SERIES_ATTRS)
+
+
+def _series(
+    body: bytes, request: Any, arrow_min_bytes: int | None
+) -> tuple[list[Block], list[str], RequestInfo | None] | None:
+    """A small JSON time series' blocks, its echoed keys (``account_id`` among them) and its
+    request; None for any other answer (:func:`~.api.to_frame` reads those)."""
     req = request_info(request, raw=False)
     arrow = arrow_min_bytes is not None and len(body) >= arrow_min_bytes
     read = _arrowjson.read_blocks(body) if arrow else None
@@ -154,39 +105,114 @@ def read_part(
         for b in blocks:
             if b.echo[k] is None:
                 b.echo = (*b.echo[:k], account, *b.echo[k + 1 :])
-    return SeriesPart(tuple(names), blocks, req)
+    return blocks, names, req
 
 
-def build_parts(parts: Sequence[SeriesPart], request: Any) -> pd.DataFrame | None:
-    """One frame of the parts of one report (fan-out values and windows in order), sorted as
-    one answer would be; None when the parts echo different keys (then build their frames).
+def table_of(frame: pd.DataFrame) -> pa.Table:
+    """A frame's rows as a table of :func:`read_rows`' layout (``attrs`` ``shape`` and
+    ``source`` kept)."""
+    bare = pd.DataFrame(frame, copy=False)
+    bare.attrs = {k: frame.attrs[k] for k in ("shape", "source") if k in frame.attrs}
+    return pa.Table.from_pandas(bare, preserve_index=False)
 
-    Args:
-        parts: the parts, branch by branch, windows in order; every part answers the report
-            with all of its metrics (no split by metric).
-        request: the report's request: its metrics rank the series' entries.
+
+def stamps(table: pa.Table) -> np.ndarray:
+    """The bucket stamp of each row (``time_stamp``; ``start_time`` for current values;
+    ``date`` for SIM counts), as int64 microseconds since the epoch (UTC)."""
+    column = next(table.column(c) for c in _BUCKET if c in table.column_names)
+    micros: np.ndarray = np.asarray(column.to_numpy()).view(np.int64)
+    return micros
+
+
+def owned(
+    table: pa.Table,
+    start: datetime,
+    end: datetime,
+    *,
+    first: bool,
+    last: bool,
+    at_end: bool = False,
+) -> tuple[pa.Table, int]:
+    """The rows a window ``[start, end)`` owns (``(start, end]`` with ``at_end``: v2 stamps
+    each piece at its end), by :func:`~edgereports.query.timegrid.owned_mask`: the first window
+    also owns what lies before it, the last what lies after.
 
     Returns:
-        The frame (``attrs``: shape and source), or None.
+        The owned rows (``table`` itself when it owns them all; a run of kept rows is a slice,
+        not a copy), and how many rows went after ``end``.
     """
-    names = {p.echo_names for p in parts}
-    if len(names) != 1:
-        return None
-    out = build([b for p in parts for b in p.blocks], next(iter(names)), request_info(request))
-    out.attrs = {"shape": "timeseries", "source": "json"}
+    if (first and last) or not table.num_rows:
+        return table, 0
+    at = stamps(table)
+    low, high = epoch_micros(start), epoch_micros(end)
+    keep = owned_mask(at, low, high, first=first, last=last, at_end=at_end)
+    if keep is None or bool(keep.all()):
+        return table, 0
+    after = 0 if last else int(np.count_nonzero((at > high) if at_end else (at >= high)))
+    return _take(table, keep), after
+
+
+def _take(table: pa.Table, keep: np.ndarray) -> pa.Table:
+    """The rows ``keep`` marks: slices of ``table`` for a few runs, else a filter."""
+    edges = np.flatnonzero(np.diff(keep.astype(np.int8), prepend=0, append=0))
+    runs = edges.reshape(-1, 2)
+    if len(runs) > SHARED_BLOCKS:
+        return table.filter(pa.array(keep))
+    if len(runs) <= 1:
+        return (
+            table.slice(int(runs[0, 0]), int(runs[0, 1] - runs[0, 0])) if len(runs) else table[:0]
+        )
+    return pa.concat_tables([table.slice(int(a), int(b - a)) for a, b in runs])
+
+
+def combine(tables: Sequence[pa.Table], request: Any, *, ordered: bool = False) -> pd.DataFrame:
+    """One frame of a report's tables (branch by branch, windows in order), sorted as one
+    answer would be.
+
+    Tables of different dimensions are joined on the union of their columns (in order of first
+    appearance; a table without one gets nulls), with the pinned Arrow schema.
+
+    Args:
+        tables: the tables, at least one.
+        request: the report's request: its metric order ranks the metrics.
+        ordered: the tables are one answer (already in order).
+
+    Returns:
+        The frame; ``attrs`` are those of the first table (shape and source).
+    """
+    if all(t.schema.equals(tables[0].schema) for t in tables):
+        joined = pa.concat_tables(tables)
+    else:
+        joined = _pinned(pa.concat_tables(tables, promote_options="default"), tables[0])
+    columns = [
+        c.combine_chunks() if c.num_chunks > SHARED_BLOCKS else c for c in joined.itercolumns()
+    ]
+    frame: pd.DataFrame = pa.Table.from_arrays(columns, schema=joined.schema).to_pandas()
+    if ordered:
+        return frame
+    attrs, frame.attrs = frame.attrs, {}
+    out = canonical(frame, attrs["shape"], request_info(request, raw=False))
+    out.attrs = attrs
     return out
 
 
-def _kept(block: Block, keep: np.ndarray) -> Block:
-    """The points of ``block`` that ``keep`` marks (some, not all): views of its arrays when
-    they are one run, else copies."""
-    where = np.flatnonzero(keep)
-    first, stop = int(where[0]), int(where[-1]) + 1
-    if stop - first == len(where):
-        rows = (block.rows[0] + first, block.rows[0] + stop) if block.rows else None
-        return dataclasses.replace(
-            block, stamps=block.stamps[first:stop], values=block.values[first:stop], rows=rows
-        )
-    return dataclasses.replace(
-        block, stamps=block.stamps[keep], values=block.values[keep], rows=None
-    )
+def _pinned(joined: pa.Table, first: pa.Table) -> pa.Table:
+    """``joined`` (tables of one shape, their columns unified) in the pinned column order,
+    with the pandas metadata of its frame (``first``'s ``attrs``)."""
+    attrs = (first.schema.pandas_metadata or {}).get("attributes") or {}
+    shape = str(attrs.get("shape", "timeseries"))
+    fixed = set(schema_for(shape).fixed)
+    dims = tuple(c for c in joined.column_names if c not in fixed)
+    schema = _pandas_schema(shape, dims, tuple(sorted(attrs.items())))
+    return pa.Table.from_arrays([joined.column(f.name) for f in schema], schema=schema)
+
+
+@functools.cache
+def _pandas_schema(
+    shape: str, dims: tuple[str, ...], attrs: tuple[tuple[str, Any], ...]
+) -> pa.Schema:
+    """The Arrow schema, with pandas metadata, of a frame of ``shape``, ``dims`` and
+    ``attrs``."""
+    empty = schema_for(shape).empty(list(dims))
+    empty.attrs = dict(attrs)
+    return pa.Schema.from_pandas(empty, preserve_index=False)

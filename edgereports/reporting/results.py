@@ -166,6 +166,7 @@ class FetchResult:
         frames: one frame per report, in order; None for a report none of whose parts
             succeeded (its failures say why).
         failures: every failed part, in plan order.
+        parts: per report, how many requests it made.
 
     Example:
         >>> result = client.fetch_many([report_a, report_b])  # doctest: +SKIP
@@ -174,6 +175,7 @@ class FetchResult:
 
     frames: list[pd.DataFrame | None]
     failures: list[Failure] = field(default_factory=list)
+    parts: list[int] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -185,24 +187,33 @@ class FetchResult:
         return [f for f in self.failures if f.report == report]
 
 
-def settle(result: FetchResult, counts: list[int], index: int, on_error: str) -> pd.DataFrame:
-    """The frame of report ``index`` of a pull, or the error its failed parts make.
+def settle(result: FetchResult, index: int, on_error: str) -> pd.DataFrame:
+    """The frame of report ``index`` of a pull, or the error its failed parts make; the
+    warnings its ``attrs`` call for are emitted either way.
 
     With ``on_error="collect"`` a frame some of whose parts failed carries them in
     ``attrs["failures"]``; with ``"raise"`` it travels in a :class:`PartialFailure`.
     """
     frame = result.frames[index]
-    failures = result.failures_of(index)
+    error = _error(frame, result.failures_of(index), result.parts[index], on_error)
     if frame is not None:
         warn_about(frame, stacklevel=3)
-    if not failures:
-        assert frame is not None
-        return frame
-    if frame is None:
-        raise all_failed(failures, counts[index]) from None
-    if on_error == "raise":
-        raise PartialFailure(
-            describe_failures(failures, counts[index]), failures=failures, frame=frame
-        )
-    frame.attrs["failures"] = [f.to_dict() for f in failures]
+    if error is not None:
+        raise error from None
+    assert frame is not None
     return frame
+
+
+def _error(
+    frame: pd.DataFrame | None, failures: list[Failure], parts: int, on_error: str
+) -> BaseException | None:
+    """What failed parts make of a report's frame: no error, an error to raise, or (with
+    ``"collect"``) the failures in ``frame.attrs``."""
+    if not failures:
+        return None
+    if frame is None:
+        return all_failed(failures, parts)
+    if on_error == "raise":
+        return PartialFailure(describe_failures(failures, parts), failures=failures, frame=frame)
+    frame.attrs["failures"] = [f.to_dict() for f in failures]
+    return None
