@@ -1,20 +1,21 @@
 """A pull's rows: each answer as an Arrow table, one ownership rule, one frame at the end.
 
-Every answer of a pull becomes a ``pyarrow.Table`` in the layout of
+Every answer of a pull becomes :class:`Rows`: a ``pyarrow.Table`` in the layout of
 ``pa.Table.from_pandas(frame, preserve_index=False)`` for the frame :func:`~.api.to_frame` gives
 (the pinned Arrow types, the pandas metadata, ``attrs`` ``shape`` and ``source``). A small JSON
 time series, the common answer of a windowed pull, is built into its table straight from the
 reader's arrays (:func:`~.timeseries.build_table`), so a pull makes no pandas frame per answer.
-:func:`owned` keeps the rows a window owns (the time grid's rule, on the stamps' integers; a
-run of kept rows is a slice, no copy) and :func:`combine` makes one frame of a report's tables:
-joined, converted to pandas once and put in canonical order.
+:func:`owned` joins a report's tables keeping the rows each window owns (the time grid's one
+rule, on the stamps' integers, in one pass; a run of kept rows is a slice, no copy),
+:func:`in_order` puts them in the canonical order of one answer (runs of rows moved as slices)
+and :func:`frame_of` converts them to pandas, once.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -26,7 +27,7 @@ from ..errors import SchemaError
 from ..query.timegrid import epoch_micros, owned_mask
 from ..schema import schema_for
 from . import _arrowjson
-from ._order import canonical
+from ._order import table_order
 from ._request import RequestInfo, request_info
 from ._util import SHARED_BLOCKS
 from .api import ARROW_MIN_BYTES, read_csv, to_frame
@@ -34,23 +35,52 @@ from .detect import detect_shape, first_byte, parse_json
 from .service import is_service_answer, service_request
 from .timeseries import Block, build_table, dimensions, read_blocks
 
-__all__ = ["combine", "owned", "read_rows", "table_of"]
+__all__ = ["Owner", "Rows", "frame_of", "in_order", "owned", "read_rows", "stamps", "table_of"]
 
 #: Answers of at least this size are parsed by pyarrow, which leaves the GIL while it parses, so
 #: the answers of a pull's threads are read at once; smaller ones cost less through orjson.
 PART_ARROW_MIN_BYTES = 64 * 1024
 #: The ``attrs`` of a JSON time series' table.
 _SERIES_ATTRS = {"shape": "timeseries", "source": "json"}
-#: The column that holds each shape's bucket stamp, by the column that tells the shape.
-_BUCKET = ("time_stamp", "start_time", "date")
+#: Each shape, by the column that holds its bucket stamp (and tells the shape).
+_SHAPES = {"time_stamp": "timeseries", "start_time": "current", "date": "sim_count"}
+
+
+class Rows:
+    """The rows of one answer: an Arrow table, built when it is first asked for.
+
+    A pull reads its answers on worker threads and assembles them on one thread: a small
+    answer's table is built there (:meth:`table`), as pyarrow hands the GIL to another thread
+    on its calls and a worker thread would pay that for every answer.
+
+    Args:
+        make: makes the table (called once).
+    """
+
+    __slots__ = ("_made", "_make")
+
+    def __init__(self, make: Callable[[], pa.Table]) -> None:
+        self._make: Callable[[], pa.Table] | None = make
+        self._made: pa.Table | None = None
+
+    @classmethod
+    def of(cls, table: pa.Table) -> Rows:
+        """The rows of a table made already."""
+        return cls(lambda: table)
+
+    def table(self) -> pa.Table:
+        """The rows as a table (made on the first call)."""
+        if self._made is None:
+            assert self._make is not None
+            self._made, self._make = self._make(), None
+        return self._made
 
 
 def read_rows(
     body: bytes, request: Any, *, csv: bool, arrow_min_bytes: int | None = PART_ARROW_MIN_BYTES
-) -> pa.Table:
-    """One answer's rows as an Arrow table (the layout of ``pa.Table.from_pandas`` for the
-    frame :func:`~.api.to_frame` or :func:`~.api.read_csv` gives, ``attrs`` without the
-    request).
+) -> Rows:
+    """One answer's rows (:class:`Rows`: the table of ``pa.Table.from_pandas`` for the frame
+    :func:`~.api.to_frame` or :func:`~.api.read_csv` gives, ``attrs`` without the request).
 
     Args:
         body: the answer's bytes.
@@ -64,7 +94,7 @@ def read_rows(
             does not start like JSON.
     """
     if csv:
-        return table_of(read_csv(body, request))
+        return Rows.of(table_of(read_csv(body, request)))
     body = body.removeprefix(b"\xef\xbb\xbf")
     head = first_byte(body)
     if head not in (b"{", b"["):
@@ -73,9 +103,8 @@ def read_rows(
     small = len(body) < ARROW_MIN_BYTES and service_request(request) is None
     read = _series(body, request, arrow_min_bytes) if small and head == b"{" else None
     if read is None:
-        return table_of(to_frame(body, request))
-    blocks, names, req = read
-    return build_table(blocks, names, req, _SERIES_ATTRS)
+        return Rows.of(table_of(to_frame(body, request)))
+    return Rows(functools.partial(build_table, *read, _SERIES_ATTRS))
 
 
 def _series(
@@ -119,81 +148,106 @@ def table_of(frame: pd.DataFrame) -> pa.Table:
 def stamps(table: pa.Table) -> np.ndarray:
     """The bucket stamp of each row (``time_stamp``; ``start_time`` for current values;
     ``date`` for SIM counts), as int64 microseconds since the epoch (UTC)."""
-    column = next(table.column(c) for c in _BUCKET if c in table.column_names)
+    column = next(table.column(c) for c in _SHAPES if c in table.column_names)
     micros: np.ndarray = np.asarray(column.to_numpy()).view(np.int64)
     return micros
 
 
+#: The window a table's rows answer: ``(start, end, first, last)`` (:func:`owned`).
+Owner = tuple[datetime, datetime, bool, bool]
+_LOWEST, _HIGHEST = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+
+
 def owned(
-    table: pa.Table,
-    start: datetime,
-    end: datetime,
-    *,
-    first: bool,
-    last: bool,
-    at_end: bool = False,
-) -> tuple[pa.Table, int]:
-    """The rows a window ``[start, end)`` owns (``(start, end]`` with ``at_end``: v2 stamps
-    each piece at its end), by :func:`~edgereports.query.timegrid.owned_mask`: the first window
-    also owns what lies before it, the last what lies after.
+    tables: Sequence[pa.Table], owners: Sequence[Owner | None], *, at_end: bool = False
+) -> tuple[pa.Table, list[int]]:
+    """The rows each table's window owns, as one table (the tables joined in order).
 
-    Returns:
-        The owned rows (``table`` itself when it owns them all; a run of kept rows is a slice,
-        not a copy), and how many rows went after ``end``.
-    """
-    if (first and last) or not table.num_rows:
-        return table, 0
-    at = stamps(table)
-    low, high = epoch_micros(start), epoch_micros(end)
-    keep = owned_mask(at, low, high, first=first, last=last, at_end=at_end)
-    if keep is None or bool(keep.all()):
-        return table, 0
-    after = 0 if last else int(np.count_nonzero((at > high) if at_end else (at >= high)))
-    return _take(table, keep), after
-
-
-def _take(table: pa.Table, keep: np.ndarray) -> pa.Table:
-    """The rows ``keep`` marks: slices of ``table`` for a few runs, else a filter."""
-    edges = np.flatnonzero(np.diff(keep.astype(np.int8), prepend=0, append=0))
-    runs = edges.reshape(-1, 2)
-    if len(runs) > SHARED_BLOCKS:
-        return table.filter(pa.array(keep))
-    if len(runs) <= 1:
-        return (
-            table.slice(int(runs[0, 0]), int(runs[0, 1] - runs[0, 0])) if len(runs) else table[:0]
-        )
-    return pa.concat_tables([table.slice(int(a), int(b - a)) for a, b in runs])
-
-
-def combine(tables: Sequence[pa.Table], request: Any, *, ordered: bool = False) -> pd.DataFrame:
-    """One frame of a report's tables (branch by branch, windows in order), sorted as one
-    answer would be.
+    A window ``(start, end, first, last)`` owns the rows whose bucket stamp lies in ``[start,
+    end)`` (``(start, end]`` with ``at_end``: v2 stamps each piece at its end), by
+    :func:`~edgereports.query.timegrid.owned_mask`; the first window also owns what lies
+    before it, the last what lies after. A table of no window (None) keeps every row.
 
     Tables of different dimensions are joined on the union of their columns (in order of first
     appearance; a table without one gets nulls), with the pinned Arrow schema.
 
     Args:
         tables: the tables, at least one.
-        request: the report's request: its metric order ranks the metrics.
-        ordered: the tables are one answer (already in order).
+        owners: per table, its window.
+        at_end: the stamps are the ends of what they cover (v2).
 
     Returns:
-        The frame; ``attrs`` are those of the first table (shape and source).
+        The owned rows (runs of kept rows are slices, not copies), and per table how many of its
+        rows went at or after its window's end.
     """
-    if all(t.schema.equals(tables[0].schema) for t in tables):
-        joined = pa.concat_tables(tables)
-    else:
-        joined = _pinned(pa.concat_tables(tables, promote_options="default"), tables[0])
-    columns = [
-        c.combine_chunks() if c.num_chunks > SHARED_BLOCKS else c for c in joined.itercolumns()
+    joined = _join(tables)
+    lengths = [t.num_rows for t in tables]
+    if not joined.num_rows or all(o is None for o in owners):
+        return joined, [0] * len(tables)
+    bounds = [
+        (_LOWEST, _HIGHEST)
+        if o is None
+        else (
+            _LOWEST if o[2] else epoch_micros(o[0]),
+            _HIGHEST if o[3] else epoch_micros(o[1]),
+        )
+        for o in owners
     ]
-    frame: pd.DataFrame = pa.Table.from_arrays(columns, schema=joined.schema).to_pandas()
-    if ordered:
-        return frame
-    attrs, frame.attrs = frame.attrs, {}
-    out = canonical(frame, attrs["shape"], request_info(request, raw=False))
-    out.attrs = attrs
-    return out
+    low, high = (np.repeat(np.array(b, dtype=np.int64), lengths) for b in zip(*bounds, strict=True))
+    at = stamps(joined)
+    keep = owned_mask(at, low, high, first=False, last=False, at_end=at_end)
+    after = (at > high) if at_end else (at >= high)
+    table_of_row = np.repeat(np.arange(len(tables)), lengths)
+    gone: list[int] = np.bincount(table_of_row[after], minlength=len(tables)).tolist()
+    if bool(keep.all()):
+        return joined, gone
+    return _take(joined, np.flatnonzero(keep)), gone
+
+
+def _take(table: pa.Table, rows: np.ndarray) -> pa.Table:
+    """The rows at positions ``rows`` (in order): a slice of ``table`` per run of consecutive
+    positions when there are few runs, else a copy."""
+    if not len(rows):
+        return table.slice(0, 0)
+    breaks = np.flatnonzero(np.diff(rows) != 1) + 1
+    if len(breaks) >= SHARED_BLOCKS:
+        return table.take(pa.array(rows))
+    starts = [int(rows[0]), *rows[breaks].tolist()]
+    stops = [*(rows[breaks - 1] + 1).tolist(), int(rows[-1]) + 1]
+    if len(starts) == 1:
+        return table.slice(starts[0], stops[0] - starts[0])
+    return pa.concat_tables([table.slice(a, b - a) for a, b in zip(starts, stops, strict=True)])
+
+
+def in_order(table: pa.Table, request: Any) -> pa.Table:
+    """The rows of ``table`` (joined from several answers) sorted as one answer would be: by
+    series (first appearance), then by the metric's place in the request, then by time; a
+    run of rows of one series and metric entry is moved as a slice.
+
+    Args:
+        table: a report's rows.
+        request: the report's request: its metric order ranks the metrics.
+    """
+    shape = next(s for c, s in _SHAPES.items() if c in table.column_names)
+    order = table_order(table, shape, request_info(request, raw=False))
+    return table if order is None else _take(table, order)
+
+
+def frame_of(table: pa.Table) -> pd.DataFrame:
+    """The pandas frame of a table of :func:`read_rows`' layout (``attrs`` from its
+    metadata: shape and source)."""
+    columns = [
+        c.combine_chunks() if c.num_chunks > SHARED_BLOCKS else c for c in table.itercolumns()
+    ]
+    frame: pd.DataFrame = pa.Table.from_arrays(columns, schema=table.schema).to_pandas()
+    return frame
+
+
+def _join(tables: Sequence[pa.Table]) -> pa.Table:
+    """The tables, one after the other (their columns unified when they differ)."""
+    if all(t.schema.equals(tables[0].schema) for t in tables):
+        return pa.concat_tables(tables)
+    return _pinned(pa.concat_tables(tables, promote_options="default"), tables[0])
 
 
 def _pinned(joined: pa.Table, first: pa.Table) -> pa.Table:

@@ -27,8 +27,8 @@ from .rules import mark
 
 if TYPE_CHECKING:
     import pandas as pd
-    import pyarrow as pa
 
+    from ..normalize.parts import Rows
     from .cache import CachedPull
 
 # the readers (pandas, pyarrow) load with the first answer, not with the client
@@ -52,15 +52,15 @@ def parse_json(body: bytes, what: str, redact: Callable[[object], str]) -> Any:
 
 def answer_rows(
     body: bytes, request: Any, csv: bool, what: str, redact: Callable[[object], str]
-) -> pa.Table:
+) -> Rows:
     """One answer's rows (:func:`edgereports.normalize.parts.read_rows`, errors redacted).
 
     Raises:
         SchemaError: the body is not the JSON (or CSV) of a known shape; names ``what``.
     """
     try:
-        table: pa.Table = _rows.read_rows(body, request, csv=csv)
-        return table
+        rows: Rows = _rows.read_rows(body, request, csv=csv)
+        return rows
     except SchemaError as exc:
         error = SchemaError(redact(f"{what}: {exc}"), where=redact(exc.where))
     raise error  # outside the handler: the unredacted error is not chained
@@ -114,9 +114,8 @@ def assemble(
     """
     facts = plan.facts
     failures: list[Failure] = []
-    tables = []
+    tables, owners, last = [], [], []
     empty_values: list[dict[str, Any]] = []
-    dropped = 0
     for branch, results in zip(plan.branches, _by_branch(plan.branches, outcomes), strict=True):
         rows, failed = 0, False
         for part, got in zip(branch, results, strict=True):
@@ -124,36 +123,40 @@ def assemble(
                 failures.append(_failure(part, got))
                 failed = True
                 continue
-            rows += got.num_rows
-            kept, gone = _owned(got, part, facts)
-            dropped += gone
-            tables.append(kept)
+            tables.append(got.table())
+            rows += tables[-1].num_rows
+            window = _owner(part, facts)
+            owners.append(
+                None if window is None else (window.start, window.end, window.index == 0, False)
+            )
+            last.append(window is not None and window.index == window.count - 1)
         values = dict(branch[0].fan.values) if branch else {}
         if values and not rows and not failed and values not in empty_values:
             empty_values.append(values)
     outcomes.clear()
     if not tables:
         return None, failures
-    frame = _rows.combine(tables, facts.request, ordered=len(plan.parts) == 1)
+    table, after = _rows.owned(tables, owners, at_end=facts.at_end)
     tables.clear()
+    if len(plan.parts) > 1:
+        table = _rows.in_order(table, facts.request)
+    frame = _rows.frame_of(table)
     frame.attrs["request"] = copy.deepcopy(facts.request)
     if facts.at_end:
         frame.attrs["api_version"] = "v2"  # stamps are the ends of pieces
     if cache is not None:
         frame.attrs["cache"] = cache
+    dropped = sum(n for n, end in zip(after, last, strict=True) if end)
     return mark(frame, facts, dropped, empty_values, clock, partial), failures
 
 
-def _owned(rows: pa.Table, part: Part, facts: ReportFacts) -> tuple[pa.Table, int]:
-    """The rows ``part`` owns, and how many went after the report's end: its window's (or,
-    sent whole, the report's range), the last window owning nothing at or after the end."""
+def _owner(part: Part, facts: ReportFacts) -> Window | None:
+    """The window whose rows ``part`` keeps: its own, or the report's range for a part sent
+    whole; the last owns nothing at or after the report's end (the range rule). None when the
+    report's rows are not buckets: every row is kept."""
     if facts.bucket is None or facts.span is None:
-        return rows, 0  # not buckets: every row is kept
-    window = part.window or Window(*facts.span)
-    kept, after = _rows.owned(
-        rows, window.start, window.end, first=window.index == 0, last=False, at_end=facts.at_end
-    )
-    return kept, after if window.index == window.count - 1 else 0
+        return None
+    return part.window or Window(*facts.span)
 
 
 def _by_branch(branches: list[list[Part]], outcomes: list[Any]) -> list[list[Any]]:

@@ -482,6 +482,7 @@ class ReportingClient(UsesConnection):
         accept = _check_accept(accept)
         if window is not None and not isinstance(window, timedelta):
             raise InputError(f"window must be a datetime.timedelta, got {window!r}")
+        pull = self._cached_pull(len(reports) + (compare is not None), accept, refresh)
         plans = plan_pull(
             reports,
             window,
@@ -490,7 +491,6 @@ class ReportingClient(UsesConnection):
             present=self.service_now,
             max_range=self.max_range,
         )
-        pull = self._cached_pull(len(plans), accept, refresh)
         outcomes = self._runner.run(
             [p for plan in plans for p in plan.parts],
             accept,

@@ -27,9 +27,9 @@ from .budget import Budget, says_too_large
 from .plan import Part, Window, bucket_of, split_window, window_points
 
 if TYPE_CHECKING:
-    import pyarrow as pa
     import requests
 
+    from ..normalize.parts import Rows
     from .cache import CachedPull
 
 # the readers load once a pull's first requests are out
@@ -73,9 +73,9 @@ class PartRunner:
         progress: bool | None,
         pull: CachedPull | None = None,
     ) -> list[Any]:
-        """Run every part (through the cache, with one); returns per part its rows (an Arrow
-        table) or its error (AuthError aborts)."""
-        run: Callable[[Part, str], pa.Table] = self._part
+        """Run every part (through the cache, with one); returns per part its rows or its
+        error (AuthError aborts)."""
+        run: Callable[[Part, str], Rows] = self._part
         if pull is not None:
             run = functools.partial(self._cached_part, pull)
         outcomes: list[Any] = [None] * len(parts)
@@ -88,9 +88,9 @@ class PartRunner:
                 bar.update(len(held))
                 for i, part in enumerate(parts):
                     if i in held:
-                        outcomes[i] = held.pop(i)
+                        outcomes[i] = _rows.Rows.of(held.pop(i))
                         continue
-                    outcomes[i] = self._outcome(functools.partial(pull.hit, part))
+                    outcomes[i] = self._outcome(functools.partial(_hit, pull, part))
                     if outcomes[i] is None:
                         todo.append((i, part))
                     else:
@@ -155,7 +155,7 @@ class PartRunner:
             workers.shutdown(wait=True)
 
     @staticmethod
-    def _outcome(call: Callable[[], pa.Table | None]) -> Any:
+    def _outcome(call: Callable[[], Rows | None]) -> Any:
         try:
             return call()
         except AuthError:
@@ -163,14 +163,16 @@ class PartRunner:
         except EdgeReportsError as exc:
             return exc
 
-    def _cached_part(self, pull: CachedPull, part: Part, accept: str) -> pa.Table:
+    def _cached_part(self, pull: CachedPull, part: Part, accept: str) -> Rows:
         """``part`` served from the cache's chunks, its missing chunks fetched."""
-        return pull.part(part, lambda missing: self._part(missing, accept))
+        got = pull.part(part, lambda missing: self._part(missing, accept).table())
+        rows: Rows = _rows.Rows.of(got)
+        return rows
 
-    def _part(self, part: Part, accept: str) -> pa.Table:
+    def _part(self, part: Part, accept: str) -> Rows:
         return self._window_rows(part.sent, part.window, accept, str(part))
 
-    def _window_rows(self, sent: Report, window: Window | None, accept: str, what: str) -> pa.Table:
+    def _window_rows(self, sent: Report, window: Window | None, accept: str, what: str) -> Rows:
         """One window's rows, as the service answered them; a window over the budget is
         fetched in pieces."""
         bucket = bucket_of(sent) if window is not None else None
@@ -193,24 +195,29 @@ class PartRunner:
 
     def _pieces(
         self, sent: Report, window: Window, bucket: timedelta, accept: str, what: str
-    ) -> pa.Table:
+    ) -> Rows:
         """``window`` fetched as pieces within the budget: the rows each piece owns, sorted
         as one answer for the window would be."""
         buckets = max(1, self._budget.points // max(1, len(sent.metrics)))
         pieces = split_window(window, bucket, bucket * buckets)
-        tables = []
+        tables, owners = [], []
         for i, piece in enumerate(pieces):
             start = sent.start if i == 0 else piece.start
             end = sent.end if i == len(pieces) - 1 else piece.end
             assert start is not None and end is not None
-            rows = self._window_rows(sent.between(start, end), piece, accept, what)
-            first, last = piece.index == 0, piece.index == piece.count - 1
-            rows, _ = _rows.owned(
-                rows, piece.start, piece.end, first=first, last=last, at_end=sent.stamps_at_end
+            tables.append(self._window_rows(sent.between(start, end), piece, accept, what).table())
+            owners.append(
+                (piece.start, piece.end, piece.index == 0, piece.index == piece.count - 1)
             )
-            tables.append(rows)
-        joined: pa.Table = _rows.table_of(_rows.combine(tables, sent.to_request()))
-        return joined
+        joined, _ = _rows.owned(tables, owners, at_end=sent.stamps_at_end)
+        rows: Rows = _rows.Rows.of(_rows.in_order(joined, sent.to_request()))
+        return rows
+
+
+def _hit(pull: CachedPull, part: Part) -> Rows | None:
+    """The rows of ``part`` when the cache holds all of them, else None."""
+    table = pull.hit(part)
+    return None if table is None else _rows.Rows.of(table)
 
 
 def _import_readers() -> None:

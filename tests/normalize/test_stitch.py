@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from edgereports.errors import InputError
 from edgereports.normalize import concat_frames, stitch, to_frame
-from edgereports.normalize.parts import combine, owned, read_rows
+from edgereports.normalize.parts import frame_of, in_order, owned, read_rows
 from edgereports.normalize.timeseries import read_blocks
 from edgereports.schema import empty_frame, validate_frame
 
@@ -125,14 +125,14 @@ def test_a_part_trimmed_at_the_range_end_shares_its_rows_and_its_frame_can_be_wr
     lo, hi = datetime(2022, 7, 7, 4, tzinfo=UTC), datetime(2022, 7, 7, 9, tzinfo=UTC)
     req = request(lo, hi)
     body = orjson.dumps(answer(lo, hi, point_at_end=True, reverse=False))
-    part = read_rows(body, req, csv=False)
+    part = read_rows(body, req, csv=False).table()
     assert part.num_rows == 12  # 5 buckets and the one at the end, 2 metrics
-    kept, after = owned(part, lo, hi, first=True, last=False)
+    kept, (after,) = owned([part], [(lo, hi, True, False)])
     assert (kept.num_rows, after) == (10, 2)
     values = part["value"].chunk(0).to_numpy()
     for chunk in kept["value"].chunks:
         assert np.shares_memory(values, chunk.to_numpy())
-    frame = combine([kept], req)
+    frame = frame_of(kept)
     whole = to_frame(body, req)
     in_range = whole[whole["time_stamp"] < pd.Timestamp(hi)].reset_index(drop=True)
     pd.testing.assert_frame_equal(frame, in_range)
@@ -267,9 +267,9 @@ def test_the_metrics_of_a_series_share_one_parse_of_their_stamps_and_keep_their_
     assert third.stamps is not second.stamps
     cut = lo + HOUR * 2
     kept, _ = owned(
-        read_rows(orjson.dumps(payload), req, csv=False), cut, hi, first=False, last=True
+        [read_rows(orjson.dumps(payload), req, csv=False).table()], [(cut, hi, False, True)]
     )
-    frame = combine([kept], req)
+    frame = frame_of(in_order(kept, req))
     expected = sorted(
         (p["name"], p["aggregation_type"], datetime.fromisoformat(p["time_stamp"]), p["value"])
         for array in payload["result"]

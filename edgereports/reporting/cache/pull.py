@@ -427,7 +427,7 @@ class CachedPull:
         zone = span[0].tzinfo
         sent = part.sent.between(start.astimezone(zone), end.astimezone(zone))
         got = fetch(dataclasses.replace(part, window=Window(start, end), sent=sent))
-        got, _ = owned(got, start, end, first=False, last=False)  # v1: stamps at starts
+        got, _ = owned([got], [(start, end, False, False)])  # the run's buckets (v1 stamps)
         bucket = bucket_of(sent)
         assert bucket is not None
         final = self.final(run, got, bucket)  # by the Date of the answer just received
