@@ -57,7 +57,9 @@ def canonical(frame: pd.DataFrame, shape: str, req: RequestInfo | None) -> pd.Da
     """
     if len(frame) < 2:
         return frame
-    columns = {str(c): frame[c] for c in frame.columns}
+    fixed = set(schema_for(shape).fixed)
+    keys = [str(c) for c in frame.columns if c not in fixed or c in _KEYS]
+    columns = {c: frame[c] for c in keys}
     order = _order(columns, datetimes(frame[_TIME[shape]]).view(np.int64), shape, req)
     return frame if order is None else take_rows(frame, order)
 

@@ -123,13 +123,13 @@ def assemble(
                 failures.append(_failure(part, got))
                 failed = True
                 continue
-            tables.append(got.table())
-            rows += tables[-1].num_rows
             window = _owner(part, facts)
             owners.append(
                 None if window is None else (window.start, window.end, window.index == 0, False)
             )
             last.append(window is not None and window.index == window.count - 1)
+            tables.append(got.table())
+            rows += tables[-1].num_rows
         values = dict(branch[0].fan.values) if branch else {}
         if values and not rows and not failed and values not in empty_values:
             empty_values.append(values)

@@ -21,8 +21,8 @@ from .cache import check_horizon
 from .compare import align_pulled
 from .connection import UsesConnection, open_connection
 from .plan import DEFAULT_POINTS, plan_pull
-from .results import FetchResult, settle
-from .rules import check_partial, warn_about
+from .results import FetchResult, settle, warn_about
+from .rules import check_partial
 from .runner import CSV, JSON, PartRunner
 
 if TYPE_CHECKING:

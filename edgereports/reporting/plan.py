@@ -469,10 +469,7 @@ def plan_pull(
     for i, r in enumerate(reports):
         r.to_request()
         check_range(r, max_range, i if len(reports) > 1 else None)
-    comparison = None
-    if compare is not None:
-        comparison = plan_comparison(reports[0], compare, bucket_of(reports[0]))
-        check_range(comparison.report, max_range, 1)
+    comparison = None if compare is None else _compared(reports[0], compare, max_range)
     if present is not None and any(r.relative for r in reports):
         now = present()
         return plan_pull(
@@ -490,6 +487,15 @@ def plan_pull(
     if comparison is None:
         return plans
     return [*plans[:-1], dataclasses.replace(plans[-1], comparison=comparison)]
+
+
+def _compared(report: Report, compare: object, max_range: timedelta | None) -> Comparison:
+    """The other period of ``compare=`` (:func:`~.periods.plan_comparison`), its range
+    checked."""
+    bucket = bucket_of(report)
+    comparison = plan_comparison(report, compare, bucket)
+    check_range(comparison.report, max_range, 1)
+    return comparison
 
 
 def check_range(report: Report, max_range: timedelta | None, index: int | None = None) -> None:

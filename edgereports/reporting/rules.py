@@ -1,4 +1,4 @@
-"""What a fetched frame says about itself: top talkers, empty results, time.
+"""What a fetched frame says about itself: top talkers, empty results, time (its ``attrs``).
 
 Applied once per report after its parts are assembled (docs/design.md, "Time"
 and "Top talkers"), from the report's facts (:class:`~.plan.ReportFacts`):
@@ -26,14 +26,12 @@ and "Top talkers"), from the report's facts (:class:`~.plan.ReportFacts`):
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from .._dependencies import lazy_import
-from ..errors import EmptyResultWarning, InputError, PartialBucketWarning, TopTalkerWarning
-from ..query.pinning import top_talker_message
+from ..errors import InputError
 from ..query.timegrid import partial_buckets, provisional_from, whole_buckets
 from .plan import ReportFacts
 
@@ -46,12 +44,9 @@ _buckets = lazy_import("edgereports.normalize.buckets")
 __all__ = [
     "PARTIAL",
     "check_partial",
-    "describe_empty",
-    "describe_partial",
     "mark",
     "mark_time",
     "not_on_account",
-    "warn_about",
 ]
 
 #: What a device has besides its ids: null in a current value for a device not on the account.
@@ -196,104 +191,3 @@ def mark_time(
         attrs["partial"] = partial
     frame.attrs.update(attrs)
     return frame
-
-
-def describe_partial(frame: pd.DataFrame) -> str | None:
-    """One line naming the buckets the range covers only in part, or None.
-
-    Example:
-        >>> import pandas as pd
-        >>> df = pd.DataFrame()
-        >>> df.attrs = {"partial": "keep", "request": {"granularity": "DAY"}, "partial_buckets":
-        ...             [{"start": "2022-06-30T00:00:00+00:00", "share": 0.229}]}
-        >>> describe_partial(df).split(";")[0]
-        'the range covers 1 DAY bucket only in part (2022-06-30T00:00Z: 23%)'
-    """
-    parts = frame.attrs.get("partial_buckets") or []
-    if not parts or frame.attrs.get("partial") == "drop":
-        return None
-    grain = (frame.attrs.get("request") or {}).get("granularity") or "DAY"
-    shown = ", ".join(f"{p['start'].replace(':00+00:00', 'Z')}: {p['share']:.0%}" for p in parts)
-    noun = "bucket" if len(parts) == 1 else "buckets"
-    return (
-        f"the range covers {len(parts)} {grain} {noun} only in part ({shown}); "
-        f"{'it is' if len(parts) == 1 else 'they are'} kept whole and count"
-        f'{"s" if len(parts) == 1 else ""} time outside the range: pass partial="drop" to '
-        "keep whole buckets only"
-    )
-
-
-def describe_empty(frame: pd.DataFrame) -> str | None:
-    """One line naming the filters that matched nothing, or None when nothing is empty.
-
-    Example:
-        >>> import pandas as pd
-        >>> df = pd.DataFrame()
-        >>> df.attrs = {"empty": [{"account_id": "A", "msisdn": "91"}],
-        ...             "request": {"start_date_time": "2024-06-01", "end_date_time": "2024-06-02"}}
-        >>> describe_empty(df)
-        'no rows for account_id=A, msisdn=91 from 2024-06-01 to 2024-06-02'
-    """
-    empty = frame.attrs.get("empty") or []
-    if not empty:
-        return None
-    request = frame.attrs.get("request") or {}
-    span = f" from {request.get('start_date_time')} to {request.get('end_date_time')}"
-    named = "; ".join(
-        ", ".join(f"{k}={_text(v)}" for k, v in item.items()) or "the report" for item in empty
-    )
-    if len(frame):
-        return f"{len(empty)} filter value(s) matched no row{span}: {named}"
-    return f"no rows for {named}{span}{_after_present(frame)}"
-
-
-def _after_present(frame: pd.DataFrame) -> str:
-    """``": the range starts after the service's present (...)"`` when it does."""
-    clock = frame.attrs.get("clock") or {}
-    start = (frame.attrs.get("request") or {}).get("start_date_time")
-    try:
-        begin, now = datetime.fromisoformat(str(start)), datetime.fromisoformat(clock["now"])
-    except (KeyError, TypeError, ValueError):
-        return ""
-    if begin.tzinfo is None or begin < now:
-        return ""
-    whose = "the service's present" if clock.get("source") == "service" else "the present"
-    return f": the range starts after {whose} ({now.isoformat(timespec='seconds')})"
-
-
-def _text(value: Any) -> str:
-    return ",".join(map(str, value)) if isinstance(value, list) else str(value)
-
-
-def _aggregations(frame: pd.DataFrame) -> list[str | None]:
-    """The aggregations the frame's request asked for (what its top talker's rows are)."""
-    metrics = (frame.attrs.get("request") or {}).get("metrics") or []
-    return [m.get("aggregation_type") for m in metrics if isinstance(m, dict)]
-
-
-def warn_about(frame: pd.DataFrame, stacklevel: int) -> None:
-    """Emit the warnings ``frame.attrs`` calls for (top talker, partial buckets, devices not
-    on the account, empty results), in that order."""
-    found: list[tuple[str | None, type[Warning]]] = [
-        (describe_partial(frame), PartialBucketWarning),
-        (_absent(frame), EmptyResultWarning),
-        (describe_empty(frame), EmptyResultWarning),
-    ]
-    aggregations = _aggregations(frame)
-    unpinned = frame.attrs.get("top_talker") or []
-    if unpinned:
-        found.insert(0, (top_talker_message(unpinned, aggregations), TopTalkerWarning))
-    for message, category in found:
-        if message:
-            warnings.warn(message, category, stacklevel=stacklevel + 1)
-
-
-def _absent(frame: pd.DataFrame) -> str | None:
-    """One line naming the devices not on the account, or None."""
-    absent = frame.attrs.get("not_on_account") or []
-    if not absent:
-        return None
-    return (
-        f"{', '.join(absent)}: not a device of the account at that time (unknown, or its SIM "
-        "not active then): no row"
-    )
