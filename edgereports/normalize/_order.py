@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,10 +57,8 @@ def canonical(frame: pd.DataFrame, shape: str, req: RequestInfo | None) -> pd.Da
     """
     if len(frame) < 2:
         return frame
-    fixed = set(schema_for(shape).fixed)
-    keys = [str(c) for c in frame.columns if c not in fixed or c in _KEYS]
-    columns = {c: frame[c] for c in keys}
-    order = _order(columns, datetimes(frame[_TIME[shape]]).view(np.int64), shape, req)
+    columns = {c: frame[c] for c in _key_columns(frame.columns, shape)}
+    order = _order(columns, datetimes(frame[_TIME[shape]]).view(np.int64), req)
     return frame if order is None else take_rows(frame, order)
 
 
@@ -69,11 +67,15 @@ def table_order(table: pa.Table, shape: str, req: RequestInfo | None) -> np.ndar
     :func:`canonical`, as positions; None when they are in that order already."""
     if table.num_rows < 2:
         return None
-    fixed = set(schema_for(shape).fixed)
-    keys = [c for c in table.column_names if c not in fixed or c in _KEYS]
-    columns = {name: _series(table.column(name)) for name in keys}
+    columns = {c: _series(table.column(c)) for c in _key_columns(table.column_names, shape)}
     times = np.asarray(table.column(_TIME[shape]).to_numpy()).view(np.int64)
-    return _order(columns, times, shape, req)
+    return _order(columns, times, req)
+
+
+def _key_columns(names: Iterable[Any], shape: str) -> list[str]:
+    """The columns that order rows: ``account_id``, the dimensions, the metric entry's."""
+    other = {*schema_for(shape).fixed, *COMPARE_COLUMNS} - set(_KEYS)
+    return [str(c) for c in names if c not in other]
 
 
 def _series(column: pa.ChunkedArray) -> pd.Series:
@@ -84,14 +86,12 @@ def _series(column: pa.ChunkedArray) -> pd.Series:
 
 
 def _order(
-    columns: dict[str, pd.Series], times: np.ndarray, shape: str, req: RequestInfo | None
+    columns: dict[str, pd.Series], times: np.ndarray, req: RequestInfo | None
 ) -> np.ndarray | None:
-    """The canonical order of the rows whose key columns are among ``columns``."""
-    fixed = set(schema_for(shape).fixed)
-    dims = [c for c in columns if c not in fixed and c not in COMPARE_COLUMNS]
-    series = [columns[c] for c in ("account_id", *dims) if c in columns]
-    names = ["metric", "aggregation", "percentile"] if "metric" in columns else []
-    entries = [columns[c] for c in names if c in columns]
+    """The canonical order of rows of key ``columns`` (:func:`_key_columns`) and ``times``."""
+    entries = [columns.pop(c) for c in ("metric", "aggregation", "percentile") if c in columns]
+    series = [columns.pop("account_id")] if "account_id" in columns else []
+    series += columns.values()
     keys = Keys(series, entries, times)
     starts = _runs([*series, *entries], len(times))
     return _row_order(keys, req) if starts is None else _run_order(starts, keys, req)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -25,7 +26,6 @@ import pyarrow as pa
 
 from ..errors import SchemaError
 from ..query.timegrid import epoch_micros, owned_mask
-from ..schema import schema_for
 from . import _arrowjson
 from ._order import table_order
 from ._request import RequestInfo, request_info
@@ -33,6 +33,7 @@ from ._util import SHARED_BLOCKS
 from .api import ARROW_MIN_BYTES, read_csv, to_frame
 from .detect import detect_shape, first_byte, parse_json
 from .service import is_service_answer, service_request
+from .stitching import concat_frames
 from .timeseries import Block, build_table, dimensions, read_blocks
 
 __all__ = ["Owner", "Rows", "frame_of", "in_order", "owned", "read_rows", "stamps", "table_of"]
@@ -46,22 +47,19 @@ _SERIES_ATTRS = {"shape": "timeseries", "source": "json"}
 _SHAPES = {"time_stamp": "timeseries", "start_time": "current", "date": "sim_count"}
 
 
+@dataclass(frozen=True)
 class Rows:
-    """The rows of one answer: an Arrow table, built when it is first asked for.
+    """The rows of one answer: an Arrow table, built when it is asked for (:meth:`table`).
 
     A pull reads its answers on worker threads and assembles them on one thread: a small
-    answer's table is built there (:meth:`table`), as pyarrow hands the GIL to another thread
-    on its calls and a worker thread would pay that for every answer.
+    answer's table is built there, as pyarrow hands the GIL to another thread on its calls and
+    a worker thread would pay that for every answer.
 
-    Args:
-        make: makes the table (called once).
+    Attributes:
+        make: makes the table.
     """
 
-    __slots__ = ("_made", "_make")
-
-    def __init__(self, make: Callable[[], pa.Table]) -> None:
-        self._make: Callable[[], pa.Table] | None = make
-        self._made: pa.Table | None = None
+    make: Callable[[], pa.Table]
 
     @classmethod
     def of(cls, table: pa.Table) -> Rows:
@@ -69,11 +67,8 @@ class Rows:
         return cls(lambda: table)
 
     def table(self) -> pa.Table:
-        """The rows as a table (made on the first call)."""
-        if self._made is None:
-            assert self._make is not None
-            self._made, self._make = self._make(), None
-        return self._made
+        """The rows as a table (built by each call: a pull asks once)."""
+        return self.make()
 
 
 def read_rows(
@@ -169,7 +164,7 @@ def owned(
     before it, the last what lies after. A table of no window (None) keeps every row.
 
     Tables of different dimensions are joined on the union of their columns (in order of first
-    appearance; a table without one gets nulls), with the pinned Arrow schema.
+    appearance; a table without one gets nulls).
 
     Args:
         tables: the tables, at least one.
@@ -244,29 +239,9 @@ def frame_of(table: pa.Table) -> pd.DataFrame:
 
 
 def _join(tables: Sequence[pa.Table]) -> pa.Table:
-    """The tables, one after the other (their columns unified when they differ)."""
+    """The tables, one after the other (answers of different columns joined as frames are)."""
+    if len(tables) == 1:
+        return tables[0]
     if all(t.schema.equals(tables[0].schema) for t in tables):
         return pa.concat_tables(tables)
-    return _pinned(pa.concat_tables(tables, promote_options="default"), tables[0])
-
-
-def _pinned(joined: pa.Table, first: pa.Table) -> pa.Table:
-    """``joined`` (tables of one shape, their columns unified) in the pinned column order,
-    with the pandas metadata of its frame (``first``'s ``attrs``)."""
-    attrs = (first.schema.pandas_metadata or {}).get("attributes") or {}
-    shape = str(attrs.get("shape", "timeseries"))
-    fixed = set(schema_for(shape).fixed)
-    dims = tuple(c for c in joined.column_names if c not in fixed)
-    schema = _pandas_schema(shape, dims, tuple(sorted(attrs.items())))
-    return pa.Table.from_arrays([joined.column(f.name) for f in schema], schema=schema)
-
-
-@functools.cache
-def _pandas_schema(
-    shape: str, dims: tuple[str, ...], attrs: tuple[tuple[str, Any], ...]
-) -> pa.Schema:
-    """The Arrow schema, with pandas metadata, of a frame of ``shape``, ``dims`` and
-    ``attrs``."""
-    empty = schema_for(shape).empty(list(dims))
-    empty.attrs = dict(attrs)
-    return pa.Schema.from_pandas(empty, preserve_index=False)
+    return table_of(concat_frames([frame_of(t) for t in tables]))

@@ -85,12 +85,12 @@ def assemble_pull(
     """
     result = FetchResult(frames=[])
     offset = 0
-    for plan in plans:
+    for index, plan in enumerate(plans):
         size = len(plan.parts)
         mine = outcomes[offset : offset + size]
         outcomes[offset : offset + size] = [None] * size  # assemble releases the rows
         offset += size
-        cache = None if pull is None else pull.attrs(plan.facts.index)
+        cache = None if pull is None else pull.attrs(index)
         frame, failures = assemble(plan, mine, cache, clock, partial)
         result.frames.append(frame)
         result.failures.extend(failures)
@@ -116,9 +116,10 @@ def assemble(
     failures: list[Failure] = []
     tables, owners, last = [], [], []
     empty_values: list[dict[str, Any]] = []
-    for branch, results in zip(plan.branches, _by_branch(plan.branches, outcomes), strict=True):
+    results = iter(outcomes)
+    for branch in plan.branches:
         rows, failed = 0, False
-        for part, got in zip(branch, results, strict=True):
+        for part, got in zip(branch, results, strict=False):  # one iterator: branch by branch
             if isinstance(got, BaseException):
                 failures.append(_failure(part, got))
                 failed = True
@@ -157,15 +158,6 @@ def _owner(part: Part, facts: ReportFacts) -> Window | None:
     if facts.bucket is None or facts.span is None:
         return None
     return part.window or Window(*facts.span)
-
-
-def _by_branch(branches: list[list[Part]], outcomes: list[Any]) -> list[list[Any]]:
-    """``outcomes`` cut into one list per branch."""
-    out, at = [], 0
-    for branch in branches:
-        out.append(outcomes[at : at + len(branch)])
-        at += len(branch)
-    return out
 
 
 def _failure(part: Part, error: BaseException) -> Failure:

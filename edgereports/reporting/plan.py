@@ -373,7 +373,6 @@ class ReportFacts:
     """What a pull needs to know of one report, worked out once when it is planned.
 
     Attributes:
-        index: the report's position in the pull.
         request: its request (no key in it).
         span: its range, or None for one written with time keywords.
         bucket: its bucket length when its rows are buckets (:func:`bucket_of`), else None.
@@ -384,7 +383,6 @@ class ReportFacts:
         devices: its device id filters (``msisdn``, ``imsi``) and their values.
     """
 
-    index: int
     request: dict[str, Any]
     span: tuple[datetime, datetime] | None
     bucket: timedelta | None
@@ -395,8 +393,8 @@ class ReportFacts:
     devices: dict[str, list[str]] = field(default_factory=dict)
 
 
-def report_facts(index: int, report: Report) -> ReportFacts:
-    """The facts of report number ``index`` (:class:`ReportFacts`)."""
+def report_facts(report: Report) -> ReportFacts:
+    """The facts of ``report`` (:class:`ReportFacts`)."""
     filters: dict[str, Any] = {}
     dims = ["account_id", *(f.dimension_name for c in report.clauses or () for f in c.filters)]
     for dim in dict.fromkeys(dims):
@@ -405,7 +403,6 @@ def report_facts(index: int, report: Report) -> ReportFacts:
             filters[dim] = values[0] if len(values) == 1 else values
     devices = {d: [str(v) for v in report.filter_values(d)] for d in DEVICE_IDS}
     return ReportFacts(
-        index=index,
         request=report.to_request(),
         span=report.time_range(),
         bucket=bucket_of(report),
@@ -479,14 +476,13 @@ def plan_pull(
             compare=compare,
             max_range=max_range,
         )
-    pulled = list(reports) if comparison is None else [*reports, comparison.report]
-    plans = [
-        Plan(report_facts(i, r), plan_parts(i, r, window, points=points))
-        for i, r in enumerate(pulled)
+    pulled = [(r, None) for r in reports] + (
+        [(comparison.report, comparison)] if comparison else []
+    )
+    return [
+        Plan(report_facts(r), plan_parts(i, r, window, points=points), other)
+        for i, (r, other) in enumerate(pulled)
     ]
-    if comparison is None:
-        return plans
-    return [*plans[:-1], dataclasses.replace(plans[-1], comparison=comparison)]
 
 
 def _compared(report: Report, compare: object, max_range: timedelta | None) -> Comparison:

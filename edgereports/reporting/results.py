@@ -200,29 +200,22 @@ def settle(result: FetchResult, index: int, on_error: str) -> pd.DataFrame:
     With ``on_error="collect"`` a frame some of whose parts failed carries them in
     ``attrs["failures"]``; with ``"raise"`` it travels in a :class:`PartialFailure`.
     """
-    frame = result.frames[index]
-    error = _error(frame, result.failures_of(index), result.parts[index], on_error)
+    frame, failures = result.frames[index], result.failures_of(index)
+    error: BaseException | None = None
+    if failures and frame is None:
+        error = all_failed(failures, result.parts[index])
+    elif failures and on_error == "raise":
+        error = PartialFailure(
+            describe_failures(failures, result.parts[index]), failures=failures, frame=frame
+        )
+    elif failures and frame is not None:
+        frame.attrs["failures"] = [f.to_dict() for f in failures]
     if frame is not None:
         warn_about(frame, stacklevel=3)
     if error is not None:
         raise error from None
     assert frame is not None
     return frame
-
-
-def _error(
-    frame: pd.DataFrame | None, failures: list[Failure], parts: int, on_error: str
-) -> BaseException | None:
-    """What failed parts make of a report's frame: no error, an error to raise, or (with
-    ``"collect"``) the failures in ``frame.attrs``."""
-    if not failures:
-        return None
-    if frame is None:
-        return all_failed(failures, parts)
-    if on_error == "raise":
-        return PartialFailure(describe_failures(failures, parts), failures=failures, frame=frame)
-    frame.attrs["failures"] = [f.to_dict() for f in failures]
-    return None
 
 
 def describe_partial(frame: pd.DataFrame) -> str | None:

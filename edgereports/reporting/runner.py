@@ -109,7 +109,7 @@ class PartRunner:
             futures = [pool.submit(work, item) for item in todo]
             # the readers load on this thread while the first answers travel, rather than in
             # a worker whose answer is in while the others wait on that import
-            _import_readers()
+            _rows.read_rows  # noqa: B018 - the proxy imports the module on first access
             self._join(futures, bar.update)
             return outcomes
         finally:
@@ -218,8 +218,3 @@ def _hit(pull: CachedPull, part: Part) -> Rows | None:
     """The rows of ``part`` when the cache holds all of them, else None."""
     table = pull.hit(part)
     return None if table is None else _rows.Rows.of(table)
-
-
-def _import_readers() -> None:
-    """What a part needs once its answer is in: the readers."""
-    _rows.read_rows  # noqa: B018 - the proxy imports the module on first access
