@@ -253,8 +253,8 @@ def constant_strings(value: str | None, n: int) -> pa.Array:
 
 
 #: Constant text arrays of at most this many rows are kept (at most ``_SHARED_VALUES`` of them).
-_SHARED_ROWS = 1024
-_SHARED_VALUES = 256
+_SHARED_ROWS = 4096
+_SHARED_VALUES = 128
 
 
 @functools.lru_cache(maxsize=_SHARED_VALUES)

@@ -1,10 +1,10 @@
-"""Planning a pull: which requests one report becomes.
+"""Planning a pull: which requests its reports become, and what each report is.
 
-Two steps, in this order:
-
-A report's facts (:class:`ReportFacts`: its request, range, bucket, how its answers stamp time,
-its unpinned dimensions and filters) are worked out once, when the pull is planned; the steps
-after (running the parts, assembling and marking the frame) read them, not the report.
+:func:`plan_pull` checks every report before any request, resolves relative dates, plans the
+other period of ``compare=`` and makes a :class:`Plan` per report: its facts
+(:class:`ReportFacts`: its request, range, bucket, how its answers stamp time, its unpinned
+dimensions and filters), worked out once, which the steps after (running the parts, assembling
+and marking the frame) read instead of the report, and its parts, in two steps, in this order:
 
 1. **Fan-out** (:func:`branches`): a report grouped by a dimension whose filter lists several
    values is sent once per value (the service echoes one value per answer); a report whose

@@ -1,11 +1,11 @@
-"""Running a pull's parts: the worker threads, and one part's request and owned rows.
+"""Running a pull's parts: the worker threads, and one part's request and rows.
 
 A part (:mod:`.plan`) is one window of one fan-out value. Each runs on one of the client's
 worker threads, at most ``max_workers`` at once on every pull: its request is sent (in pieces
 when its window holds more points than the budget, or when the service answers that it is too
-large, which also lowers the budget for the parts still waiting) and its answer is read into
-an Arrow table (:func:`~.assemble.answer_rows`). :mod:`.assemble` then keeps the rows each part
-owns and makes one frame of them.
+large, which also lowers the budget for the parts still waiting) and its answer is read into its
+rows (:func:`~.assemble.answer_rows`), an Arrow table built on the assembling thread.
+:mod:`.assemble` then keeps the rows each part owns and makes one frame of them.
 """
 
 from __future__ import annotations
