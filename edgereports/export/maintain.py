@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
-from .delta import CHECKPOINT_INTERVAL, open_table, require_deltalake, table_errors
+from .delta.table import CHECKPOINT_INTERVAL, open_table, require_deltalake, table_errors
 from .files import atomic_write
 from .job import Job, load_job
-from .lock import ExportLock
-from .writer import partitions, sweep_temporaries
+from .parquet.lock import ExportLock
+from .parquet.writer import partitions, sweep_temporaries
 
 __all__ = ["DEFAULT_RETENTION", "Maintenance", "maintain"]
 

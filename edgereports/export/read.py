@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InputError, SchemaError
 from ..query.timegrid import BUCKETS, ceil
 from .bounds import bounds_filter, bucket_start
-from .delta import DELTA_LOG
-from .state import load_state
-from .writer import METADATA_KEY, partitions
+from .delta.table import DELTA_LOG
+from .parquet.state import load_state
+from .parquet.writer import METADATA_KEY, partitions
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -89,7 +89,7 @@ def read_export(
     lo, hi = _instant(start, "start"), _instant(end, "end")
     table_at = _delta_table(path, report)
     if table_at is not None:
-        from .delta import read_delta, table_errors
+        from .delta.table import read_delta, table_errors
         from .storage import secret_values
 
         with table_errors(table_at[0], secret_values(table_at[2])):

@@ -23,18 +23,8 @@ from typing import TYPE_CHECKING, Any
 from .._version import __version__
 from ..errors import AuthError, ConfigError, EdgeReportsError, redact
 from ..progress import Progress, open_progress
-from .checks import (
-    HELD_KEY,
-    RETIRED_KEY,
-    SHARDS_KEY,
-    check_until,
-    damaged_days,
-    held_values,
-    report_state,
-    retired_values,
-)
 from .client import Fetcher, make_client, window_weight
-from .delta_run import run_delta
+from .delta.run import run_delta
 from .estimate import priced
 from .fanout import (
     Churn,
@@ -46,7 +36,19 @@ from .fanout import (
     window_report,
 )
 from .job import Job, load_job
-from .lock import ExportLock, state_lock
+from .parquet.checks import (
+    HELD_KEY,
+    RETIRED_KEY,
+    SHARDS_KEY,
+    check_until,
+    damaged_days,
+    held_values,
+    report_state,
+    retired_values,
+)
+from .parquet.lock import ExportLock, state_lock
+from .parquet.state import ReportState, load_state, save_state
+from .parquet.writer import partitions, remove_partition, sweep_temporaries, write_window
 from .plan import (
     UNIT,
     ExportWindow,
@@ -59,9 +61,7 @@ from .plan import (
     unit_start,
 )
 from .reports import ReportJob
-from .state import ReportState, load_state, save_state
 from .summary import ExportSummary, ReportResult, WindowFailure
-from .writer import partitions, remove_partition, sweep_temporaries, write_window
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -29,12 +29,12 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from .._version import __version__
-from ..errors import ConfigError, redact
-from ..query.timegrid import BUCKETS
-from .bounds import bounds_filter, bucket_start
-from .fanout import Values, read_values, split_definition
-from .reports import ReportJob
+from ..._version import __version__
+from ...errors import ConfigError, redact
+from ...query.timegrid import BUCKETS
+from ..bounds import bounds_filter, bucket_start
+from ..fanout import Values, read_values, split_definition
+from ..reports import ReportJob
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -542,7 +542,7 @@ def _description(report: ReportJob) -> dict[str, Any]:
 def _arrow_schema(report: ReportJob, dims: tuple[str, ...]) -> Any:
     import pyarrow as pa
 
-    from .. import schema
+    from ... import schema
 
     base = schema.schema_for(report.shape).arrow_schema(dims)
     return base.append(pa.field("day", pa.date32(), nullable=False))
@@ -554,7 +554,7 @@ def _arrow_table(frame: pd.DataFrame, report: ReportJob, start: datetime, end: d
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from .. import schema
+    from ... import schema
 
     spec = schema.schema_for(report.shape)
     frame = spec.validate(frame)

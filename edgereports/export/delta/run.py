@@ -16,11 +16,25 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from .._version import __version__
-from ..errors import EdgeReportsError, redact
-from ..progress import open_progress
-from .client import Fetcher, make_client, window_weight
-from .delta import (
+from ..._version import __version__
+from ...errors import EdgeReportsError, redact
+from ...progress import open_progress
+from ..client import Fetcher, make_client, window_weight
+from ..estimate import priced
+from ..fanout import (
+    Churn,
+    Values,
+    backfill_windows,
+    churn,
+    fanout_values,
+    shard_values,
+    window_report,
+)
+from ..job import Job
+from ..plan import ExportWindow, RunScope
+from ..reports import ReportJob
+from ..summary import ExportSummary, ReportResult, WindowFailure
+from .table import (
     held_values,
     open_table,
     record_values,
@@ -31,20 +45,6 @@ from .delta import (
     table_watermark,
     write_days,
 )
-from .estimate import priced
-from .fanout import (
-    Churn,
-    Values,
-    backfill_windows,
-    churn,
-    fanout_values,
-    shard_values,
-    window_report,
-)
-from .job import Job
-from .plan import ExportWindow, RunScope
-from .reports import ReportJob
-from .summary import ExportSummary, ReportResult, WindowFailure
 
 __all__ = ["DELTA_CHECKPOINTS", "run_delta"]
 

@@ -27,7 +27,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from types import TracebackType
 
-from ..errors import ExportLocked, redact
+from ...errors import ExportLocked, redact
 
 __all__ = ["DAY_LOCKS", "LOCK_FILE", "ExportLock", "describe_holder", "state_lock"]
 

@@ -26,9 +26,9 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._version import __version__
-from ..query.timegrid import BUCKETS, epoch_micros, micros, owned_mask, row_bucket_micros
-from .files import METADATA_KEY, atomic_write
+from ..._version import __version__
+from ...query.timegrid import BUCKETS, epoch_micros, micros, owned_mask, row_bucket_micros
+from ..files import METADATA_KEY, atomic_write
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -159,7 +159,7 @@ def write_window(
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from .. import schema
+    from ... import schema
 
     spec = schema.schema_for(shape)
     dims = spec.dimensions_of(frame)

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-from ..errors import ConfigError
-from .fanout import Values, read_values, split_definition
-from .job import Job
-from .reports import ReportJob
+from ...errors import ConfigError
+from ..fanout import Values, read_values, split_definition
+from ..job import Job
+from ..reports import ReportJob
 from .state import STATE_FILE, WAY_OUT, ReportState, load_state
 from .writer import partitions
 
