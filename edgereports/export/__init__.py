@@ -13,8 +13,11 @@ read) and ``files`` (atomic writes).
 
 Example:
     >>> from edgereports.export import read_export, run_export
-    >>> summary = run_export("nightly.toml")  # doctest: +SKIP
-    >>> df = read_export("exports", "usage_daily")  # doctest: +SKIP
+    >>> run_export("nightly.toml").ok  # the job's output is "exports"
+    True
+    >>> df = read_export("exports", "usage_daily")
+    >>> df["time_stamp"].min().isoformat(), df["msisdn"].nunique()
+    ('2024-06-01T00:00:00+00:00', 2)
 """
 
 from __future__ import annotations

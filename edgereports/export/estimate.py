@@ -31,12 +31,7 @@ class Cost:
 
 
 def estimate(report: ReportJob, windows: tuple[ExportWindow, ...] | list[ExportWindow]) -> Cost:
-    """The requests and rows of ``report``'s ``windows``.
-
-    Example:
-        >>> estimate(report, plan.windows)  # doctest: +SKIP
-        Cost(requests=20000, rows=350668800)
-    """
+    """The requests and rows of ``report``'s ``windows``."""
     from ..reporting.plan import plan_parts
 
     total = Cost()

@@ -164,7 +164,10 @@ def save_parquet(df: pd.DataFrame, path: str | Path, *, make_parents: bool = Tru
         OSError: the file cannot be written (nothing is left behind).
 
     Example:
-        >>> save_parquet(df, "exports/usage.parquet")  # doctest: +SKIP
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"metric": ["uplink_bytes"], "value": [12.0]})
+        >>> save_parquet(df, "exports/usage.parquet")
+        PosixPath('exports/usage.parquet')
     """
     import pyarrow as pa
     import pyarrow.parquet as pq

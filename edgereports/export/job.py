@@ -142,8 +142,9 @@ class Job:
         """Where the report's data goes: a local directory or an object-store URI.
 
         Example:
-            >>> job.location("usage_daily")  # doctest: +SKIP
-            's3://reports/edge/usage_daily'
+            >>> job = load_job("nightly.toml")  # output = "exports"
+            >>> job.location("usage_daily")
+            '.../exports/usage_daily'
         """
         if self.uri is not None:
             return f"{self.uri.rstrip('/')}/{report}"

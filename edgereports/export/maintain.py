@@ -75,8 +75,12 @@ def maintain(
         OSError: the store or disk refused.
 
     Example:
-        >>> for done in maintain("nightly.toml"):  # doctest: +SKIP
+        >>> from edgereports.export import run_export
+        >>> run_export("nightly.toml").ok
+        True
+        >>> for done in maintain("nightly.toml"):
         ...     print(done)
+        usage_daily: ...
     """
     spec = job if isinstance(job, Job) else load_job(job)
     names = [only] if isinstance(only, str) else list(only or [r.name for r in spec.reports])

@@ -78,7 +78,12 @@ def read_export(
         SchemaError: a partition is damaged (truncated, overwritten); names it.
 
     Example:
-        >>> df = read_export("exports", "usage_daily", start="2024-06-01")  # doctest: +SKIP
+        >>> from edgereports.export import run_export
+        >>> run_export("nightly.toml").ok  # writes exports/usage_daily
+        True
+        >>> df = read_export("exports", "usage_daily", start="2024-06-06")
+        >>> sorted(df["time_stamp"].dt.strftime("%m-%d").unique())
+        ['06-06', '06-07']
     """
     import pyarrow as pa
     import pyarrow.dataset as ds

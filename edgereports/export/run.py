@@ -84,8 +84,14 @@ def run_export(
         ExportLocked: another run holds the lock of one of the reports.
 
     Example:
-        >>> summary = run_export("nightly.toml")  # doctest: +SKIP
-        >>> print(summary)  # doctest: +SKIP
+        >>> summary = run_export("nightly.toml")
+        >>> summary.ok, [(r.name, len(r.plan.windows)) for r in summary.reports]
+        (True, [('usage_daily', 1)])
+        >>> print(summary)
+        export 'nightly' → .../exports: ok in ... s
+        report         windows        rows   files      bytes  watermark
+        usage_daily        1/1          14       7    ... KB  2024-06-08
+        total              1/1          14       7    ... KB
     """
     started = time.monotonic()
     spec = job if isinstance(job, Job) else load_job(job)

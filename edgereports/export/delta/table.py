@@ -355,9 +355,6 @@ def write_days(
     Raises:
         ConfigError: ``deltalake`` is missing.
         OSError, ValueError: the store or the data refused the write (nothing was committed).
-
-    Example:
-        >>> write_days(table, df, report, start, end, metadata={})  # doctest: +SKIP
     """
     require_deltalake()
     from deltalake import Transaction

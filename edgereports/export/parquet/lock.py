@@ -66,8 +66,11 @@ class ExportLock:
             each directory, an exclusive one per day); ``None`` locks whole directories.
 
     Example:
-        >>> with ExportLock([Path("out/usage")], job="nightly.toml"):  # doctest: +SKIP
-        ...     ...
+        >>> with ExportLock([Path("out/usage")], job="nightly.toml"):
+        ...     ExportLock([Path("out/usage")], job="another.toml").acquire()
+        Traceback (most recent call last):
+        ...
+        edgereports.errors.ExportLocked: ...
     """
 
     def __init__(
