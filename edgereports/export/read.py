@@ -8,15 +8,29 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._dependencies import lazy_import
 from ..errors import InputError, SchemaError
 from ..query.timegrid import BUCKETS, ceil
 from .bounds import bounds_filter, bucket_start
-from .delta.table import DELTA_LOG
+from .delta.table import DELTA_LOG, read_delta, table_errors
+from .job import load_job
 from .parquet.state import load_state
 from .parquet.writer import METADATA_KEY, partitions
+from .plan import to_utc
+from .storage import secret_values
+
+pa = lazy_import("pyarrow")
+ds = lazy_import("pyarrow.dataset")
+pq = lazy_import("pyarrow.parquet")
+schema = lazy_import("edgereports.schema")
+# the readers (pandas, pyarrow) load when a dataset is first read
+_stitching = lazy_import("edgereports.normalize.stitching")
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
+else:
+    np = lazy_import("numpy")
 
 __all__ = ["list_reports", "read_export"]
 
@@ -85,18 +99,9 @@ def read_export(
         >>> sorted(df["time_stamp"].dt.strftime("%m-%d").unique())
         ['06-06', '06-07']
     """
-    import pyarrow as pa
-    import pyarrow.dataset as ds
-    import pyarrow.parquet as pq
-
-    from .. import schema
-
     lo, hi = _instant(start, "start"), _instant(end, "end")
     table_at = _delta_table(path, report)
     if table_at is not None:
-        from .delta.table import read_delta, table_errors
-        from .storage import secret_values
-
         with table_errors(table_at[0], secret_values(table_at[2])):
             found, shape, definition = read_delta(table_at[0], lo, hi, table_at[2])
         return to_frame(found, shape, table_at[1], "delta", definition)
@@ -153,8 +158,6 @@ def _in_filter_order(frame: pd.DataFrame, request: Mapping[str, Any]) -> pd.Data
                 ranks.append(frame[name].astype(str).map(order).fillna(len(order)))
     if not ranks or not len(frame):
         return frame
-    import numpy as np
-
     keys = np.lexsort([r.to_numpy(dtype=float) for r in reversed(ranks)])  # stable
     return frame.iloc[keys].reset_index(drop=True)
 
@@ -172,12 +175,11 @@ def to_frame(
     """An Arrow table read back → a frame with the pinned dtypes and ``attrs``, its rows in
     the order a fetch gives them (series, then the request's metric order, then time), not
     day by day as the files hold them."""
-    from .. import schema
-    from ..normalize.stitching import canonical_order
-
     frame = table.to_pandas(types_mapper=_types_mapper())
     frame = schema.schema_for(shape).validate(frame).reset_index(drop=True)
-    frame = canonical_order(_in_filter_order(frame, request or {}), request or None, shape)
+    frame = _stitching.canonical_order(
+        _in_filter_order(frame, request or {}), request or None, shape
+    )
     frame.attrs = {}
     return _with_attrs(frame.reset_index(drop=True), shape, report, source)
 
@@ -194,8 +196,6 @@ def _delta_table(
         return text, text.rstrip("/").rsplit("/", 1)[-1], None
     local = Path(path)
     if local.is_file() and local.suffix == ".toml":
-        from .job import load_job
-
         job = load_job(local)
         if job.format != "delta":
             return None
@@ -254,8 +254,6 @@ def _named_file(exc: BaseException, files: list[Path]) -> Path | None:
 
 def _report_dir(path: Path, report: str | None) -> Path:
     if path.is_file() and path.suffix == ".toml":
-        from .job import load_job
-
         path = load_job(path).output
     if not path.is_dir():
         raise InputError(f"no export at {path}: not a directory")
@@ -276,7 +274,6 @@ def _report_dir(path: Path, report: str | None) -> Path:
 def _instant(value: TimeArg, what: str) -> datetime | None:
     if value is None:
         return None
-    from .plan import to_utc
 
     return to_utc(value, what)
 
@@ -286,8 +283,6 @@ def _ceil_day(when: datetime) -> date:
 
 
 def _shape(metadata: dict[bytes, bytes], names: list[str], fallback: str | None) -> str:
-    import json
-
     raw = metadata.get(METADATA_KEY)
     if raw:
         try:
@@ -302,10 +297,6 @@ def _shape(metadata: dict[bytes, bytes], names: list[str], fallback: str | None)
 
 
 def _types_mapper() -> Any:
-    import pyarrow as pa
-
-    from .. import schema
-
     mapping = {
         pa.string(): schema.STRING,
         pa.large_string(): schema.STRING,

@@ -25,17 +25,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
 from ..query.timegrid import BUCKETS
+from .client import Fetcher
 from .job import Job, load_job
 from .plan import fanout_count, floor_day, to_utc
 from .run import run_export
 from .summary import ExportSummary
-
-if TYPE_CHECKING:
-    from .client import Fetcher
 
 __all__ = ["Unit", "run_unit", "split_units"]
 

@@ -13,8 +13,10 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from edgereports._dependencies import lazy_import
 from edgereports.errors import ConfigError
 from edgereports.export import Unit, list_reports, read_export, run_export, run_unit, split_units
+from edgereports.export.delta import table
 from edgereports.export.delta.table import require_deltalake
 from edgereports.export.job import parse_job
 from edgereports.export.parquet.state import load_state
@@ -66,6 +68,8 @@ def test_without_deltalake_the_message_names_the_pip_command(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setitem(sys.modules, "deltalake", None)
+    # a process that has not loaded it yet (this one has: a fresh stand-in, as at start-up)
+    monkeypatch.setattr(table, "deltalake", lazy_import("deltalake", pip="edgereports[delta]"))
     with pytest.raises(ConfigError, match=r"pip install 'edgereports\[delta\]'"):
         require_deltalake()
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from ..._dependencies import lazy_import
 from ..._version import __version__
 from ...errors import EdgeReportsError, redact
 from ...progress import open_progress
@@ -45,6 +46,9 @@ from .table import (
     table_watermark,
     write_days,
 )
+
+deltalake = lazy_import("deltalake", pip="edgereports[delta]")
+
 
 __all__ = ["DELTA_CHECKPOINTS", "run_delta"]
 
@@ -193,8 +197,6 @@ def _held_after(t: _Table, full_refresh: bool) -> tuple[Values, Values]:
 
 def _remove_outside(t: _Table, options: dict[str, str], secrets: list[str]) -> None:
     """After a full refresh: remove the days outside its range (a failure is listed)."""
-    import deltalake
-
     r, result = t.report, t.result
     plan = result.plan
     metadata = {
@@ -241,8 +243,6 @@ def _unit(
     commit: threading.Lock,
     checkpoint: Callable[[str], None] | None,
 ) -> None:
-    import deltalake
-
     r, window, result = task.report, task.window, task.result
     sent = window_report(r, window)  # a shard's values only
     started = time.monotonic()

@@ -12,12 +12,17 @@ import json
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
+from ..._dependencies import lazy_import
 from ...errors import ConfigError
 from ..fanout import Values, read_values, split_definition
 from ..job import Job
 from ..reports import ReportJob
 from .state import STATE_FILE, WAY_OUT, ReportState, load_state
 from .writer import partitions
+
+pa = lazy_import("pyarrow")
+pq = lazy_import("pyarrow.parquet")
+
 
 __all__ = ["damaged_days", "held_values", "report_state", "retired_values"]
 
@@ -84,9 +89,6 @@ def damaged_days(report_dir: Path) -> list[date]:
 
     Only the footer of each file is read (a few KiB), so this is cheap for years of days.
     """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     damaged: list[date] = []
     for day, path in partitions(report_dir).items():
         try:
