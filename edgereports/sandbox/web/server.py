@@ -275,6 +275,8 @@ def _serving(
     def dispatch(environ: dict[str, Any], start_response: Any) -> Any:
         return holder["app"](environ, start_response)
 
+    # the web shell imports Flask (the [sandbox] extra): loaded once require_extras() passed,
+    # so importing the sandbox never needs it (this package cannot use edgereports' proxies)
     from .app import DROP_FLAG, RAW_HEADERS, create_app
 
     server = start_server(

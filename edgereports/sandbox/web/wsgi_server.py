@@ -93,7 +93,7 @@ def start_server(
     Raises:
         OSError: the address cannot be bound.
     """
-    from cheroot import wsgi
+    from cheroot import wsgi  # the [sandbox] extra: imported when a server starts, not before
 
     class Gateway(wsgi.Gateway_10):
         """Passes underscore headers through, closes after a drop, logs request lines."""
