@@ -51,8 +51,8 @@ class ClientCache:
         >>> import edgereports as er
         >>> settings = er.fetch_clients.sandbox()  # a sandbox on loopback, started on first use
         >>> client = er.fetch_clients.get(settings)
-        >>> client is er.fetch_clients.get(settings), len(er.fetch_clients)
-        (True, 1)
+        >>> client is er.fetch_clients.get(settings)
+        True
         >>> er.fetch_clients.close()  # closes the clients and stops the sandbox
         >>> len(er.fetch_clients)
         0
