@@ -32,11 +32,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 from urllib.parse import quote
 
+from .._content_campaigns.base import ServiceClient
+from .._content_campaigns.records import Kind, check_object, check_records, frame, parse_bool
+from .._content_campaigns.validate import check_text
 from ..errors import InputError
-from ._campaign_form import FORM_FIELDS, SMS_TEXT_MAX, TIME_ZONE_RANGE, Campaign
-from ._records import Kind, check_object, check_records, frame, parse_bool
-from ._service import ServiceClient
-from ._validate import check_text
+from ._form import FORM_FIELDS, SMS_TEXT_MAX, TIME_ZONE_RANGE, Campaign
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -97,7 +97,7 @@ class CampaignStatus:
 class CampaignClient(ServiceClient):
     """Client of the campaign endpoints: onboard, list, status, chart.
 
-    Same connection and authentication as :class:`~edgereports.services.content.ContentClient`
+    Same connection and authentication as :class:`~edgereports.content.ContentClient`
     (``api_key`` header, ``partner_name`` query parameter).
 
     Args:

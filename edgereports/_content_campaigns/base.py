@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Self
 from ..config import Settings, Timeout, check_api_key, check_count, check_timeout
 from ..errors import ConfigError, InputError, SchemaError, redact
 from ..http import HttpClient
-from ._validate import check_http_url
+from .validate import check_http_url
 
 if TYPE_CHECKING:
     import requests

@@ -29,8 +29,11 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Final, Literal
 from urllib.parse import quote, urlsplit, urlunsplit
 
+from .._content_campaigns.base import ServiceClient
+from .._content_campaigns.records import check_object, check_records, frame
+from .._content_campaigns.validate import check_http_url, check_origin, expiry_seconds
 from ..errors import ApiError, EdgeReportsError, InputError, SchemaError, redact
-from ._content_types import (
+from ._items import (
     CONTENT_COLUMNS,
     AppKey,
     OnboardingItem,
@@ -40,10 +43,7 @@ from ._content_types import (
     check_content_ids,
     redact_from,
 )
-from ._records import check_object, check_records, frame
-from ._service import ServiceClient
 from ._sync import wait_until_synced
-from ._validate import check_http_url, check_origin, expiry_seconds
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -21,8 +21,8 @@ from ..config import Settings
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..services.campaigns import CampaignClient
-    from ..services.content import ContentClient
+    from ..campaigns import CampaignClient
+    from ..content import ContentClient
 
 __all__ = [
     "Handler",
@@ -69,13 +69,13 @@ def settings_from(args: argparse.Namespace) -> Settings:
 
 
 def content_client(args: argparse.Namespace) -> ContentClient:
-    from ..services.content import ContentClient
+    from ..content import ContentClient
 
     return ContentClient.from_settings(settings_from(args))
 
 
 def campaigns_client(args: argparse.Namespace) -> CampaignClient:
-    from ..services.campaigns import CampaignClient
+    from ..campaigns import CampaignClient
 
     return CampaignClient.from_settings(settings_from(args))
 

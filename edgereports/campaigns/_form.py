@@ -2,7 +2,7 @@
 
 Decisions where the service's documentation is silent (which campaign form fields are
 required, and their allowed values beyond those it lists) are listed in
-:mod:`edgereports.services.campaigns`.
+:mod:`edgereports.campaigns.client`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Final
 
+from .._content_campaigns.validate import check_http_url, check_int, check_media_file, check_text
 from ..errors import InputError
-from ._validate import check_http_url, check_int, check_media_file, check_text
 
 __all__ = ["FORM_FIELDS", "SMS_TEXT_MAX", "TIME_ZONE_RANGE", "Campaign"]
 
