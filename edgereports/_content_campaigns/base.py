@@ -18,10 +18,10 @@ from .validate import check_http_url
 if TYPE_CHECKING:
     import requests
 
-__all__ = ["ServiceClient"]
+__all__ = ["BaseClient"]
 
 
-class ServiceClient:
+class BaseClient:
     """Connection to the content and campaign APIs (the base of both clients).
 
     Args:

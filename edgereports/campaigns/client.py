@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 from urllib.parse import quote
 
-from .._content_campaigns.base import ServiceClient
+from .._content_campaigns.base import BaseClient
 from .._content_campaigns.records import Kind, check_object, check_records, frame, parse_bool
 from .._content_campaigns.validate import check_text
 from ..errors import InputError
@@ -94,7 +94,7 @@ class CampaignStatus:
         return parse_bool(self.approval_status)
 
 
-class CampaignClient(ServiceClient):
+class CampaignClient(BaseClient):
     """Client of the campaign endpoints: onboard, list, status, chart.
 
     Same connection and authentication as :class:`~edgereports.content.ContentClient`
@@ -112,8 +112,15 @@ class CampaignClient(ServiceClient):
         ConfigError: a missing key or partner name, or a base_url that is not http(s).
 
     Example:
-        >>> campaigns = CampaignClient.from_settings(Settings.from_env())  # doctest: +SKIP
-        >>> campaigns.status("spring-sale")                                # doctest: +SKIP
+        Arguments are checked before anything is sent:
+
+        >>> campaigns = CampaignClient("k" * 8, "partner-1", "https://api.example")
+        >>> campaigns
+        CampaignClient(partner_name='partner-1', base_url='https://api.example')
+        >>> campaigns.status(" ")
+        Traceback (most recent call last):
+        ...
+        edgereports.errors.InputError: name is required and must not be blank
     """
 
     def onboard(self, campaign: Campaign) -> str:

@@ -7,8 +7,9 @@ import dataclasses
 import json
 import os
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..campaigns import Campaign
 from ..errors import InputError
 from ._content_campaigns import (
     add_group,
@@ -18,9 +19,6 @@ from ._content_campaigns import (
     emit_value,
     records,
 )
-
-if TYPE_CHECKING:
-    from ..campaigns import Campaign
 
 __all__ = ["add_parser", "campaign_from_args"]
 
@@ -65,8 +63,6 @@ def campaign_from_args(args: argparse.Namespace) -> Campaign:
         InputError: an unreadable file, an unknown key, a bad date-time or a field the
             Campaign refuses.
     """
-    from ..campaigns import Campaign
-
     values: dict[str, Any] = {}
     if args.from_json:
         try:

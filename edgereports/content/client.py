@@ -29,7 +29,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Final, Literal
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from .._content_campaigns.base import ServiceClient
+from .._content_campaigns.base import BaseClient
 from .._content_campaigns.records import check_object, check_records, frame
 from .._content_campaigns.validate import check_http_url, check_origin, expiry_seconds
 from ..errors import ApiError, EdgeReportsError, InputError, SchemaError, redact
@@ -63,7 +63,7 @@ PublishAccess = Literal["public", "private"]
 _PREFIX: Final = "api/v1/stream-tech"
 
 
-class ContentClient(ServiceClient):
+class ContentClient(BaseClient):
     """Client of the content endpoints: onboarding, URLs, app keys, whitelist.
 
     The API key travels in the ``api_key`` header and ``partner_name`` as a query parameter
