@@ -14,7 +14,7 @@ Example:
 from __future__ import annotations
 
 from .report import Report
-from .service import ServiceReport
+from .service_report import ServiceReport
 from .terms import Clause, Filter, Metric, MetricFilter
 from .times import NOW
 

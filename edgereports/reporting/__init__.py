@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 from .._dependencies import lazy_names
 from .client import CSV, JSON, ReportingClient
+from .reporting_service import ReportingServiceClient
 from .results import Failure, FetchResult
-from .service import ReportingServiceClient
 
 if TYPE_CHECKING:
     from .cache import Cache

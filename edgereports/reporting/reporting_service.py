@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import requests
 
 # the readers load with the first answer, not with the client
-_readers = lazy_import("edgereports.normalize.service")
+_readers = lazy_import("edgereports.normalize.reporting_service")
 
 __all__ = ["SERVICE_PATH", "ReportingServiceClient"]
 
