@@ -1,8 +1,8 @@
 """``ReportingServiceClient``: the v2 reporting service (access points and UEs per mobile core).
 
 ``POST {base_url}/reporting/v2/reporting-service/{core_id}`` with ``Authorization: Bearer
-<token>`` (see docs/service.md). Its steps are aligned to the request time, so a
-service report is sent whole: never windowed, fanned out or cached.
+<token>`` (see docs/service.md). The reporting service aligns its steps to the request time,
+so a service report is sent whole: never windowed, fanned out or cached.
 """
 
 from __future__ import annotations
