@@ -16,10 +16,10 @@ from ..errors import ConfigError, EdgeReportsError, InputError
 from ..normalize.output import check_output, convert
 from ..query import Report
 from .assemble import assemble_pull, parse_json
-from .budget import Budget
 from .cache import check_horizon
 from .connection import UsesConnection, open_connection
 from .plan import DEFAULT_POINTS, plan_parts
+from .points import Budget
 from .results import FetchResult, settle
 from .rules import check_partial, mark_time, warn_about
 from .runner import CSV, JSON, PartRunner

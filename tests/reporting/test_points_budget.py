@@ -13,8 +13,8 @@ from edgereports import presets
 from edgereports.errors import ApiError, ConfigError
 from edgereports.query import Report
 from edgereports.reporting import ReportingClient
-from edgereports.reporting.budget import Budget, says_too_large
 from edgereports.reporting.plan import Window, plan_windows, split_window, window_plan
+from edgereports.reporting.points import Budget, says_too_large
 from edgereports.sandbox import Limits, SandboxHandle
 
 Factory = Callable[..., SandboxHandle]
