@@ -23,11 +23,15 @@ import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from .errors import QueryError
-from .presets_v2 import (
+from ..errors import QueryError
+from ..query import Report
+from ..query.terms import Expression
+from ..query.times import NOW, TimeLike
+from ..query.vocabulary import suggest
+from .v2 import (
     FUNCTIONS as V2_FUNCTIONS,
 )
-from .presets_v2 import (
+from .v2 import (
     edge_point_breakout_bytes,
     edge_point_breakout_packets,
     edge_point_ran_bytes,
@@ -39,10 +43,6 @@ from .presets_v2 import (
     ue_session_duration,
     ue_session_packets,
 )
-from .query import Report
-from .query.terms import Expression
-from .query.times import NOW, TimeLike
-from .query.vocabulary import suggest
 
 __all__ = [
     "CATALOGUE",
