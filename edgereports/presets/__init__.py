@@ -1,7 +1,8 @@
 """The documented query patterns as named functions, and a catalogue of them.
 
-``v1`` holds the eleven presets of the v1 reporting API, ``v2`` the documented v2 reports; the
-catalogue lists both (the v2 ones marked ``api_version="v2"``).
+``v1`` holds the eleven presets of the v1 reporting API, ``v2`` the documented v2 reports,
+``catalogue`` the catalogue of both (the v2 ones marked ``api_version="v2"``): the names, purposes
+and parameters that the CLI, the explorer, ``er.fetch`` and export jobs look presets up in.
 
 Example:
     >>> from edgereports import presets
@@ -14,19 +15,14 @@ Example:
 
 from __future__ import annotations
 
+from .catalogue import CATALOGUE, Param, PresetInfo, build, get, names
 from .v1 import (
-    CATALOGUE,
     DEFAULT_PERCENTILE,
-    Param,
-    PresetInfo,
     active_sim_count,
     bandwidth_percentile,
-    build,
     byte_usage_subscriber,
     concurrent_online_ues,
     device_status,
-    get,
-    names,
     realtime_bandwidth,
     time_usage_enterprise,
     time_usage_subscriber,
