@@ -4,7 +4,7 @@
 requests a report becomes (fan-out, then windows); ``runner`` runs those parts in worker
 threads (progress, the points budget, pieces); ``assemble`` decodes the answers and puts the
 frame together; ``results`` holds what a pull returns when parts fail; ``cache`` keeps final
-chunks of answers on disk.
+chunks of answers on disk; ``reporting_service`` is the client of the v2 reporting service.
 
 Example:
     >>> import edgereports as er
@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 from .._dependencies import lazy_names
 from .client import CSV, JSON, ReportingClient
+from .reporting_service import ReportingServiceClient
 from .results import Failure, FetchResult
-from .service import ReportingServiceClient
 
 if TYPE_CHECKING:
     from .cache import Cache
