@@ -6,7 +6,7 @@ reader of the docs would have them after the getting-started page:
 - ``er``: the package;
 - ``client``: a :class:`~edgereports.ReportingClient` of a local sandbox (seed 0, clock fixed at
   2022-07-08T10:00+05:30, so every output is the same on every run); ``sandbox_url`` its
-  address;
+  address and ``key`` its API key;
 - ``acct`` and ``numbers``: the sandbox's account and three of its subscribers (MSISDNs);
 - ``report``: their daily time usage over the first week of July 2022, and ``df`` its frame;
 - ``job_file``: a job file of that report on this sandbox (``nightly.toml``).
@@ -91,9 +91,7 @@ def test_docstring_examples_run(
     module = importlib.import_module(name)
     finder = doctest.DocTestFinder(exclude_empty=True)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
-    extra = {k: v for k, v in names.items() if k not in ("job", "key")} | {
-        "job_file": "nightly.toml"
-    }
+    extra = {k: v for k, v in names.items() if k != "job"} | {"job_file": "nightly.toml"}
     for test in finder.find(module, name, extraglobs=extra):
         if test.examples:
             with warnings.catch_warnings():

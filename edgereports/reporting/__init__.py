@@ -8,9 +8,11 @@ chunks of answers on disk; ``reporting_service`` is the client of the v2 reporti
 
 Example:
     >>> import edgereports as er
-    >>> client = er.ReportingClient("my-key", "https://reports.example")  # doctest: +SKIP
-    >>> df = client.fetch(er.presets.byte_usage_subscriber(  # doctest: +SKIP
-    ...     account_id="A", msisdn=subscribers, start="2024-01-01", end="2025-01-01"))
+    >>> client = er.ReportingClient(key, sandbox_url)
+    >>> df = client.fetch(er.presets.byte_usage_subscriber(
+    ...     account_id=acct, msisdn=numbers, start="2022-07-01", end="2022-07-08"))
+    >>> sorted(df["msisdn"].unique()) == sorted(numbers)
+    True
 """
 
 from __future__ import annotations

@@ -226,7 +226,10 @@ class ReportingClient(UsesConnection):
             ConfigError: ``rate_limit`` is not a positive rate.
 
         Example:
-            >>> client.share_budget("/tmp/nightly.budget", "10/s")  # doctest: +SKIP
+            >>> client = ReportingClient("my-key", "https://r.example")
+            >>> client.share_budget("nightly.budget", "10/s")  # this directory's file
+            >>> client.rate_limit
+            10.0
         """
         from ..http import SharedPacer
 
