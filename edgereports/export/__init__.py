@@ -15,9 +15,9 @@ Example:
     >>> from edgereports.export import read_export, run_export
     >>> run_export("nightly.toml").ok  # the job's output is "exports"
     True
-    >>> df = read_export("exports", "usage_daily")
+    >>> df = read_export("exports", "usage")
     >>> df["time_stamp"].min().isoformat(), df["msisdn"].nunique()
-    ('2024-06-01T00:00:00+00:00', 2)
+    ('2022-06-01T00:00:00+00:00', 3)
 """
 
 from __future__ import annotations

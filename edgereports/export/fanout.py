@@ -154,10 +154,10 @@ def churn(
 
     Example:
         >>> from edgereports.export import load_job
-        >>> report = load_job("nightly.toml").report("usage_daily")  # two subscribers
+        >>> report = load_job("nightly.toml").report("usage")  # three subscribers
         >>> c = churn(report, {"msisdn": ("91",)})  # a table that holds another one
         >>> len(c.added["msisdn"]), c.removed
-        (2, {'msisdn': ('91',)})
+        (3, {'msisdn': ('91',)})
     """
     now = fanout_values(report)
     if held is None:

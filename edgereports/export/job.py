@@ -142,8 +142,8 @@ class Job:
 
         Example:
             >>> job = load_job("nightly.toml")  # output = "exports"
-            >>> job.location("usage_daily")
-            '.../exports/usage_daily'
+            >>> job.location("usage")
+            '.../exports/usage'
         """
         if self.uri is not None:
             return f"{self.uri.rstrip('/')}/{report}"

@@ -84,7 +84,7 @@ def maintain(
         True
         >>> for done in maintain("nightly.toml"):
         ...     print(done)
-        usage_daily: ...
+        usage: ...
     """
     spec = job if isinstance(job, Job) else load_job(job)
     names = [only] if isinstance(only, str) else list(only or [r.name for r in spec.reports])

@@ -93,11 +93,11 @@ def read_export(
 
     Example:
         >>> from edgereports.export import run_export
-        >>> run_export("nightly.toml").ok  # writes exports/usage_daily
+        >>> run_export("nightly.toml").ok  # writes exports/usage
         True
-        >>> df = read_export("exports", "usage_daily", start="2024-06-06")
+        >>> df = read_export("exports", "usage", start="2022-07-06")
         >>> sorted(df["time_stamp"].dt.strftime("%m-%d").unique())
-        ['06-06', '06-07']
+        ['07-06', '07-07']
     """
     lo, hi = _instant(start, "start"), _instant(end, "end")
     table_at = _delta_table(path, report)

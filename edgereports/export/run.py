@@ -86,12 +86,12 @@ def run_export(
     Example:
         >>> summary = run_export("nightly.toml")
         >>> summary.ok, [(r.name, len(r.plan.windows)) for r in summary.reports]
-        (True, [('usage_daily', 1)])
+        (True, [('usage', 1)])
         >>> print(summary)
         export 'nightly' → .../exports: ok in ... s
-        report         windows        rows   files      bytes  watermark
-        usage_daily        1/1          14       7    ... KB  2024-06-08
-        total              1/1          14       7    ... KB
+        report    windows        rows   files      bytes  watermark
+        usage         1/1         111      37   ... KB  2022-07-08
+        total         1/1         111      37   ... KB
     """
     started = time.monotonic()
     spec = job if isinstance(job, Job) else load_job(job)
