@@ -32,7 +32,7 @@ from ._request import RequestInfo, request_info
 from ._util import SHARED_BLOCKS
 from .api import ARROW_MIN_BYTES, read_csv, to_frame
 from .detect import detect_shape, first_byte, parse_json
-from .service import is_service_answer, service_request
+from .reporting_service import is_service_answer, service_request
 from .stitching import concat_frames
 from .timeseries import Block, build_table, dimensions, read_blocks
 

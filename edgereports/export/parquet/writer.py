@@ -1,0 +1,284 @@
+"""Atomic partition writes: ``OUTPUT/<report>/day=YYYY-MM-DD/part.parquet``, one file per day.
+
+A window's frame is cut into UTC days of its bucket column (``time_stamp``, or ``date`` for SIM
+counts). Each day is written to a temporary file in its partition directory, flushed to disk and
+moved over ``part.parquet`` with :func:`os.replace`: a reader sees the old complete day or the
+new complete day, never a mix, and a re-fetched day replaces the old file whole, so the dataset
+holds one copy of each observation however often the job runs. A day of the window that came
+back empty loses its old file. The partition value lives in the path only (Hive style); the
+files carry the pinned schema of :mod:`edgereports.schema` and, under the metadata key
+``edgereports``, the request of the window (no secret), the report name and the toolkit version.
+
+Tests stop a run at fixed points of this path through the ``checkpoint`` callback of
+:func:`~edgereports.export.run_export` (``"before-move"``: a partition's temporary file is on
+disk, not yet moved; ``"after-move-before-state"``: a window's partitions are moved, the state
+is not saved yet).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..._dependencies import lazy_import
+from ..._version import __version__
+from ...query.timegrid import BUCKETS, epoch_micros, micros, owned_mask, row_bucket_micros
+from ..files import METADATA_KEY, atomic_write
+
+np = lazy_import("numpy")
+pa = lazy_import("pyarrow")
+pc = lazy_import("pyarrow.compute")
+pq = lazy_import("pyarrow.parquet")
+schema = lazy_import("edgereports.schema")
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "CHECKPOINTS",
+    "METADATA_KEY",
+    "PART_FILE",
+    "WindowWrite",
+    "partition_dir",
+    "partitions",
+    "remove_partition",
+    "sweep_temporaries",
+    "write_window",
+]
+
+PART_FILE = "part.parquet"
+#: The named points of the write path that a ``checkpoint`` callback is called at.
+CHECKPOINTS = ("before-move", "after-move-before-state")
+_DAY_DIR = re.compile(r"day=(\d{4}-\d{2}-\d{2})")
+
+
+@dataclass(frozen=True)
+class WindowWrite:
+    """What writing one window did.
+
+    Attributes:
+        rows: rows written.
+        files: partitions written.
+        removed: partitions removed because their day came back empty.
+        bytes: bytes of the files written.
+        dimensions: the dimension columns of the frame.
+    """
+
+    rows: int
+    files: int
+    removed: int
+    bytes: int
+    dimensions: tuple[str, ...]
+
+
+def partition_dir(report_dir: Path, day: date) -> Path:
+    """The directory of one day's partition."""
+    return report_dir / f"day={day.isoformat()}"
+
+
+def partitions(report_dir: Path) -> dict[date, Path]:
+    """The partition files of a report, by day, oldest first."""
+    found: dict[date, Path] = {}
+    if not report_dir.is_dir():
+        return found
+    for child in report_dir.iterdir():
+        match = _DAY_DIR.fullmatch(child.name)
+        part = child / PART_FILE
+        if match and part.is_file():
+            found[date.fromisoformat(match[1])] = part
+    return dict(sorted(found.items()))
+
+
+def remove_partition(report_dir: Path, day: date) -> bool:
+    """Delete one day's partition (and its directory when empty); True when it existed."""
+    directory = partition_dir(report_dir, day)
+    part = directory / PART_FILE
+    existed = part.is_file()
+    part.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):
+        directory.rmdir()
+    return existed
+
+
+def sweep_temporaries(report_dir: Path, days: Iterable[date] | None = None) -> int:
+    """Delete temporary files a killed run left behind (call only while holding the lock):
+    all of the report's, or only those of ``days`` (a unit holds only its days' locks)."""
+    count = 0
+    if not report_dir.is_dir():
+        return 0
+    if days is None:
+        patterns = [".*.tmp", "day=*/.*.tmp"]
+    else:
+        patterns = [f"day={d.isoformat()}/.*.tmp" for d in days]
+    for pattern in patterns:
+        for path in report_dir.glob(pattern):
+            path.unlink(missing_ok=True)
+            count += 1
+    return count
+
+
+def write_window(
+    frame: pd.DataFrame,
+    report_dir: Path,
+    days: list[date],
+    *,
+    shape: str,
+    start: datetime,
+    end: datetime,
+    metadata: Mapping[str, Any],
+    checkpoint: Callable[[str], None] | None = None,
+    stamps_at_end: bool = False,
+    values: Mapping[str, Sequence[str]] | None = None,
+) -> WindowWrite:
+    """Write the days of one window, each to its partition, atomically.
+
+    Args:
+        frame: the window's frame (a schema frame of ``shape``); rows outside
+            ``[start, end)`` are dropped (they belong to a neighbouring window).
+        report_dir: the report's directory.
+        days: the UTC days the window covers; a day without rows loses its old partition.
+        shape: ``"timeseries"`` or ``"sim_count"``.
+        start: the window start (UTC).
+        end: the window end (UTC).
+        metadata: JSON-ready facts stored in every file (request, report name, window).
+        checkpoint: called with the name of each point of :data:`CHECKPOINTS` reached.
+        stamps_at_end: the frame's stamps end their pieces (v2): the window holds the rows in
+            ``(start, end]`` and a row belongs to the day its piece lies in (a stamp at
+            midnight to the day before).
+        values: the frame holds these fan-out values only (by dimension): each day's file
+            keeps the rows of the other values it held (a backfill of added subscribers, or
+            the history of removed ones) and replaces those of these.
+
+    Returns:
+        What was written.
+
+    Raises:
+        ValueError: the frame does not fit the schema of ``shape``.
+        OSError: the disk refused; the partitions already moved stay (each is complete).
+    """
+    spec = schema.schema_for(shape)
+    dims = spec.dimensions_of(frame)
+    if dict(frame.dtypes) != spec.dtypes(dims) or list(frame.columns) != spec.columns(dims):
+        frame = spec.validate(frame)  # conforming frames (the client's) are used as they are
+    target = spec.arrow_schema(dims)
+    key = "time_stamp" if shape == "timeseries" else "date"
+    # bucket starts as UTC microseconds (tz-aware columns convert to UTC, naive dates are UTC)
+    micros = frame[key].to_numpy(dtype="datetime64[us]").view("int64")
+    # the frame's own columns (pyarrow strings and numpy arrays: no copy); each day's rows are
+    # taken, sorted and cast to the file schema one day at a time
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    del frame
+    low, high = epoch_micros(start), epoch_micros(end)
+    inside = np.flatnonzero(
+        owned_mask(micros, low, high, first=False, last=False, at_end=stamps_at_end)
+    )
+    names = set(table.column_names)
+    sort_keys = [
+        (c, "ascending", "at_start")
+        for c in (key, *dims, "metric", "aggregation", "percentile")
+        if c in names
+    ]
+    # group the rows inside the window by day with numpy: the copies made are a day's rows,
+    # not the window's
+    day_numbers = row_bucket_micros(micros[inside], _DAY, at_end=stamps_at_end) // _DAY_US
+    order = np.argsort(day_numbers, kind="stable")
+    by_day, day_numbers = inside[order], day_numbers[order]
+    del micros, inside, order
+    wanted = {_day_number(d) for d in days}
+    stray = sorted(_from_number(int(n)) for n in np.unique(day_numbers) if int(n) not in wanted)
+    if stray:
+        raise ValueError(f"rows of day(s) {stray} fall outside the window's days")
+    # the copies go to the system allocator, which reuses and hands back freed memory at once
+    # (Arrow's default mimalloc pool keeps per-thread pages of each size around)
+    system = pa.system_memory_pool()
+    rows = files = removed = size = 0
+    for day in days:
+        number = _day_number(day)
+        lo = int(np.searchsorted(day_numbers, number, side="left"))
+        hi = int(np.searchsorted(day_numbers, number, side="right"))
+        kept = None if values is None else _kept_rows(report_dir, day, values, target)
+        if lo == hi and (kept is None or kept.num_rows == 0):
+            removed += remove_partition(report_dir, day)
+            continue
+        part = pc.take(table, pa.array(by_day[lo:hi]), memory_pool=system)
+        if kept is not None and kept.num_rows:
+            part = pa.concat_tables([_cast(part, target, system), kept])
+        order = pc.sort_indices(part, sort_keys=sort_keys, memory_pool=system)
+        part = _cast(pc.take(part, order, memory_pool=system), target, system)
+        info = {**metadata, "day": day.isoformat(), "rows": part.num_rows, "shape": shape}
+        info.setdefault("toolkit_version", __version__)
+        info.setdefault("written_at", datetime.now(UTC).isoformat(timespec="seconds"))
+        part = part.replace_schema_metadata({METADATA_KEY: json.dumps(info).encode("utf-8")})
+        size += _write_part(part, partition_dir(report_dir, day), checkpoint, system)
+        del part, order
+        rows += hi - lo
+        files += 1
+    return WindowWrite(rows=rows, files=files, removed=removed, bytes=size, dimensions=dims)
+
+
+def _kept_rows(
+    report_dir: Path, day: date, values: Mapping[str, Sequence[str]], target: Any
+) -> Any | None:
+    """The rows of a day's file whose fan-out values are not among ``values`` (None: no file)."""
+    path = partition_dir(report_dir, day) / PART_FILE
+    if not path.is_file():
+        return None
+    old = pq.read_table(path, partitioning=None)
+    keep = None
+    for dim, vals in values.items():
+        if dim not in old.column_names:
+            continue
+        column = old.column(dim)
+        outside = pc.invert(pc.is_in(column, value_set=_strings(vals, column.type)))
+        outside = pc.fill_null(outside, True)
+        keep = outside if keep is None else pc.and_(keep, outside)
+    old = old if keep is None else old.filter(keep)
+    names = set(old.column_names)
+    if any(f.name not in names for f in target):
+        raise ValueError(f"the partition {path} has other columns than the report's rows")
+    return old.select(target.names).cast(target)
+
+
+def _strings(values: Sequence[str], kind: Any) -> Any:
+    return pa.array([str(v) for v in values], type=kind)
+
+
+_DAY = BUCKETS["DAY"]
+_DAY_US = micros(_DAY)
+_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
+
+
+def _day_number(day: date) -> int:
+    return day.toordinal() - _EPOCH_ORDINAL
+
+
+def _from_number(number: int) -> date:
+    return date.fromordinal(number + _EPOCH_ORDINAL)
+
+
+def _cast(table: Any, target: Any, pool: Any) -> Any:
+    """``table`` with the columns, types and nullability of ``target`` (buffers from ``pool``)."""
+    columns = []
+    for field in target:
+        column = table.column(field.name)
+        if column.type != field.type:
+            column = pc.cast(column, field.type, memory_pool=pool)
+        columns.append(column)
+    return pa.Table.from_arrays(columns, schema=target)
+
+
+def _write_part(
+    table: Any, directory: Path, checkpoint: Callable[[str], None] | None, pool: Any
+) -> int:
+    before_move = None if checkpoint is None else lambda: checkpoint("before-move")
+    return atomic_write(
+        directory / PART_FILE,
+        lambda fh: pq.write_table(table, fh, compression="snappy", memory_pool=pool),
+        before_move=before_move,
+    )
