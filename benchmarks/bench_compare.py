@@ -37,7 +37,8 @@ from edgereports import presets
 from edgereports.query import Report
 from edgereports.reporting import ReportingClient
 from edgereports.reporting.compare import align as align_periods
-from edgereports.reporting.compare import plan_comparison
+from edgereports.reporting.periods import plan_comparison
+from edgereports.reporting.plan import bucket_of
 from edgereports.sandbox import FaultConfig, serve
 
 CLOCK = "2022-07-08T10:00:00+05:30"
@@ -115,8 +116,7 @@ def join() -> None:
         .granularity("HOUR")
         .metric("uplink_bytes", "COUNT")
     )
-    comparison = plan_comparison(report, "previous_period")
-    assert comparison is not None
+    comparison = plan_comparison(report, "previous_period", bucket_of(report))
     mine = _frame(start, 200, 24 * days, 1)
     theirs = _frame(start - timedelta(days=days), 200, 24 * days, 2)
     keys = ["account_id", "msisdn", "metric", "aggregation", "percentile"]

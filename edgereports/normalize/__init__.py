@@ -1,9 +1,8 @@
 """JSON and CSV report answers into tidy frames with the schemas of :mod:`..schema`.
 
 Public names: :func:`to_frame`, :func:`read_csv`, :func:`stitch`, :func:`concat_frames` and
-:func:`detect_shape`. The two steps of stitching that the client applies part by part
-(``owned_rows``, ``canonical_order``) live in :mod:`.stitching`. The package imports pandas,
-pyarrow and orjson, never ``requests``.
+:func:`detect_shape`. A pull's answers are read, owned and joined as Arrow tables by
+:mod:`.parts`. The package imports pandas, pyarrow and orjson, never ``requests``.
 
 Every public name is loaded on first use, so a module of the package that a pull needs before
 its first request (``output``, to check ``output=``) comes without the readers and the

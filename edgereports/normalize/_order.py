@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,11 +22,13 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..schema import schema_for
+from ..schema import COMPARE_COLUMNS, STRING, schema_for
 from ._request import RequestInfo
 from ._util import arrow_pool
 
 _TIME = {"timeseries": "time_stamp", "current": "start_time", "sim_count": "date"}
+#: The fixed columns that order rows (besides the dimensions).
+_KEYS = ("account_id", "metric", "aggregation", "percentile")
 #: Above this many runs (and more than a quarter of the rows), rank row by row.
 _MAX_RUNS = 100_000
 
@@ -53,19 +55,46 @@ def canonical(frame: pd.DataFrame, shape: str, req: RequestInfo | None) -> pd.Da
     Returns:
         ``frame`` itself when it is in canonical order, else a sorted copy with a RangeIndex.
     """
-    n = len(frame)
-    if n < 2:
+    if len(frame) < 2:
         return frame
-    dims = list(schema_for(shape).dimensions_of(frame))
-    series = [frame[c] for c in ("account_id", *dims) if c in frame.columns]
-    names = ["metric", "aggregation", "percentile"] if "metric" in frame.columns else []
-    entries = [frame[c] for c in names if c in frame.columns]
-    keys = Keys(series, entries, datetimes(frame[_TIME[shape]]).view(np.int64))
-    starts = _runs([*series, *entries], n)
-    order = _row_order(keys, req) if starts is None else _run_order(starts, keys, req)
-    if order is None:
-        return frame
-    return take_rows(frame, order)
+    columns = {c: frame[c] for c in _key_columns(frame.columns, shape)}
+    order = _order(columns, datetimes(frame[_TIME[shape]]).view(np.int64), req)
+    return frame if order is None else take_rows(frame, order)
+
+
+def table_order(table: pa.Table, shape: str, req: RequestInfo | None) -> np.ndarray | None:
+    """The rows of ``table`` (of ``shape``, assembled from several answers) in the order of
+    :func:`canonical`, as positions; None when they are in that order already."""
+    if table.num_rows < 2:
+        return None
+    columns = {c: _series(table.column(c)) for c in _key_columns(table.column_names, shape)}
+    times = np.asarray(table.column(_TIME[shape]).to_numpy()).view(np.int64)
+    return _order(columns, times, req)
+
+
+def _key_columns(names: Iterable[Any], shape: str) -> list[str]:
+    """The columns that order rows: ``account_id``, the dimensions, the metric entry's."""
+    other = {*schema_for(shape).fixed, *COMPARE_COLUMNS} - set(_KEYS)
+    return [str(c) for c in names if c not in other]
+
+
+def _series(column: pa.ChunkedArray) -> pd.Series:
+    """A table's column as the Series :func:`canonical` reads (text: its chunks, no copy)."""
+    if pa.types.is_large_string(column.type):
+        return pd.Series(pd.arrays.ArrowStringArray(column), dtype=STRING, copy=False)
+    return pd.Series(column.to_numpy(), copy=False)
+
+
+def _order(
+    columns: dict[str, pd.Series], times: np.ndarray, req: RequestInfo | None
+) -> np.ndarray | None:
+    """The canonical order of rows of key ``columns`` (:func:`_key_columns`) and ``times``."""
+    entries = [columns.pop(c) for c in ("metric", "aggregation", "percentile") if c in columns]
+    series = [columns.pop("account_id")] if "account_id" in columns else []
+    series += columns.values()
+    keys = Keys(series, entries, times)
+    starts = _runs([*series, *entries], len(times))
+    return _row_order(keys, req) if starts is None else _run_order(starts, keys, req)
 
 
 def take_rows(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:

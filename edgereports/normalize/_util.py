@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import reprlib
 from collections.abc import Callable, Sequence
@@ -246,7 +247,22 @@ def _slow_stamps(strings: pa.Array | pa.ChunkedArray, where: Where, what: str) -
 
 
 def constant_strings(value: str | None, n: int) -> pa.Array:
-    """Return a pyarrow ``large_string`` array of ``n`` times ``value``."""
+    """Return a pyarrow ``large_string`` array of ``n`` times ``value`` (a short one is made
+    once and shared: every answer of a pull echoes the same few values)."""
+    return _short_constant(value, n) if n <= _SHARED_ROWS else _constant(value, n)
+
+
+#: Constant text arrays of at most this many rows are kept (at most ``_SHARED_VALUES`` of them).
+_SHARED_ROWS = 4096
+_SHARED_VALUES = 128
+
+
+@functools.lru_cache(maxsize=_SHARED_VALUES)
+def _short_constant(value: str | None, n: int) -> pa.Array:
+    return _constant(value, n)
+
+
+def _constant(value: str | None, n: int) -> pa.Array:
     pool = arrow_pool()
     if value is None:
         return pa.nulls(n, pa.large_string(), memory_pool=pool)

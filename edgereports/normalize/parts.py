@@ -1,19 +1,21 @@
-"""Small time-series answers kept as blocks, and one frame built from the blocks of a pull.
+"""A pull's rows: each answer as an Arrow table, one ownership rule, one frame at the end.
 
-A pull of many small answers (a window of one fan-out value each) pays little for parsing but
-much for a pandas frame per answer, for taking each frame's owned rows and for concatenating
-and sorting the frames again. Here an answer under :data:`~.api.ARROW_MIN_BYTES` is read into
-the reader's blocks (numpy stamps and values per series and metric entry, no frame), a window
-keeps its rows on those arrays (:meth:`SeriesPart.owned`), and :func:`build_parts` builds one
-frame from every part at the end, through the same builder as :func:`~.api.to_frame`, so the
-frame is that of the answers normalized one by one, owned rows kept, concatenated and put in
-canonical order.
+Every answer of a pull becomes :class:`Rows`: a ``pyarrow.Table`` in the layout of
+``pa.Table.from_pandas(frame, preserve_index=False)`` for the frame :func:`~.api.to_frame` gives
+(the pinned Arrow types, the pandas metadata, ``attrs`` ``shape`` and ``source``). A small JSON
+time series, the common answer of a windowed pull, is built into its table straight from the
+reader's arrays (:func:`~.timeseries.build_table`), so a pull makes no pandas frame per answer.
+:func:`owned` joins a report's tables keeping the rows each window owns (the time grid's one
+rule, on the stamps' integers, in one pass; a run of kept rows is a slice, no copy),
+:func:`in_order` puts them in the canonical order of one answer (runs of rows moved as slices)
+and :func:`frame_of` converts them to pandas, once.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Hashable, Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -22,116 +24,89 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ..errors import SchemaError
 from ..query.timegrid import epoch_micros, owned_mask
 from . import _arrowjson
+from ._order import table_order
 from ._request import RequestInfo, request_info
-from .api import ARROW_MIN_BYTES
+from ._util import SHARED_BLOCKS
+from .api import ARROW_MIN_BYTES, read_csv, to_frame
 from .detect import detect_shape, first_byte, parse_json
 from .reporting_service import is_service_answer, service_request
-from .timeseries import Block, build, build_table, dimensions, read_blocks
+from .stitching import concat_frames
+from .timeseries import Block, build_table, dimensions, read_blocks
 
-__all__ = ["SeriesPart", "build_parts", "read_part"]
+__all__ = ["Owner", "Rows", "frame_of", "in_order", "owned", "read_rows", "stamps", "table_of"]
 
 #: Answers of at least this size are parsed by pyarrow, which leaves the GIL while it parses, so
 #: the answers of a pull's threads are read at once; smaller ones cost less through orjson.
 PART_ARROW_MIN_BYTES = 64 * 1024
-#: The attrs of a part's frame.
-_ATTRS: dict[Hashable, Any] = {"shape": "timeseries", "source": "json"}
+#: The ``attrs`` of a JSON time series' table.
+_SERIES_ATTRS = {"shape": "timeseries", "source": "json"}
+#: Each shape, by the column that holds its bucket stamp (and tells the shape).
+_SHAPES = {"time_stamp": "timeseries", "start_time": "current", "date": "sim_count"}
 
 
-@dataclass
-class SeriesPart:
-    """The points of one small time-series answer, as blocks (no frame).
+@dataclass(frozen=True)
+class Rows:
+    """The rows of one answer: an Arrow table, built when it is asked for (:meth:`table`).
+
+    A pull reads its answers on worker threads and assembles them on one thread: a small
+    answer's table is built there, as pyarrow hands the GIL to another thread on its calls and
+    a worker thread would pay that for every answer.
 
     Attributes:
-        echo_names: the echoed keys, ``account_id`` always among them (from the answer, else
-            from the request it answers).
-        blocks: the points per series and metric entry, in the reader's order.
-        req: the request the answer was sent with.
+        make: makes the table.
     """
 
-    echo_names: tuple[str, ...]
-    blocks: list[Block]
-    req: RequestInfo | None
+    make: Callable[[], pa.Table]
 
-    def __len__(self) -> int:
-        return sum(len(b.stamps) for b in self.blocks)
-
-    def owned(
-        self, start: datetime, end: datetime, *, first: bool, last: bool, right: bool = False
-    ) -> SeriesPart:
-        """The points whose stamp lies in ``[start, end)`` (``(start, end]`` with ``right``);
-        the first window also keeps what lies before, the last what lies after (the rule of
-        :func:`~.stitch.owned_rows`).
-
-        A block's kept points are a view of its arrays when they are one run (as when its
-        stamps are in order), so trimming the end of a range copies no point.
-        """
-        if first and last:
-            return self
-        low, high = epoch_micros(start), epoch_micros(end)
-        blocks = []
-        stamps: np.ndarray | None = None
-        for b in self.blocks:
-            if b.stamps is not stamps:  # the metrics of a series share their stamps
-                stamps = b.stamps
-                keep = owned_mask(stamps, low, high, first=first, last=last, at_end=right)
-                whole = keep is None or bool(keep.all())
-                some = whole or bool(keep.any())
-            if whole:
-                blocks.append(b)
-            elif some:
-                blocks.append(_kept(b, keep))
-        return SeriesPart(self.echo_names, blocks, self.req)
-
-    def frame(self) -> pd.DataFrame:
-        """The frame :func:`~.api.to_frame` gives for these points (``attrs`` without the
-        request)."""
-        out = build(self.blocks, self.echo_names, self.req)
-        out.attrs = dict(_ATTRS)
-        return out
-
-    @staticmethod
-    def frame_attrs() -> dict[str, Any]:
-        """The ``attrs`` of :meth:`frame`."""
-        return {str(k): v for k, v in _ATTRS.items()}
+    @classmethod
+    def of(cls, table: pa.Table) -> Rows:
+        """The rows of a table made already."""
+        return cls(lambda: table)
 
     def table(self) -> pa.Table:
-        """The Arrow table of :meth:`frame` (as ``pa.Table.from_pandas(self.frame(),
-        preserve_index=False)`` gives it), built without the frame."""
-        return build_table(self.blocks, self.echo_names, self.req, self.frame_attrs())
-
-    def stamps(self) -> np.ndarray:
-        """Every point's stamp (int64 microseconds, UTC), block after block."""
-        if not self.blocks:
-            return np.empty(0, dtype=np.int64)
-        return np.concatenate([b.stamps for b in self.blocks]).astype(np.int64, copy=False)
+        """The rows as a table (built by each call: a pull asks once)."""
+        return self.make()
 
 
-def read_part(
-    body: bytes, request: Any, *, arrow_min_bytes: int | None = PART_ARROW_MIN_BYTES
-) -> SeriesPart | None:
-    """Read a small JSON time-series answer into blocks; None for anything else.
+def read_rows(
+    body: bytes, request: Any, *, csv: bool, arrow_min_bytes: int | None = PART_ARROW_MIN_BYTES
+) -> Rows:
+    """One answer's rows (:class:`Rows`: the table of ``pa.Table.from_pandas`` for the frame
+    :func:`~.api.to_frame` or :func:`~.api.read_csv` gives, ``attrs`` without the request).
 
     Args:
         body: the answer's bytes.
         request: the request it answers (a ``Report`` or its dict).
-        arrow_min_bytes: bodies of at least this size are parsed by pyarrow first (None: never).
-
-    Returns:
-        The part, or None when the body is large, not a JSON object, not a time series or an
-        answer of the v2 reporting service: :func:`~.api.to_frame` reads those.
+        csv: the body is CSV (else JSON).
+        arrow_min_bytes: small JSON time series of at least this size are parsed by pyarrow
+            first (None: never).
 
     Raises:
-        SchemaError: the body is not valid JSON, or a time series with a wrong member (the
-            error :func:`~.api.to_frame` raises for the same body).
+        SchemaError: the body is not the JSON (or CSV) of a known shape; a JSON answer that
+            does not start like JSON.
     """
-    if len(body) >= ARROW_MIN_BYTES or service_request(request) is not None:
-        return None
-    if body.startswith(b"\xef\xbb\xbf"):
-        body = body[3:]
-    if first_byte(body) != b"{":
-        return None
+    if csv:
+        return Rows.of(table_of(read_csv(body, request)))
+    body = body.removeprefix(b"\xef\xbb\xbf")
+    head = first_byte(body)
+    if head not in (b"{", b"["):
+        shown = body[:120].decode("utf-8", errors="replace")
+        raise SchemaError(f"the answer is not JSON: {shown!r}", where="char 0")
+    small = len(body) < ARROW_MIN_BYTES and service_request(request) is None
+    read = _series(body, request, arrow_min_bytes) if small and head == b"{" else None
+    if read is None:
+        return Rows.of(table_of(to_frame(body, request)))
+    return Rows(functools.partial(build_table, *read, _SERIES_ATTRS))
+
+
+def _series(
+    body: bytes, request: Any, arrow_min_bytes: int | None
+) -> tuple[list[Block], list[str], RequestInfo | None] | None:
+    """A small JSON time series' blocks, its echoed keys (``account_id`` among them) and its
+    request; None for any other answer (:func:`~.api.to_frame` reads those)."""
     req = request_info(request, raw=False)
     arrow = arrow_min_bytes is not None and len(body) >= arrow_min_bytes
     read = _arrowjson.read_blocks(body) if arrow else None
@@ -154,39 +129,119 @@ def read_part(
         for b in blocks:
             if b.echo[k] is None:
                 b.echo = (*b.echo[:k], account, *b.echo[k + 1 :])
-    return SeriesPart(tuple(names), blocks, req)
+    return blocks, names, req
 
 
-def build_parts(parts: Sequence[SeriesPart], request: Any) -> pd.DataFrame | None:
-    """One frame of the parts of one report (fan-out values and windows in order), sorted as
-    one answer would be; None when the parts echo different keys (then build their frames).
+def table_of(frame: pd.DataFrame) -> pa.Table:
+    """A frame's rows as a table of :func:`read_rows`' layout (``attrs`` ``shape`` and
+    ``source`` kept)."""
+    bare = pd.DataFrame(frame, copy=False)
+    bare.attrs = {k: frame.attrs[k] for k in ("shape", "source") if k in frame.attrs}
+    return pa.Table.from_pandas(bare, preserve_index=False)
+
+
+def stamps(table: pa.Table) -> np.ndarray:
+    """The bucket stamp of each row (``time_stamp``; ``start_time`` for current values;
+    ``date`` for SIM counts), as int64 microseconds since the epoch (UTC)."""
+    column = next(table.column(c) for c in _SHAPES if c in table.column_names)
+    micros: np.ndarray = np.asarray(column.to_numpy()).view(np.int64)
+    return micros
+
+
+#: The window a table's rows answer: ``(start, end, first, last)`` (:func:`owned`).
+Owner = tuple[datetime, datetime, bool, bool]
+_LOWEST, _HIGHEST = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+
+
+def owned(
+    tables: Sequence[pa.Table], owners: Sequence[Owner | None], *, at_end: bool = False
+) -> tuple[pa.Table, list[int]]:
+    """The rows each table's window owns, as one table (the tables joined in order).
+
+    A window ``(start, end, first, last)`` owns the rows whose bucket stamp lies in ``[start,
+    end)`` (``(start, end]`` with ``at_end``: v2 stamps each piece at its end), by
+    :func:`~edgereports.query.timegrid.owned_mask`; the first window also owns what lies
+    before it, the last what lies after. A table of no window (None) keeps every row.
+
+    Tables of different dimensions are joined on the union of their columns (in order of first
+    appearance; a table without one gets nulls).
 
     Args:
-        parts: the parts, branch by branch, windows in order; every part answers the report
-            with all of its metrics (no split by metric).
-        request: the report's request: its metrics rank the series' entries.
+        tables: the tables, at least one.
+        owners: per table, its window.
+        at_end: the stamps are the ends of what they cover (v2).
 
     Returns:
-        The frame (``attrs``: shape and source), or None.
+        The owned rows (runs of kept rows are slices, not copies), and per table how many of its
+        rows went at or after its window's end.
     """
-    names = {p.echo_names for p in parts}
-    if len(names) != 1:
-        return None
-    out = build([b for p in parts for b in p.blocks], next(iter(names)), request_info(request))
-    out.attrs = {"shape": "timeseries", "source": "json"}
-    return out
-
-
-def _kept(block: Block, keep: np.ndarray) -> Block:
-    """The points of ``block`` that ``keep`` marks (some, not all): views of its arrays when
-    they are one run, else copies."""
-    where = np.flatnonzero(keep)
-    first, stop = int(where[0]), int(where[-1]) + 1
-    if stop - first == len(where):
-        rows = (block.rows[0] + first, block.rows[0] + stop) if block.rows else None
-        return dataclasses.replace(
-            block, stamps=block.stamps[first:stop], values=block.values[first:stop], rows=rows
+    joined = _join(tables)
+    lengths = [t.num_rows for t in tables]
+    if not joined.num_rows or all(o is None for o in owners):
+        return joined, [0] * len(tables)
+    bounds = [
+        (_LOWEST, _HIGHEST)
+        if o is None
+        else (
+            _LOWEST if o[2] else epoch_micros(o[0]),
+            _HIGHEST if o[3] else epoch_micros(o[1]),
         )
-    return dataclasses.replace(
-        block, stamps=block.stamps[keep], values=block.values[keep], rows=None
-    )
+        for o in owners
+    ]
+    low, high = (np.repeat(np.array(b, dtype=np.int64), lengths) for b in zip(*bounds, strict=True))
+    at = stamps(joined)
+    keep = owned_mask(at, low, high, first=False, last=False, at_end=at_end)
+    after = (at > high) if at_end else (at >= high)
+    table_of_row = np.repeat(np.arange(len(tables)), lengths)
+    gone: list[int] = np.bincount(table_of_row[after], minlength=len(tables)).tolist()
+    if bool(keep.all()):
+        return joined, gone
+    return _take(joined, np.flatnonzero(keep)), gone
+
+
+def _take(table: pa.Table, rows: np.ndarray) -> pa.Table:
+    """The rows at positions ``rows`` (in order): a slice of ``table`` per run of consecutive
+    positions when there are few runs, else a copy."""
+    if not len(rows):
+        return table.slice(0, 0)
+    breaks = np.flatnonzero(np.diff(rows) != 1) + 1
+    if len(breaks) >= SHARED_BLOCKS:
+        return table.take(pa.array(rows))
+    starts = [int(rows[0]), *rows[breaks].tolist()]
+    stops = [*(rows[breaks - 1] + 1).tolist(), int(rows[-1]) + 1]
+    if len(starts) == 1:
+        return table.slice(starts[0], stops[0] - starts[0])
+    return pa.concat_tables([table.slice(a, b - a) for a, b in zip(starts, stops, strict=True)])
+
+
+def in_order(table: pa.Table, request: Any) -> pa.Table:
+    """The rows of ``table`` (joined from several answers) sorted as one answer would be: by
+    series (first appearance), then by the metric's place in the request, then by time; a
+    run of rows of one series and metric entry is moved as a slice.
+
+    Args:
+        table: a report's rows.
+        request: the report's request: its metric order ranks the metrics.
+    """
+    shape = next(s for c, s in _SHAPES.items() if c in table.column_names)
+    order = table_order(table, shape, request_info(request, raw=False))
+    return table if order is None else _take(table, order)
+
+
+def frame_of(table: pa.Table) -> pd.DataFrame:
+    """The pandas frame of a table of :func:`read_rows`' layout (``attrs`` from its
+    metadata: shape and source)."""
+    columns = [
+        c.combine_chunks() if c.num_chunks > SHARED_BLOCKS else c for c in table.itercolumns()
+    ]
+    frame: pd.DataFrame = pa.Table.from_arrays(columns, schema=table.schema).to_pandas()
+    return frame
+
+
+def _join(tables: Sequence[pa.Table]) -> pa.Table:
+    """The tables, one after the other (answers of different columns joined as frames are)."""
+    if len(tables) == 1:
+        return tables[0]
+    if all(t.schema.equals(tables[0].schema) for t in tables):
+        return pa.concat_tables(tables)
+    return table_of(concat_frames([frame_of(t) for t in tables]))

@@ -144,51 +144,6 @@ def _with_columns(frame: pd.DataFrame, dtypes: dict[str, Any]) -> pd.DataFrame:
     return out
 
 
-def owned_rows(
-    frame: pd.DataFrame,
-    start: datetime | pd.Timestamp | str,
-    end: datetime | pd.Timestamp | str,
-    *,
-    first: bool = False,
-    last: bool = False,
-    shape: str | None = None,
-    closed: str = "left",
-) -> pd.DataFrame:
-    """The rows of one window's frame that the window owns.
-
-    A window owns the points whose bucket start (``time_stamp``; ``date`` as UTC midnight for
-    SIM counts; ``start_time`` for current values) lies in ``[start, end)``; the first window
-    also owns what lies before its start, the last what lies at or after its end. With
-    ``closed="right"`` (v2 answers, stamped at the end of each piece of the range) a window
-    owns the stamps in ``(start, end]`` instead.
-
-    Args:
-        frame: the window's frame.
-        start: the window start (timezone-aware, or ISO 8601 text with an offset).
-        end: the window end.
-        first: the window is the first of its pull.
-        last: the window is the last of its pull.
-        shape: the frame's shape; by default :func:`edgereports.schema.shape_of`.
-        closed: ``"left"`` (``[start, end)``, v1) or ``"right"`` (``(start, end]``, v2).
-
-    Returns:
-        ``frame`` itself when it owns every row, else a new frame of the owned rows, with a
-        RangeIndex and a copy of its ``attrs``.
-
-    Raises:
-        InputError: for naive, unreadable or reversed bounds, a frame of no known shape, or
-            an unknown ``closed``.
-    """
-    if closed not in ("left", "right"):
-        raise InputError(f"closed must be 'left' or 'right', got {closed!r}")
-    keep = _owned(frame, start, end, first, last, shape, 0, right=closed == "right")
-    if keep is None:
-        return frame
-    out = _rows(frame, keep)
-    out.attrs = copy.deepcopy(frame.attrs)
-    return out
-
-
 def _owned(
     frame: pd.DataFrame,
     start: object,
@@ -273,9 +228,9 @@ def stitch(parts: Sequence[Window], shape: str | None = None) -> pd.DataFrame:
     Each window keeps the points whose bucket start (``time_stamp``; ``date`` as UTC midnight
     for SIM counts; ``start_time`` for current values) lies in ``[start, end)``; the first
     window also keeps what lies before its start and the last what lies at or after its end
-    (see :func:`owned_rows`). The result is in the canonical order of
-    :func:`edgereports.to_frame` (series by echoed keys, then requested metric, each sorted by
-    time), so a windowed pull equals the same range fetched whole.
+    (the rule of :func:`edgereports.query.timegrid.owned_mask`). The result is in the canonical
+    order of :func:`edgereports.to_frame` (series by echoed keys, then requested metric, each
+    sorted by time), so a windowed pull equals the same range fetched whole.
 
     Args:
         parts: ``(frame, window_start, window_end)`` in window order; bounds are timezone-aware

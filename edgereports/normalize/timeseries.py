@@ -265,8 +265,11 @@ def build_table(
     arrays: list[pa.Array | pa.ChunkedArray] = [pa.array(stamps).view(schema.field(0).type)]
     arrays.extend(block_string_array(per_block, lengths) for per_block in strings.values())
     # NaN is null, as pyarrow reads a frame's floats
-    percentile = np.repeat(np.array(percentiles, dtype=np.float64), lengths)
-    arrays.append(pa.array(percentile, pa.float64(), from_pandas=True))
+    if all(math.isnan(p) for p in percentiles):  # no percentile asked: the common case
+        arrays.append(pa.nulls(sum(lengths), pa.float64()))
+    else:
+        percentile = np.repeat(np.array(percentiles, dtype=np.float64), lengths)
+        arrays.append(pa.array(percentile, pa.float64(), from_pandas=True))
     arrays.append(pa.array(_concat([b.values for b in merged]), pa.float64(), from_pandas=True))
     return pa.Table.from_arrays(arrays, schema=schema)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
@@ -12,16 +12,17 @@ import orjson
 
 from .._dependencies import lazy_import
 from ..config import API_VERSIONS, DEFAULT_MAX_WORKERS, Settings, Timeout, check_api_key
-from ..errors import ConfigError, EdgeReportsError, InputError
+from ..errors import ConfigError, InputError
 from ..normalize.output import check_output, convert
 from ..query import Report
 from .assemble import assemble_pull, parse_json
 from .cache import check_horizon
+from .compare import align_pulled
 from .connection import UsesConnection, open_connection
-from .plan import DEFAULT_POINTS, plan_parts
+from .plan import DEFAULT_POINTS, plan_pull
 from .points import PointsBudget
-from .results import FetchResult, settle
-from .rules import check_partial, mark_time, warn_about
+from .results import FetchResult, settle, warn_about
+from .rules import check_partial
 from .runner import CSV, JSON, PartRunner
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
     from ..normalize.output import Output
     from .cache import Cache, CachedPull
+    from .periods import Comparison
 
 # the store (SQLite, Arrow files) loads for a client that has a cache, not for every client
 _cache = lazy_import("edgereports.reporting.cache")
@@ -404,42 +406,15 @@ class ReportingClient(UsesConnection):
             raise InputError(f"on_error must be 'raise' or 'collect', got {on_error!r}")
         check_output(output)
         check_partial(partial)
-        reports = [self._as_report(report)]
-        comparison = None
-        if compare is not None:
-            from .compare import plan_comparison
-
-            plan_comparison(reports[0], compare)  # checked before any request (the probe too)
-            if output != "pandas":
-                raise InputError(
-                    f"compare= gives a pandas frame; output must be 'pandas', got {output!r}"
-                )
-            if reports[0].relative:  # both periods from one present, the service's
-                span = reports[0].at(self.service_now()).time_range()
-                assert span is not None  # plan_comparison refused keyword ranges
-                reports[0] = reports[0].between(*span)
-            comparison = plan_comparison(reports[0], compare)
-            assert comparison is not None
-            reports.append(comparison.report)
-        result, counts = self._pull(reports, window, accept, refresh, partial)
-        frame = settle(result, counts, 0, on_error)
-        if comparison is None:
-            return convert(frame, output)
-        from .compare import align
-
-        try:
-            if on_error == "collect" and result.frames[1] is None:  # no row of the other period
-                other = frame.iloc[0:0].copy()
-                other.attrs = {"failures": [f.to_dict() for f in result.failures_of(1)]}
-            else:
-                other = settle(result, counts, 1, on_error)
-        except EdgeReportsError as exc:
-            exc.add_note(
-                f"these failures are of the compared period ({comparison.mode}, report 1 of the "
-                "pull); the report's own period was fetched"
+        if compare is not None and output != "pandas":
+            raise InputError(
+                f"compare= gives a pandas frame; output must be 'pandas', got {output!r}"
             )
-            raise
-        return align(frame, other, comparison)
+        reports = [self._as_report(report)]
+        result, comparison = self._pull(reports, window, accept, refresh, partial, compare)
+        if comparison is None:
+            return convert(settle(result, 0, on_error), output)
+        return align_pulled(result, comparison, on_error)
 
     def fetch_many(
         self,
@@ -468,8 +443,9 @@ class ReportingClient(UsesConnection):
             AuthError: the key is refused (at once).
         """
         check_partial(partial)
-        reports_ = [self._as_report(r) for r in reports]
-        result, _ = self._pull(reports_, window, accept, refresh, partial)
+        result, _ = self._pull(
+            [self._as_report(r) for r in reports], window, accept, refresh, partial
+        )
         for frame in result.frames:
             if frame is not None:
                 warn_about(frame, stacklevel=2)
@@ -497,61 +473,43 @@ class ReportingClient(UsesConnection):
 
     def _pull(
         self,
-        reports: Sequence[Report],
+        reports: list[Report],
         window: timedelta | None,
         accept: str,
         refresh: bool,
         partial: str = "keep",
-    ) -> tuple[FetchResult, list[int]]:
+        compare: Compare | None = None,
+    ) -> tuple[FetchResult, Comparison | None]:
+        """One pull: plan the reports' parts (and the other period's), run them, assemble a
+        frame per report; and what the other period is compared with."""
         accept = _check_accept(accept)
         if window is not None and not isinstance(window, timedelta):
             raise InputError(f"window must be a datetime.timedelta, got {window!r}")
-        requests_ = self._requests(reports)  # before any request (the clock's probe included)
-        if any(r.relative for r in reports):  # "7d" means seven of the service's days
-            present = self.service_now()
-            reports = [r.at(present) for r in reports]
-            requests_ = self._requests(reports)
-        points = self._budget.points
-        plans = [plan_parts(i, r, window, points=points) for i, r in enumerate(reports)]
-        parts = [p for plan in plans for branch in plan for p in branch]
-        pull = self._cached_pull(len(reports), accept, refresh)
+        pull = self._cached_pull(len(reports) + (compare is not None), accept, refresh)
+        plans = plan_pull(
+            reports,
+            window,
+            points=self._budget.points,
+            compare=compare,
+            present=self.service_now,
+            max_range=self.max_range,
+        )
         outcomes = self._runner.run(
-            parts, accept, max_workers=self.max_workers, progress=self.progress, pull=pull
+            [p for plan in plans for p in plan.parts],
+            accept,
+            max_workers=self.max_workers,
+            progress=self.progress,
+            pull=pull,
         )
         if pull is not None:
             pull.finish()
-        result, counts = assemble_pull(plans, outcomes, requests_, reports, pull)
-        now, source = self._present()
-        result.frames[:] = [
-            None if f is None else mark_time(f, r, now, source, partial)
-            for f, r in zip(result.frames, reports, strict=True)
-        ]
-        return result, counts
+        result = assemble_pull(plans, outcomes, pull, self._present(), partial)
+        return result, plans[-1].comparison
 
     def _present(self) -> tuple[datetime, str]:
         """The present a pull is judged by, and which clock told it (no request made)."""
         now = self._http.service_now()
         return (now, "service") if now is not None else (datetime.now(UTC), "local")
-
-    def _requests(self, reports: Sequence[Report]) -> list[dict[str, Any]]:
-        """Each report's request, every report validated and its range checked."""
-        requests_ = [r.to_request() for r in reports]
-        for i, r in enumerate(reports):
-            self._check_range(r, i if len(reports) > 1 else None)
-        return requests_
-
-    def _check_range(self, report: Report, index: int | None) -> None:
-        """A range longer than ``max_range`` is an InputError (before any request)."""
-        span = report.time_range()
-        if self.max_range is None or span is None or span[1] - span[0] <= self.max_range:
-            return
-        where = f"reports[{index}]: " if index is not None else ""
-        raise InputError(
-            f"{where}the range {span[0].isoformat()} .. {span[1].isoformat()} covers "
-            f"{(span[1] - span[0]).days:,} days, more than max_range ({self.max_range.days:,} "
-            "days); narrow start/end, or pass ReportingClient(..., max_range=timedelta(...)) "
-            "(None for no bound)"
-        )
 
     def _cached_pull(self, reports: int, accept: str, refresh: bool) -> CachedPull | None:
         if self._cache is None:

@@ -1,103 +1,50 @@
-"""Period over period: the other period's report, and its rows aligned with a frame's.
+"""Period over period: the other period's rows aligned with a frame's.
 
-``client.fetch(report, compare=...)`` pulls the other period through the same client and
-:func:`align` adds :data:`~edgereports.schema.COMPARE_COLUMNS` to the frame: each row meets the
-row of the other period at the same offset (the same bucket count from the period's first
-bucket) with the same account, echoed dimensions, metric, aggregation and percentile.
+``client.fetch(report, compare=...)`` pulls the other period (planned by
+:func:`~.periods.plan_comparison`) in the same pull and :func:`align` adds
+:data:`~edgereports.schema.COMPARE_COLUMNS` to the frame: each row meets the row of the other
+period at the same offset (the same bucket count from the period's first bucket) with the same
+account, echoed dimensions, metric, aggregation and percentile.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..errors import QueryError
-from ..query import Report
+from ..errors import EdgeReportsError
 from ..query.timegrid import floor
-from .periods import COMPARE_MODES, previous_range
-from .plan import bucket_of
+from .periods import COMPARE_MODES, Comparison, plan_comparison
+from .results import FetchResult, settle
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["COMPARE_MODES", "Comparison", "align", "plan_comparison"]
-
-_ALLOWED = "'previous_period', 'previous_year' or a (start, end) pair"
+__all__ = ["COMPARE_MODES", "Comparison", "align", "align_pulled", "plan_comparison"]
 
 
-@dataclass(frozen=True)
-class Comparison:
-    """What a comparison compares: this period and the other one.
-
-    Attributes:
-        mode: ``"previous_period"``, ``"previous_year"`` or ``"range"`` (given by the caller).
-        report: the other period's report (the same report over the other range).
-        start: this period's start.
-        other_start: the other period's start.
-        bucket: the bucket length, or None for a report without buckets (rows then meet by
-            their rank in time within their series).
-    """
-
-    mode: str
-    report: Report
-    start: datetime
-    other_start: datetime
-    bucket: timedelta | None
-
-
-def plan_comparison(report: Report, compare: object) -> Comparison | None:
-    """Check ``compare=`` and build the other period's report (before any request).
-
-    Args:
-        report: the report asked for.
-        compare: None, ``"previous_period"``, ``"previous_year"`` or ``(start, end)`` (any
-            value :meth:`Report.between` takes).
-
-    Returns:
-        The comparison, or None when ``compare`` is None.
+def align_pulled(result: FetchResult, comparison: Comparison, on_error: str) -> pd.DataFrame:
+    """The frame of a pull of both periods (report 0, then the other period's): the first
+    settled (:func:`~.results.settle`) and aligned with the other (:func:`align`).
 
     Raises:
-        QueryError: an unknown value, a report ranged by time keywords (``NOW``,
-            ``LAST ...``) or SIM counts; the message names ``compare`` and what it takes.
+        PartialFailure, EdgeReportsError: as :meth:`ReportingClient.fetch` does; the other
+            period's failures carry a note saying whose they are.
     """
-    if compare is None:
-        return None
-    if isinstance(compare, str):
-        if compare not in COMPARE_MODES:
-            raise QueryError(f"compare must be {_ALLOWED}, got {compare!r}", field="compare")
-    elif not (isinstance(compare, Sequence) and len(compare) == 2):
-        raise QueryError(f"compare must be {_ALLOWED}, got {compare!r}", field="compare")
-    span = report.time_range()
-    if span is None:
-        raise QueryError(
-            "compare needs a report over a range of dates, not one written with time keywords "
-            f"(NOW, LAST ...); got start={report.start!r}, end={report.end!r}",
-            field="compare",
+    frame = settle(result, 0, on_error)
+    try:
+        if on_error == "collect" and result.frames[1] is None:  # no row of the other period
+            other = frame.iloc[0:0].copy()
+            other.attrs = {"failures": [f.to_dict() for f in result.failures_of(1)]}
+        else:
+            other = settle(result, 1, on_error)
+    except EdgeReportsError as exc:
+        exc.add_note(
+            f"these failures are of the compared period ({comparison.mode}, report 1 of the "
+            "pull); the report's own period was fetched"
         )
-    if report.metrics and all(m.name == "sim" for m in report.metrics):
-        raise QueryError(
-            "compare works on time series and current values, not on SIM counts",
-            field="compare",
-        )
-    bucket = bucket_of(report)
-    if isinstance(compare, str):
-        other = report.between(*previous_range(compare, span[0], span[1], bucket))
-        mode = compare
-    else:
-        try:
-            other = report.between(compare[0], compare[1])
-        except QueryError as exc:
-            raise QueryError(f"compare: {exc}", field="compare") from None
-        if other.time_range() is None:
-            raise QueryError(
-                f"compare takes dates, not time keywords; got {tuple(compare)!r}", field="compare"
-            )
-        mode = "range"
-    other_span = other.time_range()
-    assert other_span is not None
-    return Comparison(mode, other, span[0], other_span[0], bucket)
+        raise
+    return align(frame, other, comparison)
 
 
 def align(frame: pd.DataFrame, other: pd.DataFrame, comparison: Comparison) -> pd.DataFrame:

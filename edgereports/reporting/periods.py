@@ -1,6 +1,6 @@
-"""The other period of a comparison: which range it is, and which bucket of it a row is.
+"""The other period of a comparison: which range and which report it is.
 
-Pure arithmetic on datetimes, kept apart from the frames: the previous period of a range of N
+Arithmetic on datetimes, kept apart from the frames: the previous period of a range of N
 buckets is the N buckets before it; the previous year is the same dates a year earlier; a row
 sits at an offset (a bucket count) from the first bucket of its period, and two rows at the same
 offset are compared. Buckets are the time grid's (:mod:`edgereports.query.timegrid`).
@@ -15,14 +15,94 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from ..errors import QueryError
+from ..query import Report
 from ..query.timegrid import bucket_starts
 
-__all__ = ["COMPARE_MODES", "bucket_count", "previous_range", "year_earlier"]
+__all__ = [
+    "COMPARE_MODES",
+    "Comparison",
+    "bucket_count",
+    "plan_comparison",
+    "previous_range",
+    "year_earlier",
+]
 
 #: The named comparisons ``compare=`` takes (besides an explicit ``(start, end)``).
 COMPARE_MODES = ("previous_period", "previous_year")
+_ALLOWED = "'previous_period', 'previous_year' or a (start, end) pair"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What a comparison compares: this period and the other one.
+
+    Attributes:
+        mode: ``"previous_period"``, ``"previous_year"`` or ``"range"`` (given by the caller).
+        report: the other period's report (the same report over the other range).
+        start: this period's start.
+        other_start: the other period's start.
+        bucket: the bucket length, or None for a report without buckets (rows then meet by
+            their rank in time within their series).
+    """
+
+    mode: str
+    report: Report
+    start: datetime
+    other_start: datetime
+    bucket: timedelta | None
+
+
+def plan_comparison(report: Report, compare: object, bucket: timedelta | None) -> Comparison:
+    """Check ``compare=`` and build the other period's report (before any request).
+
+    Args:
+        report: the report asked for.
+        compare: ``"previous_period"``, ``"previous_year"`` or ``(start, end)`` (any value
+            :meth:`Report.between` takes).
+        bucket: the report's bucket length (``edgereports.reporting.plan.bucket_of``), or None.
+
+    Raises:
+        QueryError: an unknown value, a report ranged by time keywords (``NOW``,
+            ``LAST ...``) or SIM counts; the message names ``compare`` and what it takes.
+    """
+    if isinstance(compare, str):
+        if compare not in COMPARE_MODES:
+            raise QueryError(f"compare must be {_ALLOWED}, got {compare!r}", field="compare")
+    elif not (isinstance(compare, Sequence) and len(compare) == 2):
+        raise QueryError(f"compare must be {_ALLOWED}, got {compare!r}", field="compare")
+    span = report.time_range()
+    if span is None:
+        raise QueryError(
+            "compare needs a report over a range of dates, not one written with time keywords "
+            f"(NOW, LAST ...); got start={report.start!r}, end={report.end!r}",
+            field="compare",
+        )
+    if report.metrics and all(m.name == "sim" for m in report.metrics):
+        raise QueryError(
+            "compare works on time series and current values, not on SIM counts",
+            field="compare",
+        )
+    if isinstance(compare, str):
+        other = report.between(*previous_range(compare, span[0], span[1], bucket))
+        mode = compare
+    else:
+        try:
+            other = report.between(compare[0], compare[1])
+        except QueryError as exc:
+            raise QueryError(f"compare: {exc}", field="compare") from None
+        if other.time_range() is None:
+            raise QueryError(
+                f"compare takes dates, not time keywords; got {tuple(compare)!r}", field="compare"
+            )
+        mode = "range"
+    other_span = other.time_range()
+    assert other_span is not None
+    return Comparison(mode, other, span[0], other_span[0], bucket)
 
 
 def bucket_count(start: datetime, end: datetime, bucket: timedelta) -> int:

@@ -1,6 +1,10 @@
-"""Planning a pull: which requests one report becomes.
+"""Planning a pull: which requests its reports become, and what each report is.
 
-Two steps, in this order:
+:func:`plan_pull` checks every report before any request, resolves relative dates, plans the
+other period of ``compare=`` and makes a :class:`Plan` per report: its facts
+(:class:`ReportFacts`: its request, range, bucket, how its answers stamp time, its unpinned
+dimensions and filters), worked out once, which the steps after (running the parts, assembling
+and marking the frame) read instead of the report, and its parts, in two steps, in this order:
 
 1. **Fan-out** (:func:`branches`): a report grouped by a dimension whose filter lists several
    values is sent once per value (the service echoes one value per answer); a report whose
@@ -20,14 +24,17 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from ..errors import InputError
 from ..query import Report
-from ..query.pinning import unpinned_dimensions
+from ..query.pinning import DEVICE_IDS, unpinned_dimensions
 from ..query.terms import Expression, Metric
 from ..query.timegrid import BUCKETS, bucket_length, floor
+from .periods import Comparison, plan_comparison
 
 __all__ = [
     "BUCKETS",
@@ -35,12 +42,16 @@ __all__ = [
     "MAX_WINDOW",
     "Branch",
     "Part",
+    "Plan",
+    "ReportFacts",
     "Window",
     "branches",
     "bucket_of",
     "budget_window",
+    "check_range",
     "metric_groups",
     "plan_parts",
+    "plan_pull",
     "plan_windows",
     "split_window",
     "window_plan",
@@ -352,3 +363,152 @@ def plan_parts(
         else:
             plan.append([Part(index, b, fan, w, _windowed(fan.report, w)) for w in windows])
     return plan
+
+
+# -- a report's facts and its plan ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReportFacts:
+    """What a pull needs to know of one report, worked out once when it is planned.
+
+    Attributes:
+        request: its request (no key in it).
+        span: its range, or None for one written with time keywords.
+        bucket: its bucket length when its rows are buckets (:func:`bucket_of`), else None.
+        at_end: its answers stamp each piece of the range at its end (v2).
+        relative: the relative dates the range was written with, when it was.
+        top_talker: the grouped-by dimensions no filter pins.
+        filters: its filters as ``{dimension: value or values}`` (account first).
+        devices: its device id filters (``msisdn``, ``imsi``) and their values.
+    """
+
+    request: dict[str, Any]
+    span: tuple[datetime, datetime] | None
+    bucket: timedelta | None
+    at_end: bool
+    relative: tuple[str | None, str | None] | None = None
+    top_talker: list[str] = field(default_factory=list)
+    filters: dict[str, Any] = field(default_factory=dict)
+    devices: dict[str, list[str]] = field(default_factory=dict)
+
+
+def report_facts(report: Report) -> ReportFacts:
+    """The facts of ``report`` (:class:`ReportFacts`)."""
+    filters: dict[str, Any] = {}
+    dims = ["account_id", *(f.dimension_name for c in report.clauses or () for f in c.filters)]
+    for dim in dict.fromkeys(dims):
+        values = list(dict.fromkeys(report.filter_values(dim)))
+        if values:
+            filters[dim] = values[0] if len(values) == 1 else values
+    devices = {d: [str(v) for v in report.filter_values(d)] for d in DEVICE_IDS}
+    return ReportFacts(
+        request=report.to_request(),
+        span=report.time_range(),
+        bucket=bucket_of(report),
+        at_end=report.stamps_at_end,
+        relative=report.relative,
+        top_talker=unpinned_dimensions(report),
+        filters=filters,
+        devices={d: v for d, v in devices.items() if v},
+    )
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The parts of one report of a pull, and its facts.
+
+    Attributes:
+        facts: the report's facts.
+        branches: per fan-out branch, its parts (windows in order).
+        comparison: for the other period of ``compare=``, what it is compared with.
+    """
+
+    facts: ReportFacts
+    branches: list[list[Part]]
+    comparison: Comparison | None = None
+
+    @property
+    def parts(self) -> list[Part]:
+        """Every part, branch by branch."""
+        return [p for branch in self.branches for p in branch]
+
+
+def plan_pull(
+    reports: list[Report],
+    window: timedelta | None,
+    *,
+    points: int = DEFAULT_POINTS,
+    compare: object = None,
+    present: Callable[[], datetime] | None = None,
+    max_range: timedelta | None = None,
+) -> list[Plan]:
+    """The plan of each report of a pull (:func:`report_facts`, :func:`plan_parts`), and of
+    the other period of ``compare=`` after them.
+
+    Every report, its range and ``compare`` are checked before anything is asked of the
+    service, the present included; relative dates (``"7d"``) then resolve against
+    ``present()``, the service's, and the other period is the resolved report's.
+
+    Args:
+        reports: the reports.
+        window: a forced window length, else the budget decides.
+        points: the budget of one request in points (buckets x metrics).
+        compare: None, or ``compare=`` of ``fetch`` (:func:`~.periods.plan_comparison`).
+        present: the service's present, asked only for reports with relative dates.
+        max_range: the longest range a report may cover (None: no bound).
+
+    Raises:
+        QueryError: an invalid report or ``compare``.
+        InputError: a range longer than ``max_range``, or a ``window`` that is not a whole
+            number of the report's buckets.
+    """
+    for i, r in enumerate(reports):
+        r.to_request()
+        check_range(r, max_range, i if len(reports) > 1 else None)
+    comparison = None if compare is None else _compared(reports[0], compare, max_range)
+    if present is not None and any(r.relative for r in reports):
+        now = present()
+        return plan_pull(
+            [r.at(now) for r in reports],
+            window,
+            points=points,
+            compare=compare,
+            max_range=max_range,
+        )
+    pulled = [(r, None) for r in reports] + (
+        [(comparison.report, comparison)] if comparison else []
+    )
+    return [
+        Plan(report_facts(r), plan_parts(i, r, window, points=points), other)
+        for i, (r, other) in enumerate(pulled)
+    ]
+
+
+def _compared(report: Report, compare: object, max_range: timedelta | None) -> Comparison:
+    """The other period of ``compare=`` (:func:`~.periods.plan_comparison`), its range
+    checked."""
+    bucket = bucket_of(report)
+    comparison = plan_comparison(report, compare, bucket)
+    check_range(comparison.report, max_range, 1)
+    return comparison
+
+
+def check_range(report: Report, max_range: timedelta | None, index: int | None = None) -> None:
+    """A range longer than ``max_range`` is an InputError (before any request).
+
+    Args:
+        report: the report.
+        max_range: the longest range allowed, or None.
+        index: the report's place in a pull of several, named in the message.
+    """
+    span = report.time_range()
+    if max_range is None or span is None or span[1] - span[0] <= max_range:
+        return
+    where = f"reports[{index}]: " if index is not None else ""
+    raise InputError(
+        f"{where}the range {span[0].isoformat()} .. {span[1].isoformat()} covers "
+        f"{(span[1] - span[0]).days:,} days, more than max_range ({max_range.days:,} "
+        "days); narrow start/end, or pass ReportingClient(..., max_range=timedelta(...)) "
+        "(None for no bound)"
+    )

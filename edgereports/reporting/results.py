@@ -1,16 +1,19 @@
-"""The results of a pull: failed parts and the per-report frames of :meth:`fetch_many`."""
+"""The results of a pull: the per-report frames of :meth:`fetch_many`, the failed parts, and
+the warnings a frame's ``attrs`` call for (:func:`warn_about`)."""
 
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..errors import PartialFailure
+from ..errors import EmptyResultWarning, PartialBucketWarning, PartialFailure, TopTalkerWarning
+from ..query.pinning import top_talker_message
 from ..query.terms import Expression
 from .plan import Window
-from .rules import warn_about
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -20,8 +23,11 @@ __all__ = [
     "Failure",
     "FetchResult",
     "all_failed",
+    "describe_empty",
     "describe_failures",
+    "describe_partial",
     "settle",
+    "warn_about",
 ]
 
 #: What to do when nothing listens at the reporting address.
@@ -168,6 +174,7 @@ class FetchResult:
         frames: one frame per report, in order; None for a report none of whose parts
             succeeded (its failures say why).
         failures: every failed part, in plan order.
+        parts: per report, how many requests it made.
 
     Example:
         >>> result = client.fetch_many([report, report.between("2022-06-01", "2022-06-08")])
@@ -178,6 +185,7 @@ class FetchResult:
 
     frames: list[pd.DataFrame | None]
     failures: list[Failure] = field(default_factory=list)
+    parts: list[int] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -189,24 +197,127 @@ class FetchResult:
         return [f for f in self.failures if f.report == report]
 
 
-def settle(result: FetchResult, counts: list[int], index: int, on_error: str) -> pd.DataFrame:
-    """The frame of report ``index`` of a pull, or the error its failed parts make.
+def settle(result: FetchResult, index: int, on_error: str) -> pd.DataFrame:
+    """The frame of report ``index`` of a pull, or the error its failed parts make; the
+    warnings its ``attrs`` call for are emitted either way.
 
     With ``on_error="collect"`` a frame some of whose parts failed carries them in
     ``attrs["failures"]``; with ``"raise"`` it travels in a :class:`PartialFailure`.
     """
-    frame = result.frames[index]
-    failures = result.failures_of(index)
+    frame, failures = result.frames[index], result.failures_of(index)
+    error: BaseException | None = None
+    if failures and frame is None:
+        error = all_failed(failures, result.parts[index])
+    elif failures and on_error == "raise":
+        error = PartialFailure(
+            describe_failures(failures, result.parts[index]), failures=failures, frame=frame
+        )
+    elif failures and frame is not None:
+        frame.attrs["failures"] = [f.to_dict() for f in failures]
     if frame is not None:
         warn_about(frame, stacklevel=3)
-    if not failures:
-        assert frame is not None
-        return frame
-    if frame is None:
-        raise all_failed(failures, counts[index]) from None
-    if on_error == "raise":
-        raise PartialFailure(
-            describe_failures(failures, counts[index]), failures=failures, frame=frame
-        )
-    frame.attrs["failures"] = [f.to_dict() for f in failures]
+    if error is not None:
+        raise error from None
+    assert frame is not None
     return frame
+
+
+def describe_partial(frame: pd.DataFrame) -> str | None:
+    """One line naming the buckets the range covers only in part, or None.
+
+    Example:
+        >>> import pandas as pd
+        >>> df = pd.DataFrame()
+        >>> df.attrs = {"partial": "keep", "request": {"granularity": "DAY"}, "partial_buckets":
+        ...             [{"start": "2022-06-30T00:00:00+00:00", "share": 0.229}]}
+        >>> describe_partial(df).split(";")[0]
+        'the range covers 1 DAY bucket only in part (2022-06-30T00:00Z: 23%)'
+    """
+    parts = frame.attrs.get("partial_buckets") or []
+    if not parts or frame.attrs.get("partial") == "drop":
+        return None
+    grain = (frame.attrs.get("request") or {}).get("granularity") or "DAY"
+    shown = ", ".join(f"{p['start'].replace(':00+00:00', 'Z')}: {p['share']:.0%}" for p in parts)
+    noun = "bucket" if len(parts) == 1 else "buckets"
+    return (
+        f"the range covers {len(parts)} {grain} {noun} only in part ({shown}); "
+        f"{'it is' if len(parts) == 1 else 'they are'} kept whole and count"
+        f'{"s" if len(parts) == 1 else ""} time outside the range: pass partial="drop" to '
+        "keep whole buckets only"
+    )
+
+
+def describe_empty(frame: pd.DataFrame) -> str | None:
+    """One line naming the filters that matched nothing, or None when nothing is empty.
+
+    Example:
+        >>> import pandas as pd
+        >>> df = pd.DataFrame()
+        >>> df.attrs = {"empty": [{"account_id": "A", "msisdn": "91"}],
+        ...             "request": {"start_date_time": "2024-06-01", "end_date_time": "2024-06-02"}}
+        >>> describe_empty(df)
+        'no rows for account_id=A, msisdn=91 from 2024-06-01 to 2024-06-02'
+    """
+    empty = frame.attrs.get("empty") or []
+    if not empty:
+        return None
+    request = frame.attrs.get("request") or {}
+    span = f" from {request.get('start_date_time')} to {request.get('end_date_time')}"
+    named = "; ".join(
+        ", ".join(f"{k}={_text(v)}" for k, v in item.items()) or "the report" for item in empty
+    )
+    if len(frame):
+        return f"{len(empty)} filter value(s) matched no row{span}: {named}"
+    return f"no rows for {named}{span}{_after_present(frame)}"
+
+
+def _after_present(frame: pd.DataFrame) -> str:
+    """``": the range starts after the service's present (...)"`` when it does."""
+    clock = frame.attrs.get("clock") or {}
+    start = (frame.attrs.get("request") or {}).get("start_date_time")
+    try:
+        begin, now = datetime.fromisoformat(str(start)), datetime.fromisoformat(clock["now"])
+    except (KeyError, TypeError, ValueError):
+        return ""
+    if begin.tzinfo is None or begin < now:
+        return ""
+    whose = "the service's present" if clock.get("source") == "service" else "the present"
+    return f": the range starts after {whose} ({now.isoformat(timespec='seconds')})"
+
+
+def _text(value: Any) -> str:
+    return ",".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _aggregations(frame: pd.DataFrame) -> list[str | None]:
+    """The aggregations the frame's request asked for (what its top talker's rows are)."""
+    metrics = (frame.attrs.get("request") or {}).get("metrics") or []
+    return [m.get("aggregation_type") for m in metrics if isinstance(m, dict)]
+
+
+def warn_about(frame: pd.DataFrame, stacklevel: int) -> None:
+    """Emit the warnings ``frame.attrs`` calls for (top talker, partial buckets, devices not
+    on the account, empty results), in that order."""
+    found: list[tuple[str | None, type[Warning]]] = [
+        (describe_partial(frame), PartialBucketWarning),
+        (_absent(frame), EmptyResultWarning),
+        (describe_empty(frame), EmptyResultWarning),
+    ]
+    aggregations = _aggregations(frame)
+    unpinned = frame.attrs.get("top_talker") or []
+    if unpinned:
+        found.insert(0, (top_talker_message(unpinned, aggregations), TopTalkerWarning))
+    for message, category in found:
+        if message:
+            warnings.warn(message, category, stacklevel=stacklevel + 1)
+
+
+def _absent(frame: pd.DataFrame) -> str | None:
+    """One line naming the devices not on the account, or None."""
+    absent = frame.attrs.get("not_on_account") or []
+    if not absent:
+        return None
+    return (
+        f"{', '.join(absent)}: not a device of the account at that time (unknown, or its SIM "
+        "not active then): no row"
+    )

@@ -1,12 +1,11 @@
-"""Running a pull's parts: the worker threads, and one part's request and owned rows.
+"""Running a pull's parts: the worker threads, and one part's request and rows.
 
 A part (:mod:`.plan`) is one window of one fan-out value. Each runs on one of the client's
 worker threads, at most ``max_workers`` at once on every pull: its request is sent (in pieces
 when its window holds more points than the budget, or when the service answers that it is too
-large, which also lowers the budget for the parts still waiting), its answer is decoded (a
-small JSON time series is kept as points, :class:`~edgereports.normalize.parts.SeriesPart`,
-with no frame) and cut to the rows its window owns. :mod:`.assemble` then makes one frame of
-the parts.
+large, which also lowers the budget for the parts still waiting) and its answer is read into its
+rows (:func:`~.assemble.answer_rows`), an Arrow table built on the assembling thread.
+:mod:`.assemble` then keeps the rows each part owns and makes one frame of them.
 """
 
 from __future__ import annotations
@@ -19,19 +18,22 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from .._dependencies import lazy_import
 from ..errors import AuthError, EdgeReportsError
 from ..progress import open_progress
 from ..query import Report
-from .assemble import answer_frame, answer_part, join_parts, owned
+from .assemble import answer_rows
 from .plan import Part, Window, bucket_of, split_window, window_points
 from .points import PointsBudget, says_too_large
 
 if TYPE_CHECKING:
-    import pandas as pd
     import requests
 
-    from ..normalize.parts import SeriesPart
+    from ..normalize.parts import Rows
     from .cache import CachedPull
+
+# the readers load once a pull's first requests are out
+_rows = lazy_import("edgereports.normalize.parts")
 
 __all__ = ["CSV", "JSON", "PartRunner"]
 
@@ -71,9 +73,9 @@ class PartRunner:
         progress: bool | None,
         pull: CachedPull | None = None,
     ) -> list[Any]:
-        """Run every part (through the cache, with one); returns per part its frame or its
+        """Run every part (through the cache, with one); returns per part its rows or its
         error (AuthError aborts)."""
-        run: Callable[[Part, str], pd.DataFrame | SeriesPart] = self._part
+        run: Callable[[Part, str], Rows] = self._part
         if pull is not None:
             run = functools.partial(self._cached_part, pull)
         outcomes: list[Any] = [None] * len(parts)
@@ -86,9 +88,9 @@ class PartRunner:
                 bar.update(len(held))
                 for i, part in enumerate(parts):
                     if i in held:
-                        outcomes[i] = held.pop(i)
+                        outcomes[i] = _rows.Rows.of(held.pop(i))
                         continue
-                    outcomes[i] = self._outcome(functools.partial(pull.hit, part))
+                    outcomes[i] = self._outcome(functools.partial(_hit, pull, part))
                     if outcomes[i] is None:
                         todo.append((i, part))
                     else:
@@ -107,7 +109,7 @@ class PartRunner:
             futures = [pool.submit(work, item) for item in todo]
             # the readers load on this thread while the first answers travel, rather than in
             # a worker whose answer is in while the others wait on that import
-            _import_readers()
+            _rows.read_rows  # noqa: B018 - the proxy imports the module on first access
             self._join(futures, bar.update)
             return outcomes
         finally:
@@ -153,7 +155,7 @@ class PartRunner:
             workers.shutdown(wait=True)
 
     @staticmethod
-    def _outcome(call: Callable[[], pd.DataFrame | SeriesPart | None]) -> Any:
+    def _outcome(call: Callable[[], Rows | None]) -> Any:
         try:
             return call()
         except AuthError:
@@ -161,31 +163,18 @@ class PartRunner:
         except EdgeReportsError as exc:
             return exc
 
-    def _cached_part(self, pull: CachedPull, part: Part, accept: str) -> pd.DataFrame | SeriesPart:
-        """``part`` served from the cache's chunks, its missing chunks fetched (a small
-        answer's points kept as such when they are the whole part, as without a cache)."""
-        return pull.part(part, lambda missing: self._part(missing, accept))
-
-    def _part(self, part: Part, accept: str) -> pd.DataFrame | SeriesPart:
-        rows = self._window_frame(part.sent, part.window, accept, str(part))
-        # imported once the answer is in (it loads the readers): the first request leaves first
-        from ..normalize.parts import SeriesPart
-
-        if isinstance(rows, SeriesPart):
-            # one frame of every part at the end needs every metric in each part
-            return rows if part.fan.metrics is None else rows.frame()
-        # the pull's frame takes the report's request: a copy per part would only take room
-        rows.attrs = {k: v for k, v in rows.attrs.items() if k != "request"}
+    def _cached_part(self, pull: CachedPull, part: Part, accept: str) -> Rows:
+        """``part`` served from the cache's chunks, its missing chunks fetched."""
+        got = pull.part(part, lambda missing: self._part(missing, accept).table())
+        rows: Rows = _rows.Rows.of(got)
         return rows
 
-    def _window_frame(
-        self, sent: Report, window: Window | None, accept: str, what: str
-    ) -> pd.DataFrame | SeriesPart:
-        """One window's owned rows; a window over the budget is fetched in pieces.
+    def _part(self, part: Part, accept: str) -> Rows:
+        return self._window_rows(part.sent, part.window, accept, str(part))
 
-        A small JSON time series comes back as a :class:`SeriesPart` (its points, no frame;
-        ``.frame()`` gives the frame), anything else as a frame.
-        """
+    def _window_rows(self, sent: Report, window: Window | None, accept: str, what: str) -> Rows:
+        """One window's rows, as the service answered them; a window over the budget is
+        fetched in pieces."""
         bucket = bucket_of(sent) if window is not None else None
         # a window of more than one bucket can be cut in pieces: over the budget, it is
         points = 0
@@ -202,31 +191,30 @@ class PartRunner:
             assert window is not None and bucket is not None
             self._budget.shrink(points)
             return self._pieces(sent, window, bucket, accept, what)
-        if window is not None and accept == JSON:
-            series = answer_part(body, sent, what, self._redact)
-            if series is not None:
-                return owned(series, window, stamps_at_end=sent.stamps_at_end)
-        frame = answer_frame(body, request, accept == CSV, what, self._redact)
-        del body
-        return owned(frame, window, stamps_at_end=sent.stamps_at_end)
+        return answer_rows(body, sent, accept == CSV, what, self._redact)
 
     def _pieces(
         self, sent: Report, window: Window, bucket: timedelta, accept: str, what: str
-    ) -> pd.DataFrame | SeriesPart:
-        """``window`` fetched as pieces within the budget: their owned rows, sorted as one
-        answer would be."""
+    ) -> Rows:
+        """``window`` fetched as pieces within the budget: the rows each piece owns, sorted
+        as one answer for the window would be."""
         buckets = max(1, self._budget.points // max(1, len(sent.metrics)))
         pieces = split_window(window, bucket, bucket * buckets)
-        frames = []
+        tables, owners = [], []
         for i, piece in enumerate(pieces):
             start = sent.start if i == 0 else piece.start
             end = sent.end if i == len(pieces) - 1 else piece.end
             assert start is not None and end is not None
-            frames.append(self._window_frame(sent.between(start, end), piece, accept, what))
-        return join_parts(frames, sent.to_request())
+            tables.append(self._window_rows(sent.between(start, end), piece, accept, what).table())
+            owners.append(
+                (piece.start, piece.end, piece.index == 0, piece.index == piece.count - 1)
+            )
+        joined, _ = _rows.owned(tables, owners, at_end=sent.stamps_at_end)
+        rows: Rows = _rows.Rows.of(_rows.in_order(joined, sent.to_request()))
+        return rows
 
 
-def _import_readers() -> None:
-    """What a part needs once its answer is in: the readers and the stitching (its window's
-    owned rows)."""
-    from ..normalize import parts, stitching  # noqa: F401
+def _hit(pull: CachedPull, part: Part) -> Rows | None:
+    """The rows of ``part`` when the cache holds all of them, else None."""
+    table = pull.hit(part)
+    return None if table is None else _rows.Rows.of(table)

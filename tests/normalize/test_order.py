@@ -1,4 +1,4 @@
-"""canonical_order (the row order of one answer) and owned_rows (ownership of one window)."""
+"""canonical_order (the row order of one answer) and the rows a window owns."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from edgereports.errors import InputError
 from edgereports.normalize import concat_frames, stitch
 from edgereports.normalize._order import Keys, _row_order, _run_order, _runs
 from edgereports.normalize._request import request_info
-from edgereports.normalize.stitching import canonical_order, owned_rows
+from edgereports.normalize.parts import frame_of, owned, table_of
+from edgereports.normalize.stitching import canonical_order
 from edgereports.schema import empty_frame, validate_frame
 
 T0 = datetime(2022, 7, 7, tzinfo=UTC)
@@ -210,30 +211,31 @@ def test_canonical_order_rejects(frame: pd.DataFrame, shape: str | None, message
         canonical_order(frame, shape=shape)
 
 
-def test_owned_rows_keeps_the_window_and_the_open_ends() -> None:
-    frame = part(MSISDNS[0], 0, [0, 1, 2, 3, 4])
-    frame.attrs = {"shape": "timeseries", "source": "json", "request": {"k": [1]}}
+def test_a_window_owns_its_rows_and_the_open_ends() -> None:
+    table = table_of(part(MSISDNS[0], 0, [0, 1, 2, 3, 4]))
     lo, hi = T0 + HOUR, T0 + 3 * HOUR
-    middle = owned_rows(frame, lo, hi)
-    assert middle["value"].tolist() == [1.0, 2.0]
-    assert list(middle.index) == [0, 1]
-    assert middle.attrs == frame.attrs and middle.attrs["request"] is not frame.attrs["request"]
-    assert owned_rows(frame, lo, hi, first=True)["value"].tolist() == [0.0, 1.0, 2.0]
-    assert owned_rows(frame, lo, hi, last=True)["value"].tolist() == [1.0, 2.0, 3.0, 4.0]
-    assert owned_rows(frame, lo, hi, first=True, last=True) is frame
-    assert owned_rows(frame, T0, T0 + 9 * HOUR) is frame
-    assert len(frame) == 5  # the input is left as it was
+
+    def values(first: bool, last: bool) -> list[float]:
+        kept, _ = owned([table], [(lo, hi, first, last)])
+        return list(kept.column("value").to_pylist())
+
+    assert values(False, False) == [1.0, 2.0]
+    assert values(True, False) == [0.0, 1.0, 2.0]
+    assert values(False, True) == [1.0, 2.0, 3.0, 4.0]
+    assert owned([table], [(lo, hi, False, False)])[1] == [2]  # two rows at or after the end
+    assert owned([table], [(T0, T0 + 9 * HOUR, False, False)])[0] is table
+    assert table.num_rows == 5  # the input is left as it was
 
 
-def test_owned_rows_agrees_with_stitch() -> None:
+def test_the_owned_rows_of_a_pull_agree_with_stitch() -> None:
     frames = [part(MSISDNS[0], 0, [0, 1, 2]), part(MSISDNS[0], 0, [2, 3, 4])]
     bounds = [(T0, T0 + 2 * HOUR), (T0 + 2 * HOUR, T0 + 5 * HOUR)]
-    kept = [
-        owned_rows(f, lo, hi, first=k == 0, last=k == 1)
-        for k, (f, (lo, hi)) in enumerate(zip(frames, bounds, strict=True))
-    ]
+    kept, _ = owned(
+        [table_of(f) for f in frames],
+        [(lo, hi, k == 0, k == 1) for k, (lo, hi) in enumerate(bounds)],
+    )
     stitched = stitch([(f, lo, hi) for f, (lo, hi) in zip(frames, bounds, strict=True)])
-    pd.testing.assert_frame_equal(concat_frames(kept), stitched)
+    pd.testing.assert_frame_equal(frame_of(kept), stitched, check_like=False)
 
 
 @pytest.mark.parametrize(
@@ -254,11 +256,12 @@ def test_owned_rows_agrees_with_stitch() -> None:
         ),
     ],
 )
-def test_owned_rows_rejects(frame: pd.DataFrame, start: Any, end: Any, message: str) -> None:
+def test_stitch_rejects_windows(frame: pd.DataFrame, start: Any, end: Any, message: str) -> None:
     with pytest.raises(InputError, match=message):
-        owned_rows(frame, start, end)
+        stitch([(frame, start, end), (frame, T0 + HOUR, T0 + 2 * HOUR)])
 
 
-def test_owned_rows_of_an_empty_frame() -> None:
-    empty = empty_frame("timeseries", ["msisdn"])
-    assert owned_rows(empty, T0, T0 + HOUR) is empty
+def test_the_owned_rows_of_an_empty_answer() -> None:
+    empty = table_of(empty_frame("timeseries", ["msisdn"]))
+    kept, after = owned([empty], [(T0, T0 + HOUR, False, False)])
+    assert kept.num_rows == 0 and after == [0]

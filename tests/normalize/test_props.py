@@ -9,7 +9,6 @@ from typing import Any
 
 import orjson
 import pandas as pd
-import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -17,7 +16,7 @@ from hypothesis import strategies as st
 from edgereports.errors import SchemaError
 from edgereports.normalize import read_csv, to_frame
 from edgereports.normalize._arrowjson import read_timeseries
-from edgereports.normalize.parts import build_parts, read_part
+from edgereports.normalize.parts import frame_of, in_order, owned, read_rows, table_of
 from edgereports.schema import schema_for
 
 OFFSETS = {
@@ -180,15 +179,11 @@ def test_valid_time_series_never_raise_and_keep_every_point(case: Any) -> None:
     if fast is not None:
         pd.testing.assert_frame_equal(fast, attrs_free(slow))
     for arrow in (None, 0):  # the client's paths for answers of a pull: orjson and pyarrow
-        part = read_part(orjson.dumps(payload), request, arrow_min_bytes=arrow)
-        assert part is not None
-        built = build_parts([part], request)
-        assert built is not None
+        part = read_rows(orjson.dumps(payload), request, csv=False, arrow_min_bytes=arrow).table()
+        built = frame_of(part)
         pd.testing.assert_frame_equal(attrs_free(built), attrs_free(df))
-        # the table the cache stores, built from the points: that of the part's frame
-        expected = pa.Table.from_pandas(part.frame(), preserve_index=False)
-        assert part.table().equals(expected, check_metadata=True)
-        assert part.table().to_pandas().equals(part.frame())
+        # the table built from the points is that of the answer's frame
+        assert part.equals(table_of(df), check_metadata=True)
 
 
 @SETTINGS
@@ -200,13 +195,11 @@ def test_small_answers_split_in_two_windows_build_the_whole_frame(case: Any, cut
     payload, request, _ = case
     body = orjson.dumps(payload)
     low, high = datetime(2000, 1, 1, tzinfo=UTC), datetime(2099, 1, 1, tzinfo=UTC)
-    parts = [read_part(body, request), read_part(body, request)]
-    assert parts[0] is not None and parts[1] is not None
-    first = parts[0].owned(low, cut, first=True, last=False)
-    second = parts[1].owned(cut, high, first=False, last=True)
-    built = build_parts([first, second], request)
-    assert built is not None
-    assert len(first) + len(second) == len(built)
+    first, second = read_rows(body, request, csv=False), read_rows(body, request, csv=False)
+    owners = [(low, cut, True, False), (cut, high, False, True)]
+    kept, _ = owned([first.table(), second.table()], owners)
+    built = frame_of(in_order(kept, request))
+    assert first.table().num_rows == len(built)
     pd.testing.assert_frame_equal(attrs_free(built), attrs_free(to_frame(payload, request)))
 
 
@@ -337,15 +330,13 @@ def test_mutated_payloads_give_a_frame_or_schema_error(payload: Any) -> None:
         pd.testing.assert_frame_equal(fast, attrs_free(from_dict))
     for arrow in (None, 0):  # the orjson and the pyarrow path of a pull's answers
         try:
-            part = read_part(body, None, arrow_min_bytes=arrow)
+            part = read_rows(body, None, csv=False, arrow_min_bytes=arrow).table()
         except SchemaError:
-            assert from_bytes is None, "the small-answer path rejects what to_frame accepts"
+            assert from_bytes is None, "a pull's reader rejects what to_frame accepts"
             continue
-        if part is not None:
-            assert from_bytes is not None, "the small-answer path accepted what to_frame rejects"
-            built = build_parts([part], None)
-            assert built is not None
-            pd.testing.assert_frame_equal(attrs_free(built), attrs_free(from_bytes))
+        assert from_bytes is not None, "a pull's reader accepted what to_frame rejects"
+        built = frame_of(part)
+        pd.testing.assert_frame_equal(attrs_free(built), attrs_free(from_bytes))
 
 
 @settings(max_examples=150, deadline=None)

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from edgereports.errors import InputError
 from edgereports.normalize import concat_frames, stitch, to_frame
-from edgereports.normalize.parts import build_parts, read_part
+from edgereports.normalize.parts import frame_of, in_order, owned, read_rows
+from edgereports.normalize.timeseries import read_blocks
 from edgereports.schema import empty_frame, validate_frame
 
 IST = timezone(timedelta(hours=5, minutes=30))
@@ -117,21 +118,21 @@ def test_ownership_rules_on_a_small_example() -> None:
     assert out["metric"].tolist()[:5] == ["uplink_bytes"] * 5
 
 
-def test_a_part_trimmed_at_the_range_end_shares_its_points_and_its_frame_can_be_written() -> None:
-    """The range rule on a pull's part keeps views of its points (no copy of every point for
-    the one bucket at the end), and the frame built from them owns writable columns."""
+def test_a_part_trimmed_at_the_range_end_shares_its_rows_and_its_frame_can_be_written() -> None:
+    """The range rule on a pull's part keeps slices of its table (no copy of every row for
+    the one bucket at the end), counts what went, and the frame built from it owns writable
+    columns."""
     lo, hi = datetime(2022, 7, 7, 4, tzinfo=UTC), datetime(2022, 7, 7, 9, tzinfo=UTC)
     req = request(lo, hi)
     body = orjson.dumps(answer(lo, hi, point_at_end=True, reverse=False))
-    part = read_part(body, req)
-    assert part is not None and len(part) == 12  # 5 buckets and the one at the end, 2 metrics
-    kept = part.owned(lo, hi, first=True, last=False)
-    assert len(kept) == 10
-    for block, trimmed in zip(part.blocks, kept.blocks, strict=True):
-        assert np.shares_memory(block.stamps, trimmed.stamps)
-        assert np.shares_memory(block.values, trimmed.values)
-    frame = build_parts([kept], req)
-    assert frame is not None
+    part = read_rows(body, req, csv=False).table()
+    assert part.num_rows == 12  # 5 buckets and the one at the end, 2 metrics
+    kept, (after,) = owned([part], [(lo, hi, True, False)])
+    assert (kept.num_rows, after) == (10, 2)
+    values = part["value"].chunk(0).to_numpy()
+    for chunk in kept["value"].chunks:
+        assert np.shares_memory(values, chunk.to_numpy())
+    frame = frame_of(kept)
     whole = to_frame(body, req)
     in_range = whole[whole["time_stamp"] < pd.Timestamp(hi)].reset_index(drop=True)
     pd.testing.assert_frame_equal(frame, in_range)
@@ -261,15 +262,14 @@ def test_the_metrics_of_a_series_share_one_parse_of_their_stamps_and_keep_their_
     payload["result"].append(
         [{**p, "aggregation_type": "AVERAGE", "value": i} for i, p in enumerate(later)]
     )
-    part = read_part(orjson.dumps(payload), req)
-    assert part is not None
-    first, second, third = part.blocks
+    (first, second, third), _ = read_blocks(orjson.loads(orjson.dumps(payload)), owned=True)
     assert first.stamps is second.stamps and not first.stamps.flags.writeable
     assert third.stamps is not second.stamps
     cut = lo + HOUR * 2
-    kept = part.owned(cut, hi, first=False, last=True)
-    frame = build_parts([kept], req)
-    assert frame is not None
+    kept, _ = owned(
+        [read_rows(orjson.dumps(payload), req, csv=False).table()], [(cut, hi, False, True)]
+    )
+    frame = frame_of(in_order(kept, req))
     expected = sorted(
         (p["name"], p["aggregation_type"], datetime.fromisoformat(p["time_stamp"]), p["value"])
         for array in payload["result"]

@@ -109,7 +109,7 @@ def test_an_empty_answer_after_the_present_says_so(sandbox: SandboxHandle) -> No
     after = "starts after the service's present"
     with _client(sandbox) as client, pytest.warns(er.EmptyResultWarning, match=after):
         frame = client.fetch(report)
-    assert frame.empty and "2022-07-08T04:30" in er.reporting.rules.describe_empty(frame)
+    assert frame.empty and "2022-07-08T04:30" in er.reporting.results.describe_empty(frame)
 
 
 def test_v1_and_v2_daily_frames_join_on_the_bucket_each_row_covers(sandbox: SandboxHandle) -> None:

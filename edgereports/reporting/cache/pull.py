@@ -32,6 +32,7 @@ from .rows import (
     contiguous_runs,
     newest,
     rows_per_chunk,
+    rows_within,
     stamps_of,
     within,
 )
@@ -41,17 +42,15 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-    from ...normalize.parts import SeriesPart
-
     #: a run's answer, claimed by the part that fetches it, awaited by the others
-    Claim = Future[pd.DataFrame | SeriesPart]
+    Claim = Future[pa.Table]
 
 __all__ = ["CacheStats", "CachedPull"]
 
 _UNWRITABLE = "the cache directory could not be written"
 
-#: fetches a part: its frame, or a small answer's points (a ``SeriesPart``: no frame built)
-Fetch = Callable[[Part], "pd.DataFrame | SeriesPart"]
+#: fetches a part: its rows, as an Arrow table
+Fetch = Callable[[Part], "pa.Table"]
 
 
 @dataclass
@@ -133,9 +132,7 @@ class CachedPull:
         #: the chunks a part of this pull fetches (or fetched), by series: one fetch each
         self._fetching: dict[str, dict[Chunk, Claim]] = {}
 
-    def final(
-        self, run: list[Chunk], frame: pd.DataFrame | SeriesPart, bucket: timedelta
-    ) -> list[Chunk]:
+    def final(self, run: list[Chunk], frame: pa.Table, bucket: timedelta) -> list[Chunk]:
         """The chunks of ``run`` that may be stored as final after ``frame`` was fetched
         (see :func:`.trust.final_chunks`)."""
         return final_chunks(
@@ -212,30 +209,18 @@ class CachedPull:
             for name, n in counts.items():
                 setattr(stats, name, getattr(stats, name) + n)
 
-    def whole_hits(self, parts: Sequence[Part]) -> dict[int, pd.DataFrame]:
+    def whole_hits(self, parts: Sequence[Part]) -> dict[int, pa.Table]:
         """The parts (by position) held whole in one stored segment each, every row of which
-        lies in the part's range: their tables are joined and converted to pandas once (a
-        conversion per part would cost more than its rows), each part a slice of the result.
-        """
-        import pyarrow as pa
-
+        lies in the part's range: their tables, read on the caller's thread (a thread would
+        only add cost)."""
         self._note_empty(parts)
-        found: list[tuple[int, Part, pa.Table, dict[str, Any], int]] = []
+        out: dict[int, pa.Table] = {}
         for i, part in enumerate(parts):
             whole = self._whole(part)
             if whole is not None:
-                found.append((i, part, *whole))
-        if not found:
-            return {}
-        joined = pa.concat_tables([table for _, _, table, _, _ in found]).to_pandas()
-        out: dict[int, pd.DataFrame] = {}
-        at = 0
-        for i, part, table, attrs, chunks_held in found:
-            frame = joined.iloc[at : at + table.num_rows].reset_index(drop=True)
-            at += table.num_rows
-            frame.attrs = dict(attrs)
-            self._count(part.report, hits=chunks_held)
-            out[i] = frame
+                table, chunks_held = whole
+                self._count(part.report, hits=chunks_held)
+                out[i] = table
         return out
 
     def _note_empty(self, parts: Sequence[Part]) -> None:
@@ -274,9 +259,9 @@ class CachedPull:
         self._known[id(part)] = known
         return known
 
-    def _whole(self, part: Part) -> tuple[pa.Table, dict[str, Any], int] | None:
-        """``part``'s segment, its attrs and its chunk count, when one segment holds the whole
-        part and nothing outside its range (else None: the part goes the usual way)."""
+    def _whole(self, part: Part) -> tuple[pa.Table, int] | None:
+        """``part``'s segment and its chunk count, when one segment holds the whole part and
+        nothing outside its range (else None: the part goes the usual way)."""
         import pyarrow.compute as pc
 
         facts = self._facts(part)
@@ -292,13 +277,13 @@ class CachedPull:
         got = self.cache.store.read_table(next(iter(stored.values())), series, names)
         if got is None or "time_stamp" not in got[0].column_names or not got[0].num_rows:
             return None
-        table, attrs, _ = got
+        table = got[0]
         ends = pc.min_max(table["time_stamp"]).as_py()
         if ends["min"] < span[0] or ends["max"] >= span[1]:
             return None
-        return table, attrs, len(names)
+        return table, len(names)
 
-    def hit(self, part: Part) -> pd.DataFrame | SeriesPart | None:
+    def hit(self, part: Part) -> pa.Table | None:
         """The owned rows of ``part`` when the cache holds every chunk of it, else None (and
         nothing counted): a whole hit costs no thread of the pool."""
         if self.refresh or self._facts(part).reason is not None:
@@ -306,10 +291,10 @@ class CachedPull:
         return self.part(part, None)
 
     @overload
-    def part(self, part: Part, fetch: Fetch) -> pd.DataFrame | SeriesPart: ...
+    def part(self, part: Part, fetch: Fetch) -> pa.Table: ...
     @overload
-    def part(self, part: Part, fetch: None) -> pd.DataFrame | SeriesPart | None: ...
-    def part(self, part: Part, fetch: Fetch | None) -> pd.DataFrame | SeriesPart | None:
+    def part(self, part: Part, fetch: None) -> pa.Table | None: ...
+    def part(self, part: Part, fetch: Fetch | None) -> pa.Table | None:
         """The owned rows of ``part``, from the cache where it holds them (with no ``fetch``:
         None unless it holds them all)."""
         facts = self._facts(part)
@@ -336,9 +321,7 @@ class CachedPull:
         with self.keys.proving:
             return self._part(part, fetch, scope)
 
-    def _part(
-        self, part: Part, fetch: Fetch | None, scope: str
-    ) -> pd.DataFrame | SeriesPart | None:
+    def _part(self, part: Part, fetch: Fetch | None, scope: str) -> pa.Table | None:
         facts = self._facts(part)
         span, grid, series = facts.span, facts.grid, facts.series
         assert span is not None
@@ -364,7 +347,7 @@ class CachedPull:
             return None
         self._count(part.report, hits=len(stored))
         runs, theirs = self._claim(series, missing)
-        fetched: list[pd.DataFrame | SeriesPart] = []
+        fetched: list[pa.Table] = []
         for run, claim in runs:
             assert fetch is not None
             try:
@@ -385,7 +368,9 @@ class CachedPull:
             frame = as_frame(claim.result())
             attrs = attrs if attrs is not None else {str(k): v for k, v in frame.attrs.items()}
             pieces.append(within(frame, held))
-        return assemble(pieces, part, span, attrs or {})
+        from ...normalize.parts import table_of
+
+        return table_of(assemble(pieces, part, span, attrs or {}))
 
     def _claim(
         self, series: str, missing: list[Chunk]
@@ -431,12 +416,10 @@ class CachedPull:
             self.cache.disable(exc)
             return {}
 
-    def _fetch_run(
-        self, part: Part, run: list[Chunk], fetch: Fetch, series: str
-    ) -> pd.DataFrame | SeriesPart:
-        """Fetch the chunks of ``run`` as one request (or the client's pieces) and store the
-        final ones (on the writer thread: a small answer's points become a frame there)."""
-        from ...normalize.parts import SeriesPart
+    def _fetch_run(self, part: Part, run: list[Chunk], fetch: Fetch, series: str) -> pa.Table:
+        """Fetch the chunks of ``run`` as one request (or the client's pieces), keep the rows
+        of the run's buckets and store the final ones (on the writer thread)."""
+        from ...normalize.parts import owned
 
         start, end = run[0][0], run[-1][1]
         span = part.sent.time_range()
@@ -444,10 +427,7 @@ class CachedPull:
         zone = span[0].tzinfo
         sent = part.sent.between(start.astimezone(zone), end.astimezone(zone))
         got = fetch(dataclasses.replace(part, window=Window(start, end), sent=sent))
-        if isinstance(got, SeriesPart):  # the points of the run's buckets (v1: stamps at starts)
-            got = got.owned(start, end, first=False, last=False)
-        else:
-            got = within(got, run)
+        got, _ = owned([got], [(start, end, False, False)])  # the run's buckets (v1 stamps)
         bucket = bucket_of(sent)
         assert bucket is not None
         final = self.final(run, got, bucket)  # by the Date of the answer just received
@@ -480,33 +460,16 @@ class CachedPull:
         self,
         part: Part,
         series: str,
-        got: pd.DataFrame | SeriesPart,
+        got: pa.Table,
         final: list[Chunk],
         run: list[Chunk],
     ) -> bool:
         """Store the rows of the ``final`` chunks of ``run`` (``got``: the rows of ``run``);
-        False when the cache cannot be written.
-
-        A small answer's points (a ``SeriesPart``) are written as the Arrow table of their
-        frame, built from their arrays: no frame is built for the cache."""
-        from ...normalize.parts import SeriesPart
-
+        False when the cache cannot be written."""
         if not self.cache.enabled:
             return False
-        kept: pd.DataFrame | SeriesPart
-        if isinstance(got, SeriesPart) and (final == run or len(contiguous_runs(final)) == 1):
-            kept = (
-                got
-                if final == run
-                else got.owned(final[0][0], final[-1][1], first=False, last=False)
-            )
-            rows: pd.DataFrame | pa.Table = kept.table()
-            attrs = kept.frame_attrs()
-        else:
-            frame = as_frame(got)
-            kept = frame if final == run else within(frame, final)
-            rows = kept
-            attrs = {str(k): v for k, v in frame.attrs.items() if k != "request"}
+        kept = got if final == run else rows_within(got, final)
+        attrs = (got.schema.pandas_metadata or {}).get("attributes") or {}
         starts = [int(c[0].timestamp()) for c in final]
         counts = rows_per_chunk(stamps_of(kept), starts)
         chunks = {
@@ -514,7 +477,7 @@ class CachedPull:
             for start, c, n in zip(starts, final, counts, strict=True)
         }
         try:
-            self.cache.store.write(series, chunks, rows, attrs, part.sent.to_request())
+            self.cache.store.write(series, chunks, kept, attrs, part.sent.to_request())
             with self._lock:
                 self._written[series] = bucket_of(part.sent) or timedelta(0)
                 self._segments[series] += 1

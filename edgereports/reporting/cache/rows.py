@@ -17,8 +17,7 @@ from .grid import Chunk
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
-
-    from ...normalize.parts import SeriesPart
+    import pyarrow as pa
 
 __all__ = [
     "as_frame",
@@ -26,6 +25,7 @@ __all__ = [
     "contiguous_runs",
     "newest",
     "rows_per_chunk",
+    "rows_within",
     "stamps_of",
     "within",
 ]
@@ -53,24 +53,17 @@ def _times(frame: pd.DataFrame) -> pd.Series:
     return times
 
 
-def as_frame(got: pd.DataFrame | SeriesPart) -> pd.DataFrame:
-    """A fetched part as a frame (a series part's points built into one)."""
-    from ...normalize.parts import SeriesPart
+def as_frame(got: pa.Table) -> pd.DataFrame:
+    """A fetched part's rows as a frame."""
+    frame: pd.DataFrame = got.to_pandas()
+    return frame
 
-    return got.frame() if isinstance(got, SeriesPart) else got
 
-
-def newest(got: pd.DataFrame | SeriesPart) -> datetime | None:
+def newest(got: pa.Table) -> datetime | None:
     """The start of the newest bucket of a fetched part (None when it holds no row)."""
-    from ...normalize.parts import SeriesPart
-
-    if not len(got):
+    if not got.num_rows:
         return None
-    if isinstance(got, SeriesPart):
-        micros = max(int(b.stamps.max()) for b in got.blocks if len(b.stamps))
-    else:
-        micros = int(_micros(got).max())
-    return _EPOCH + _MICROSECOND * micros
+    return _EPOCH + _MICROSECOND * int(stamps_of(got).max())
 
 
 def _micros(frame: pd.DataFrame) -> np.ndarray:
@@ -92,13 +85,11 @@ def _epoch_micros(moment: datetime) -> int:
     return (moment.astimezone(UTC) - _EPOCH) // _MICROSECOND
 
 
-def stamps_of(got: pd.DataFrame | SeriesPart) -> np.ndarray:
+def stamps_of(got: pa.Table) -> np.ndarray:
     """The bucket starts of a fetched part's rows, as UTC microseconds since the epoch."""
-    from ...normalize.parts import SeriesPart
+    from ...normalize.parts import stamps
 
-    if isinstance(got, SeriesPart):
-        return got.stamps()
-    return _micros(got)
+    return stamps(got)
 
 
 def rows_per_chunk(stamps: np.ndarray, starts: Sequence[int]) -> list[int]:
@@ -134,6 +125,18 @@ def within(frame: pd.DataFrame, spans: list[Chunk]) -> pd.DataFrame:
     out = frame[mask].reset_index(drop=True)
     out.attrs = dict(frame.attrs)
     return out
+
+
+def rows_within(table: pa.Table, spans: list[Chunk]) -> pa.Table:
+    """The rows of a fetched part whose bucket starts in one of ``spans``."""
+    import numpy as np
+    import pyarrow as pa
+
+    stamps = stamps_of(table)
+    keep = np.zeros(len(stamps), dtype=bool)
+    for run in contiguous_runs(spans):
+        keep |= (stamps >= _epoch_micros(run[0][0])) & (stamps < _epoch_micros(run[-1][1]))
+    return table if bool(keep.all()) else table.filter(pa.array(keep))
 
 
 def assemble(
