@@ -15,27 +15,26 @@ import dataclasses
 import functools
 import sqlite3
 import threading
-from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, overload
 
 from ..plan import Part, Window, bucket_of
 from .cache import Cache
-from .grid import Chunk, chunk_of, chunks, horizon_for
+from .grid import Chunk, chunks, horizon_for
 from .keys import series_key, uncacheable
 from .rows import (
     as_frame,
     assemble,
     contiguous_runs,
     newest,
-    rows_per_chunk,
-    stamps_of,
     within,
 )
+from .store import Reader
 from .trust import CLOCK_SKEW, KeyBinding, final_chunks
+from .writer import Writer, entry_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -121,11 +120,10 @@ class CachedPull:
         self.refresh = refresh
         self.stats = [CacheStats(refresh=refresh) for _ in range(reports)]
         self._lock = threading.Lock()
-        self._written: dict[str, timedelta] = {}
-        self._segments: Counter[str] = Counter()  # segments this pull wrote, by series
+        self._written: dict[str, timedelta] = {}  # the bucket of each series handed to store
         self.keys = KeyBinding(cache.store, fingerprint, service, api_version)
-        self._writer: ThreadPoolExecutor | None = None
-        self._writes: list[Future[None]] = []
+        self._writer = Writer(cache, self._unstored)
+        self._reader = Reader(cache.store)
         self._known: dict[int, _Facts] = {}  # by id() of the part (parts live through the pull)
         #: series the index held nothing of when the pull began (a key not bound yet reads
         #: nothing, so its parts fetch without asking the index again)
@@ -157,54 +155,21 @@ class CachedPull:
         this pull stored into, so that a hit on it reads one file (a failure to do so leaves
         the cache as it was)."""
         with self._lock:
-            writer, writes, self._writer, self._writes = self._writer, self._writes, None, []
             self._fetching.clear()
-        for write in writes:
-            write.result()
-        if writer is not None:
-            writer.shutdown(wait=True)
-        for series, bucket in self._written.items():
-            if not self.cache.enabled:
-                return
-            if series in self._empty and self._segments[series] == 1:
-                continue  # one segment: nothing to merge (another process's writes wait)
-            try:
-                self._compact(series, bucket)
-            except (OSError, sqlite3.Error) as exc:
-                self.cache.disable(exc)
-
-    def _compact(self, series: str, bucket: timedelta) -> None:
-        """One segment for the stored chunks of ``series``, in the order of one answer.
-
-        A series whose rows hold several echoed series is left as is: their order (by first
-        appearance) depends on the range.
-        """
-        from ...normalize.stitching import canonical_order, concat_frames
-        from ...schema import schema_for, shape_of
-
-        entries = self.cache.store.entries(series)
-        segments = list(dict.fromkeys(segment for _, segment, _ in entries))
-        if len(segments) < 2:
+        self._writer.wait()
+        if not self.cache.enabled:
             return
-        frames, attrs, request = [], {}, None
-        for segment in segments:
-            held = [c for c, seg, _ in entries if seg == segment]
-            found = self.cache.store.read(segment, series, held)
-            if found is None:
-                return
-            starts = [datetime.fromtimestamp(c, UTC) for c in held]
-            frames.append(within(found[0], [chunk_of(start, bucket) for start in starts]))
-            attrs, request = found[1], found[2]
-        frame = concat_frames(frames)
-        dims = schema_for(shape_of(frame)).dimensions_of(frame)
-        if any(frame[d].nunique(dropna=False) > 1 for d in ("account_id", *dims) if d in frame):
-            return
-        frame = canonical_order(frame, request)
-        bounds = {
-            c: (int(chunk_of(datetime.fromtimestamp(c, UTC), bucket)[1].timestamp()), n)
-            for c, _, n in entries
-        }
-        self.cache.store.write(series, bounds, frame, attrs, request)
+        stored = self._writer.stored
+        written = {s: bucket for s, bucket in self._written.items() if stored[s]}
+        # a series the index held nothing of, stored once: one segment, nothing to merge
+        # (another process's writes wait)
+        once = {s for s in written if s in self._empty and stored[s] == 1}
+        self._writer.merge(written, skip=once)
+
+    def _unstored(self, report: int) -> None:
+        """Rows of report number ``report`` could not be stored."""
+        with self._lock:
+            self.stats[report].not_cached.append(_UNWRITABLE)
 
     def _count(self, report: int, **counts: int) -> None:
         with self._lock:
@@ -289,10 +254,10 @@ class CachedPull:
         stored = self._lookup(series, names)
         if len(stored) != len(names) or len(set(stored.values())) != 1:
             return None
-        got = self.cache.store.read_table(next(iter(stored.values())), series, names)
-        if got is None or "time_stamp" not in got[0].column_names or not got[0].num_rows:
+        got = self._reader.entry(next(iter(stored.values())), series, names)
+        if got is None or "time_stamp" not in got.table.column_names or not got.table.num_rows:
             return None
-        table, attrs, _ = got
+        table, attrs = got.table, got.attrs
         ends = pc.min_max(table["time_stamp"]).as_py()
         if ends["min"] < span[0] or ends["max"] >= span[1]:
             return None
@@ -352,7 +317,7 @@ class CachedPull:
         pieces: list[pd.DataFrame] = []
         attrs: dict[str, Any] | None = None
         for segment, mine in by_segment.items():
-            found = self.cache.store.read(segment, series, [names[c] for c in mine])
+            found = self._reader.frame(segment, series, [names[c] for c in mine])
             if found is None:  # damaged or gone: a miss, fetched again below
                 for chunk in mine:
                     del stored[names[chunk]]
@@ -453,72 +418,8 @@ class CachedPull:
         final = self.final(run, got, bucket)  # by the Date of the answer just received
         self._count(part.report, misses=len(run), provisional=len(run) - len(final))
         if final:
-            store = functools.partial(self._store, part, series, got, final, run)
-            self._write_behind(part.report, store)
-        return got
-
-    def _write_behind(self, report: int, store: Callable[[], bool]) -> None:
-        """Run ``store`` on the pull's writer thread, in order: the parts go on while their
-        rows are written (:meth:`finish` waits for the writes)."""
-
-        def write() -> None:
-            try:
-                stored = store()
-            except Exception as exc:  # an Arrow or disk error: no cache rather than no pull
-                self.cache.disable(exc)
-                stored = False
-            if not stored:
-                with self._lock:
-                    self.stats[report].not_cached.append(_UNWRITABLE)
-
-        with self._lock:
-            if self._writer is None:
-                self._writer = ThreadPoolExecutor(1, "edgereports-cache")
-            self._writes.append(self._writer.submit(write))
-
-    def _store(
-        self,
-        part: Part,
-        series: str,
-        got: pd.DataFrame | SeriesPart,
-        final: list[Chunk],
-        run: list[Chunk],
-    ) -> bool:
-        """Store the rows of the ``final`` chunks of ``run`` (``got``: the rows of ``run``);
-        False when the cache cannot be written.
-
-        A small answer's points (a ``SeriesPart``) are written as the Arrow table of their
-        frame, built from their arrays: no frame is built for the cache."""
-        from ...normalize.parts import SeriesPart
-
-        if not self.cache.enabled:
-            return False
-        kept: pd.DataFrame | SeriesPart
-        if isinstance(got, SeriesPart) and (final == run or len(contiguous_runs(final)) == 1):
-            kept = (
-                got
-                if final == run
-                else got.owned(final[0][0], final[-1][1], first=False, last=False)
-            )
-            rows: pd.DataFrame | pa.Table = kept.table()
-            attrs = kept.frame_attrs()
-        else:
-            frame = as_frame(got)
-            kept = frame if final == run else within(frame, final)
-            rows = kept
-            attrs = {str(k): v for k, v in frame.attrs.items() if k != "request"}
-        starts = [int(c[0].timestamp()) for c in final]
-        counts = rows_per_chunk(stamps_of(kept), starts)
-        chunks = {
-            start: (int(c[1].timestamp()), n)
-            for start, c, n in zip(starts, final, counts, strict=True)
-        }
-        try:
-            self.cache.store.write(series, chunks, rows, attrs, part.sent.to_request())
             with self._lock:
-                self._written[series] = bucket_of(part.sent) or timedelta(0)
-                self._segments[series] += 1
-            return True
-        except (OSError, sqlite3.Error) as exc:
-            self.cache.disable(exc)
-        return False
+                self._written[series] = bucket
+            prepare = functools.partial(entry_of, series, got, final, run, part.sent.to_request())
+            self._writer.submit(part.report, prepare)
+        return got

@@ -1,24 +1,26 @@
 """The cache on disk: normalized rows in Arrow IPC segment files and a SQLite index.
 
-Each fetched run of chunks is one segment file (``segments/<id>-<crc32>.arrow``, written to a
-temporary name and renamed, so no reader sees half a file); the index (``index.sqlite``, WAL
-mode, so two processes can share the directory) maps (series key, chunk) to its segment. A hit
-reads each segment once, whatever the number of chunks it holds.
+The rows a pull's writer has at hand are written as one segment file
+(``segments/<id>-<crc32>.arrow``, written to a temporary name and renamed, so no reader sees
+half a file) holding one entry per series (see :mod:`.segments`), and indexed in one
+transaction; the index (``index.sqlite``, WAL mode, so two processes can share the directory)
+maps (series key, chunk) to its segment. A pull reads each segment once, whatever the number
+of entries and chunks it holds.
 
 Integrity: a segment's name carries the CRC-32 of its bytes, and its metadata the identity of
-what it holds (the series key, which covers the request with its fan-out value, and each
-chunk's bounds and rows). A segment that cannot be read, whose bytes fail the checksum, or
-whose identity is not what the index says is dropped with a warning: its chunks are misses,
-fetched again. An index that SQLite cannot read is set aside (renamed ``*.damaged-<time>``)
-and rebuilt from the segments that pass both checks.
+what it holds (for each entry the series key, which covers the request with its fan-out
+value, and each chunk's bounds and rows). A segment that cannot be read, whose bytes fail the
+checksum, or whose identity is not what the index says is dropped with a warning: the chunks
+of every entry it holds are misses, fetched again. An index that SQLite cannot read is set
+aside (renamed ``*.damaged-<time>``) and rebuilt from the segments that pass both checks.
 
 Access: the index keeps, per scope (service address, API version, account), salted
 fingerprints of the keys seen to work there (PBKDF2 of the key with a salt of this cache;
 never the key), with when they last did. Rows are served only to a key whose fingerprint is
 bound to the scope and was seen working in the last day.
 
-With ``max_bytes``, the oldest segments are evicted first once the total size is over the
-bound.
+With ``max_bytes``, the oldest segments are evicted first (with every entry they hold) once
+the total size is over the bound.
 """
 
 from __future__ import annotations
@@ -32,28 +34,24 @@ import threading
 import time
 import uuid
 import warnings
-import zlib
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from ...errors import ConfigError, EdgeReportsWarning
+from .segments import Chunks, Entry, Segment, encode, group, name_of
 
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["INDEX", "SEGMENTS", "Store"]
+__all__ = ["INDEX", "SEGMENTS", "Reader", "Store"]
 
 INDEX = "index.sqlite"
 SEGMENTS = "segments"
 #: How long a process waits for another one holding the index.
 _BUSY_SECONDS = 30.0
-_ATTRS = b"edgereports.attrs"
-_REQUEST = b"edgereports.request"
-_IDENTITY = b"edgereports.identity"
 #: PBKDF2 rounds of a key's fingerprint (computed once per client and cache): keys
 #: are long random strings, the salt keeps a fingerprint from matching across caches.
 _ROUNDS = 2_000
@@ -72,8 +70,6 @@ CREATE TABLE IF NOT EXISTS keys (
     PRIMARY KEY (scope, fingerprint));
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
-#: Chunk bounds and rows: chunk start (epoch seconds) -> (chunk end, rows).
-Chunks = Mapping[int, tuple[int, int]]
 
 
 def _while_busy(call: Callable[[], object]) -> None:
@@ -107,18 +103,6 @@ def check_directory(path: str | os.PathLike[str]) -> Path:
             f"cache must be a writable directory, got {str(root)!r} ({exc.strerror or exc})"
         ) from None
     return root
-
-
-def _checksum(data: bytes | memoryview) -> str:
-    return f"{zlib.crc32(data):08x}"
-
-
-def _dropped(segment: str, why: str) -> None:
-    warnings.warn(
-        f"cache segment {segment} {why}; dropped, its chunks are fetched again",
-        EdgeReportsWarning,
-        stacklevel=4,
-    )
 
 
 class Store:
@@ -175,20 +159,20 @@ class Store:
         for path in sorted((self.root / SEGMENTS).glob("*.arrow")):
             name = path.stem
             try:
-                data = path.read_bytes()
-                if _checksum(data) != name.rpartition("-")[2]:
-                    raise ValueError("checksum")
-                meta = pa.ipc.open_file(pa.BufferReader(data)).schema.metadata or {}
-                identity = orjson.loads(meta[_IDENTITY])
-                series = str(identity["series"])
-                rows = [(series, int(c), name, int(n)) for c, _, n in identity["chunks"]]
+                segment = Segment(name, path.read_bytes())
+                created = path.stat().st_mtime
             except (OSError, KeyError, TypeError, ValueError, pa.ArrowException):
                 self._unlink(name)
                 continue
+            rows = [
+                (series, c, name, n)
+                for series, chunks in segment.chunks().items()
+                for c, (_, n) in chunks.items()
+            ]
             with self._db() as db:
                 db.execute(
                     "INSERT OR REPLACE INTO segments (name, bytes, created) VALUES (?, ?, ?)",
-                    (name, len(data), path.stat().st_mtime),
+                    (name, segment.size, created),
                 )
                 db.executemany(
                     "INSERT OR REPLACE INTO chunks (series, chunk, segment, rows) "
@@ -203,12 +187,16 @@ class Store:
     def fingerprint(self, key: str) -> str:
         """A salted fingerprint of ``key`` (PBKDF2-SHA256 with this cache's salt): what binds
         entries to a key, never the key itself."""
+        query = "SELECT value FROM meta WHERE name = 'salt'"
         with self._db() as db:
-            db.execute(
-                "INSERT OR IGNORE INTO meta (name, value) VALUES ('salt', ?)",
-                (uuid.uuid4().hex,),
-            )
-            salt = db.execute("SELECT value FROM meta WHERE name = 'salt'").fetchone()[0]
+            found = db.execute(query).fetchone()  # a read: no write transaction once salted
+            if found is None:
+                db.execute(
+                    "INSERT OR IGNORE INTO meta (name, value) VALUES ('salt', ?)",
+                    (uuid.uuid4().hex,),
+                )
+                found = db.execute(query).fetchone()
+            salt = found[0]
         digest = hashlib.pbkdf2_hmac("sha256", key.encode("utf-8"), salt.encode(), _ROUNDS)
         return digest.hex()
 
@@ -260,60 +248,33 @@ class Store:
                 db, "SELECT DISTINCT series FROM chunks WHERE series IN ({})", series
             )
 
-    def read(
-        self, segment: str, series: str, chunks: Sequence[int]
-    ) -> tuple[pd.DataFrame, dict[str, Any], Any] | None:
-        """A segment's rows, the attrs of the answer they came from and the request they
-        answer; None when it is missing or damaged (its entries are then dropped: a miss)."""
+    def open(self, segment: str) -> Segment | None:
+        """A segment read and checked; None (it is dropped, its chunks misses: with a
+        warning unless the file is gone) when it is missing or unreadable, or its bytes fail
+        the checksum its name carries."""
         import pyarrow as pa
 
-        found = self.read_table(segment, series, chunks)
-        if found is None:
-            return None
         try:
-            frame = found[0].to_pandas()
-        except (ValueError, pa.ArrowException):
-            self.forget(segment)
-            return None
-        return frame, found[1], found[2]
-
-    def read_table(
-        self, segment: str, series: str, chunks: Sequence[int]
-    ) -> tuple[pa.Table, dict[str, Any], Any] | None:
-        """A segment as Arrow: table, attrs and the request it answers.
-
-        None (the segment dropped with a warning, its chunks misses) when it is missing or
-        unreadable, its bytes fail the checksum its name carries, or its identity is not
-        ``series`` holding ``chunks``.
-        """
-        import pyarrow as pa
-
-        path = self.root / SEGMENTS / f"{segment}.arrow"
-        try:
-            data = path.read_bytes()
+            data = (self.root / SEGMENTS / f"{segment}.arrow").read_bytes()
         except OSError:
             self.forget(segment)
             return None
-        why = None
-        if _checksum(data) != segment.rpartition("-")[2]:
-            why = "fails its checksum (damaged or replaced)"
-        else:
-            try:
-                table = pa.ipc.open_file(pa.BufferReader(data)).read_all()
-                meta = table.schema.metadata or {}
-                attrs = orjson.loads(meta[_ATTRS])
-                request = orjson.loads(meta[_REQUEST])
-                identity = orjson.loads(meta[_IDENTITY])
-                held = {int(c) for c, _, _ in identity["chunks"]}
-                if identity["series"] != series or not held.issuperset(chunks):
-                    why = "holds another series or other chunks than the index says"
-            except (KeyError, TypeError, ValueError, pa.ArrowException):
-                why = "cannot be read"
-        if why is not None:
-            _dropped(segment, why)
-            self.forget(segment)
+        try:
+            return Segment(segment, data)
+        except (KeyError, TypeError, ValueError, pa.ArrowException) as exc:
+            checksum = isinstance(exc, ValueError) and str(exc) == "checksum"
+            self.drop(segment, "fails its checksum (damaged or replaced)" if checksum else
+                      "cannot be read")  # fmt: skip
             return None
-        return table, attrs, request
+
+    def drop(self, segment: str, why: str) -> None:
+        """Drop a segment found unsound, with a warning saying ``why``."""
+        warnings.warn(
+            f"cache segment {segment} {why}; dropped, its chunks are fetched again",
+            EdgeReportsWarning,
+            stacklevel=5,
+        )
+        self.forget(segment)
 
     # -- writing --------------------------------------------------------------------------
 
@@ -326,8 +287,7 @@ class Store:
         request: Any,
     ) -> None:
         """Store ``frame`` (the rows of ``chunks``: chunk start → (end, rows), answering
-        ``request``, which holds no key; a frame or its Arrow table) as one segment carrying
-        its identity.
+        ``request``, which holds no key; a frame or its Arrow table) as one segment.
 
         Raises:
             OSError, sqlite3.Error: the directory cannot be written.
@@ -339,14 +299,7 @@ class Store:
             if isinstance(frame, pa.Table)
             else pa.Table.from_pandas(frame, preserve_index=False, nthreads=1)  # no thread pool
         )
-        meta = dict(table.schema.metadata or {})
-        meta[_ATTRS] = orjson.dumps(attrs, default=str)
-        meta[_REQUEST] = orjson.dumps(request)
-        meta[_IDENTITY] = orjson.dumps(
-            {"series": series, "chunks": [[c, e, n] for c, (e, n) in sorted(chunks.items())]}
-        )
-        rows = {c: n for c, (_, n) in chunks.items()}
-        self._write_table(series, rows, table.replace_schema_metadata(meta))
+        self.write_entries([Entry(series, chunks, table, attrs, request)], shared=False)
 
     def entries(self, series: str) -> list[tuple[int, str, int]]:
         """The stored chunks of ``series``: (chunk, segment, rows), in time order."""
@@ -355,14 +308,27 @@ class Store:
                 "SELECT chunk, segment, rows FROM chunks WHERE series = ? ORDER BY chunk", (series,)
             ).fetchall()
 
-    def _write_table(self, series: str, chunks: Mapping[int, int], table: pa.Table) -> None:
-        import pyarrow as pa
+    def write_entries(self, entries: Sequence[Entry], *, shared: bool = True) -> None:
+        """Store ``entries`` in one transaction of the index: in one segment file per schema
+        (``shared``), or one file each. An entry replaces the chunks of its series it holds.
 
-        sink = pa.BufferOutputStream()
-        with pa.ipc.new_file(sink, table.schema) as out:
-            out.write_table(table)
-        data = sink.getvalue()
-        name = f"{uuid.uuid4().hex}-{_checksum(memoryview(data))}"
+        Raises:
+            OSError, sqlite3.Error: the directory cannot be written.
+        """
+        files: list[tuple[str, int, list[Entry]]] = []
+        try:
+            for some in group(entries) if shared else [[e] for e in entries]:
+                data = encode(some)
+                name = name_of(data)
+                self._write_file(name, data)
+                files.append((name, data.size, some))
+            self._index(files)
+        except BaseException:
+            for name, _, _ in files:  # not indexed: no reader will look for them
+                self._unlink(name)
+            raise
+
+    def _write_file(self, name: str, data: pa.Buffer) -> None:
         final = self.root / SEGMENTS / f"{name}.arrow"
         temp = final.with_suffix(".tmp")
         try:
@@ -373,21 +339,28 @@ class Store:
             with contextlib.suppress(OSError):
                 temp.unlink()
             raise
-        size = data.size
+
+    def _index(self, files: Sequence[tuple[str, int, Sequence[Entry]]]) -> None:
+        """Index the segments just written (name, bytes, entries), in one transaction."""
+        now = time.time()
         with self._db() as db:
             db.execute("BEGIN IMMEDIATE")
             try:
-                db.execute(
-                    "INSERT INTO segments (name, bytes, created) VALUES (?, ?, ?)",
-                    (name, size, time.time()),
-                )
-                replaced = self._segments_of(db, series, list(chunks))
                 db.executemany(
-                    "INSERT OR REPLACE INTO chunks (series, chunk, segment, rows) "
-                    "VALUES (?, ?, ?, ?)",
-                    [(series, chunk, name, rows) for chunk, rows in chunks.items()],
+                    "INSERT INTO segments (name, bytes, created) VALUES (?, ?, ?)",
+                    [(name, size, now) for name, size, _ in files],
                 )
-                orphans = self._orphans(db, replaced)
+                replaced: set[str] = set()
+                for name, _, some in files:
+                    for entry in some:
+                        replaced |= self._segments_of(db, entry.series, list(entry.chunks))
+                        db.executemany(
+                            "INSERT OR REPLACE INTO chunks (series, chunk, segment, rows) "
+                            "VALUES (?, ?, ?, ?)",
+                            [(entry.series, c, name, n) for c, (_, n) in entry.chunks.items()],
+                        )
+                # a file of this batch whose every chunk a later entry replaced is one too
+                orphans = self._orphans(db, replaced | {name for name, _, _ in files})
                 evicted = self._evict(db)
                 db.execute("COMMIT")
             except BaseException:
@@ -486,6 +459,66 @@ class Store:
                 path.unlink()
                 removed += path.suffix == ".arrow"
         return removed
+
+
+class Reader:
+    """Reads the entries of segments for one pull: a file is read and checked once however
+    many of its entries are asked for (the last few files read are kept; thread-safe).
+
+    Args:
+        store: the store.
+        keep: how many files to keep (None: all).
+    """
+
+    def __init__(self, store: Store, keep: int | None = 8) -> None:
+        self.store = store
+        self.keep = keep
+        self._kept: OrderedDict[str, Segment | None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def entry(self, segment: str, series: str, chunks: Sequence[int]) -> Entry | None:
+        """The entry of ``series`` holding ``chunks`` in ``segment``; None when the file is
+        missing or unsound, or does not hold them (it is then dropped with a warning: the
+        index said it did)."""
+        with self._lock:
+            known = segment in self._kept
+            found = self._kept.get(segment)
+            if known:
+                self._kept.move_to_end(segment)
+        if not known:
+            found = self.store.open(segment)
+            with self._lock:
+                self._kept[segment] = found
+                while self.keep is not None and len(self._kept) > self.keep:
+                    self._kept.popitem(last=False)
+        if found is None:
+            return None
+        entry = found.entry(series, chunks)
+        if entry is None:
+            self.store.drop(segment, "holds another series or other chunks than the index says")
+            with self._lock:
+                self._kept[segment] = None
+        return entry
+
+    def frame(
+        self, segment: str, series: str, chunks: Sequence[int]
+    ) -> tuple[pd.DataFrame, dict[str, Any], Any] | None:
+        """:meth:`entry` as a frame: its rows, the attrs of the answer they came from and
+        the request they answer (None as :meth:`entry`, or when its rows cannot be
+        converted: the file is then dropped)."""
+        import pyarrow as pa
+
+        entry = self.entry(segment, series, chunks)
+        if entry is None:
+            return None
+        try:
+            frame = entry.table.to_pandas()
+        except (ValueError, pa.ArrowException):
+            self.store.forget(segment)
+            with self._lock:
+                self._kept[segment] = None
+            return None
+        return frame, entry.attrs, entry.request
 
 
 def _distinct_in(

@@ -1,0 +1,219 @@
+"""Storing a pull's rows: behind the pull, in batches, then merged per series.
+
+The parts of a pull hand their final rows to one writer thread as they arrive, so a pull
+killed half-way resumes from what was stored. The writer stores whatever has arrived since
+its last write together: one segment file per schema and one transaction of the index (a
+cold pull whose answers arrive at once writes a few files, not one per part; a slow one
+writes each part as it comes). When the pull ends, the series it stored into in several
+segments are merged into one segment each, so that a hit on one reads one file.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections import Counter
+from collections.abc import Callable, Collection, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from .cache import Cache
+from .grid import Chunk, chunk_of
+from .rows import as_frame, contiguous_runs, rows_per_chunk, stamps_of, within
+from .segments import Entry
+from .store import Reader
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
+
+    from ...normalize.parts import SeriesPart
+
+__all__ = ["Writer", "entry_of"]
+
+#: builds the entry a part stores (on the writer thread); None: nothing to store
+Prepare = Callable[[], Entry | None]
+
+
+def entry_of(
+    series: str,
+    got: pd.DataFrame | SeriesPart,
+    final: list[Chunk],
+    run: list[Chunk],
+    request: Any,
+) -> Entry:
+    """The entry of the ``final`` chunks of ``run`` (``got``: the rows of ``run``, answering
+    ``request``).
+
+    A small answer's points (a ``SeriesPart``) give the Arrow table of their frame, built
+    from their arrays: no frame is built for the cache."""
+    import pyarrow as pa
+
+    from ...normalize.parts import SeriesPart
+
+    kept: pd.DataFrame | SeriesPart
+    if isinstance(got, SeriesPart) and (final == run or len(contiguous_runs(final)) == 1):
+        kept = (
+            got if final == run else got.owned(final[0][0], final[-1][1], first=False, last=False)
+        )
+        table = kept.table()
+        attrs = kept.frame_attrs()
+    else:
+        frame = as_frame(got)
+        kept = frame if final == run else within(frame, final)
+        table = pa.Table.from_pandas(kept, preserve_index=False, nthreads=1)  # no thread pool
+        attrs = {str(k): v for k, v in frame.attrs.items() if k != "request"}
+    starts = [int(c[0].timestamp()) for c in final]
+    counts = rows_per_chunk(stamps_of(kept), starts)
+    chunks = {
+        start: (int(c[1].timestamp()), n) for start, c, n in zip(starts, final, counts, strict=True)
+    }
+    return Entry(series, chunks, table, attrs, request)
+
+
+class Writer:
+    """The writer of one pull (thread-safe).
+
+    Args:
+        cache: the cache.
+        failed: called with a report's number when rows of it could not be stored.
+    """
+
+    def __init__(self, cache: Cache, failed: Callable[[int], None]) -> None:
+        self.cache = cache
+        self.failed = failed
+        #: the entries stored, by series (a series stored once needs no merging)
+        self.stored: Counter[str] = Counter()
+        self._lock = threading.Lock()
+        self._queue: list[tuple[int, Prepare]] = []
+        self._draining = False
+        self._pool: ThreadPoolExecutor | None = None
+        self._drains: list[Future[None]] = []
+
+    def submit(self, report: int, prepare: Prepare) -> None:
+        """Store the entry ``prepare`` builds, behind the caller (:meth:`wait` waits)."""
+        with self._lock:
+            self._queue.append((report, prepare))
+            if self._draining:
+                return  # the running drain takes it with its next batch
+            self._draining = True
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(1, "edgereports-cache")
+            self._drains.append(self._pool.submit(self._drain))
+
+    def wait(self) -> None:
+        """Wait until everything submitted is stored (or failed), and stop the thread."""
+        while True:
+            with self._lock:
+                drains, self._drains = self._drains, []
+                pool = self._pool if not drains else None
+                if pool is not None:
+                    self._pool = None
+            if not drains:
+                break
+            for drain in drains:
+                drain.result()
+        if pool is not None:
+            pool.shutdown(wait=True)
+
+    def _drain(self) -> None:
+        """Store what has arrived, batch after batch, until nothing is left."""
+        try:
+            while True:
+                with self._lock:
+                    batch, self._queue = self._queue, []
+                    if not batch:
+                        self._draining = False
+                        return
+                self._write(batch)
+        except BaseException:
+            with self._lock:
+                self._draining = False
+            raise
+
+    def _write(self, batch: list[tuple[int, Prepare]]) -> None:
+        entries: list[tuple[int, Entry]] = []
+        for report, prepare in batch:
+            entry = None
+            if self.cache.enabled:
+                try:
+                    entry = prepare()
+                except Exception as exc:  # an Arrow error: no cache rather than no pull
+                    self.cache.disable(exc)
+            if entry is None:
+                self.failed(report)
+            else:
+                entries.append((report, entry))
+        if not entries:
+            return
+        try:
+            if not self.cache.enabled:
+                raise _Off
+            self.cache.store.write_entries([entry for _, entry in entries])
+        except Exception as exc:  # a disk or index error: no cache rather than no pull
+            if not isinstance(exc, _Off):
+                self.cache.disable(exc)
+            for report, _ in entries:
+                self.failed(report)
+            return
+        with self._lock:
+            self.stored.update(entry.series for _, entry in entries)
+
+    def merge(self, buckets: Mapping[str, timedelta], skip: Collection[str] = ()) -> None:
+        """One segment for each series of ``buckets`` (series -> bucket length) but those of
+        ``skip``, in the order of one answer, all in one transaction (a failure leaves the
+        cache as it was). Each segment file is read once, whatever the series it holds."""
+        merged: list[Entry] = []
+        reader = Reader(self.cache.store, keep=None)
+        try:
+            for series, bucket in buckets.items():
+                if series not in skip and self.cache.enabled:
+                    entry = _merged(reader, series, bucket)
+                    if entry is not None:
+                        merged.append(entry)
+            if merged and self.cache.enabled:
+                self.cache.store.write_entries(merged, shared=False)
+        except (OSError, sqlite3.Error) as exc:
+            self.cache.disable(exc)
+
+
+class _Off(Exception):
+    """The cache was turned off (another write failed): nothing is written."""
+
+
+def _merged(reader: Reader, series: str, bucket: timedelta) -> Entry | None:
+    """The stored chunks of ``series`` as one entry, in the order of one answer; None when
+    they are in one segment already, one cannot be read, or their rows hold several echoed
+    series (their order, by first appearance, depends on the range)."""
+    import pyarrow as pa
+
+    from ...normalize.stitching import canonical_order, concat_frames
+    from ...schema import schema_for, shape_of
+
+    held = reader.store.entries(series)
+    segments = list(dict.fromkeys(segment for _, segment, _ in held))
+    if len(segments) < 2:
+        return None
+    frames: list[pd.DataFrame] = []
+    attrs: dict[str, Any] = {}
+    request = None
+    for segment in segments:
+        mine = [c for c, seg, _ in held if seg == segment]
+        found = reader.frame(segment, series, mine)
+        if found is None:
+            return None
+        starts = [datetime.fromtimestamp(c, UTC) for c in mine]
+        frames.append(within(found[0], [chunk_of(start, bucket) for start in starts]))
+        attrs, request = found[1], found[2]
+    frame = concat_frames(frames)
+    dims = schema_for(shape_of(frame)).dimensions_of(frame)
+    if any(frame[d].nunique(dropna=False) > 1 for d in ("account_id", *dims) if d in frame):
+        return None
+    frame = canonical_order(frame, request)
+    bounds = {
+        c: (int(chunk_of(datetime.fromtimestamp(c, UTC), bucket)[1].timestamp()), n)
+        for c, _, n in held
+    }
+    table: pa.Table = pa.Table.from_pandas(frame, preserve_index=False, nthreads=1)
+    return Entry(series, bounds, table, attrs, request)
