@@ -6,12 +6,13 @@ import errno
 import os
 import sqlite3
 import threading
+import uuid
 import warnings
 from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigError, EdgeReportsWarning
-from .store import Store, check_directory
+from .store import Store
 
 __all__ = ["Cache", "default_directory", "open_cache"]
 
@@ -102,6 +103,25 @@ def _why(error: BaseException) -> str:
     if code in (errno.EACCES, errno.EPERM):
         return "cannot be written: permission denied"
     return "cannot be written"
+
+
+def check_directory(path: str | os.PathLike[str]) -> Path:
+    """The cache directory, created if missing.
+
+    Raises:
+        ConfigError: ``path`` is not a directory this process can write to.
+    """
+    root = Path(path).expanduser()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        probe = root / f".probe-{uuid.uuid4().hex}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise ConfigError(
+            f"cache must be a writable directory, got {str(root)!r} ({exc.strerror or exc})"
+        ) from None
+    return root
 
 
 def open_cache(option: object, max_bytes: int | None = None) -> Cache | None:

@@ -212,7 +212,7 @@ class CachedPull:
         if not series:
             return
         try:
-            held = self.cache.store.held(series)
+            held = self.cache.store.index.held(series)
         except sqlite3.Error:
             return  # each part asks for itself
         with self._lock:
@@ -384,12 +384,12 @@ class CachedPull:
 
     def _lookup(self, series: str, keys: list[int]) -> dict[int, str]:
         try:
-            return self.cache.store.lookup(series, keys)
+            return self.cache.store.index.lookup(series, keys)
         except sqlite3.DatabaseError as exc:
             if not isinstance(exc, sqlite3.OperationalError):  # damaged: set aside, rebuilt
                 with contextlib.suppress(sqlite3.Error, OSError):
                     self.cache.store.recover(exc)
-                    return self.cache.store.lookup(series, keys)
+                    return self.cache.store.index.lookup(series, keys)
             self.cache.disable(exc)
             return {}
         except sqlite3.Error as exc:

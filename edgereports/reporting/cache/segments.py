@@ -14,6 +14,7 @@ only for the series and chunks it names.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 import zlib
 from collections.abc import Mapping, Sequence
@@ -69,10 +70,11 @@ def name_of(data: pa.Buffer) -> str:
 
 
 def group(entries: Sequence[Entry]) -> list[list[Entry]]:
-    """``entries`` in files: those of one schema (metadata included: it carries the frame's
-    pandas metadata) together, at most one entry of a series in each, in order."""
+    """``entries`` in files, their string columns run-end encoded: those of one schema
+    (metadata included: it carries the frame's pandas metadata) together, at most one entry
+    of a series in each, in order."""
     groups: list[tuple[list[Entry], set[str]]] = []
-    for entry in entries:
+    for entry in (dataclasses.replace(e, table=_runs(e.table)) for e in entries):
         for same, series in groups:
             if entry.series not in series and same[0].table.schema.equals(
                 entry.table.schema, check_metadata=True
@@ -86,7 +88,8 @@ def group(entries: Sequence[Entry]) -> list[list[Entry]]:
 
 
 def encode(entries: Sequence[Entry]) -> pa.Buffer:
-    """One segment file holding ``entries`` (all of one schema: see :func:`group`)."""
+    """One segment file holding ``entries`` (of one schema, their strings run-end encoded:
+    see :func:`group`)."""
     import pyarrow as pa
 
     schema = entries[0].table.schema
@@ -105,7 +108,7 @@ def encode(entries: Sequence[Entry]) -> pa.Buffer:
         at += entry.table.num_rows
     meta = {k: v for k, v in (schema.metadata or {}).items() if k not in _OURS}
     meta[_ENTRIES] = orjson.dumps(listed, default=str)
-    tables = [_runs(entry.table).replace_schema_metadata(meta) for entry in entries]
+    tables = [entry.table.replace_schema_metadata(meta) for entry in entries]
     sink = pa.BufferOutputStream()
     with pa.ipc.new_file(sink, tables[0].schema) as out:
         for table in tables:
@@ -120,11 +123,13 @@ def _runs(table: pa.Table) -> pa.Table:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if not any(_is_string(kind) for kind in table.schema.types):
+        return table
     columns = [
         pc.run_end_encode(c, run_end_type=pa.int32()) if _is_string(c.type) else c
         for c in table.columns
     ]
-    return pa.Table.from_arrays(columns, names=table.column_names)
+    return pa.Table.from_arrays(columns, names=table.column_names, metadata=table.schema.metadata)
 
 
 def _is_string(kind: pa.DataType) -> bool:

@@ -3,9 +3,9 @@
 The rows a pull's writer has at hand are written as one segment file
 (``segments/<id>-<crc32>.arrow``, written to a temporary name and renamed, so no reader sees
 half a file) holding one entry per series (see :mod:`.segments`), and indexed in one
-transaction; the index (``index.sqlite``, WAL mode, so two processes can share the directory)
-maps (series key, chunk) to its segment. A pull reads each segment once, whatever the number
-of entries and chunks it holds.
+transaction of the index (see :mod:`.index`), which maps each stored chunk of a series to
+its segment. A pull reads each segment once, whatever the number of entries and chunks it
+holds.
 
 Integrity: a segment's name carries the CRC-32 of its bytes, and its metadata the identity of
 what it holds (for each entry the series key, which covers the request with its fan-out
@@ -28,81 +28,33 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import random
 import sqlite3
 import threading
 import time
 import uuid
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...errors import ConfigError, EdgeReportsWarning
+from ...errors import EdgeReportsWarning
+from .index import INDEX, Index, Placed
 from .segments import Chunks, Entry, Segment, encode, group, name_of
 
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["INDEX", "SEGMENTS", "Reader", "Store"]
+__all__ = ["INDEX", "KEY_PROOF_SECONDS", "SEGMENTS", "Reader", "Store"]
 
-INDEX = "index.sqlite"
 SEGMENTS = "segments"
-#: How long a process waits for another one holding the index.
-_BUSY_SECONDS = 30.0
 #: PBKDF2 rounds of a key's fingerprint (computed once per client and cache): keys
 #: are long random strings, the salt keeps a fingerprint from matching across caches.
 _ROUNDS = 2_000
 #: How long a key seen to work reads the cache before it must work again (a revoked key is
 #: refused by its next answer at the latest a day after it was last seen working).
 KEY_PROOF_SECONDS = 24 * 3600.0
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS chunks (
-    series TEXT NOT NULL, chunk INTEGER NOT NULL, segment TEXT NOT NULL, rows INTEGER NOT NULL,
-    PRIMARY KEY (series, chunk));
-CREATE TABLE IF NOT EXISTS segments (
-    name TEXT PRIMARY KEY, bytes INTEGER NOT NULL, created REAL NOT NULL);
-CREATE INDEX IF NOT EXISTS chunks_segment ON chunks (segment);
-CREATE TABLE IF NOT EXISTS keys (
-    scope TEXT NOT NULL, fingerprint TEXT NOT NULL, seen REAL NOT NULL,
-    PRIMARY KEY (scope, fingerprint));
-CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
-
-
-def _while_busy(call: Callable[[], object]) -> None:
-    """``call``, tried again while another process holds the index (up to a deadline)."""
-    deadline = time.monotonic() + _BUSY_SECONDS
-    while True:
-        try:
-            call()
-            return
-        except sqlite3.OperationalError as exc:
-            busy = "locked" in str(exc) or "busy" in str(exc)
-            if not busy or time.monotonic() > deadline:
-                raise
-            time.sleep(random.uniform(0.01, 0.05))
-
-
-def check_directory(path: str | os.PathLike[str]) -> Path:
-    """The cache directory, created if missing.
-
-    Raises:
-        ConfigError: ``path`` is not a directory this process can write to.
-    """
-    root = Path(path).expanduser()
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-        probe = root / f".probe-{uuid.uuid4().hex}"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        raise ConfigError(
-            f"cache must be a writable directory, got {str(root)!r} ({exc.strerror or exc})"
-        ) from None
-    return root
 
 
 class Store:
@@ -111,10 +63,11 @@ class Store:
     def __init__(self, root: Path, max_bytes: int | None = None) -> None:
         self.root = root
         self.max_bytes = max_bytes
-        self._local = threading.local()
+        self.index = Index(root / INDEX)
         (root / SEGMENTS).mkdir(exist_ok=True)
         try:
-            self._create()
+            if self.index.create():  # the first layout: index the segments again
+                self._rebuild()
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                 raise
@@ -124,24 +77,10 @@ class Store:
         """Set a damaged index aside and rebuild it (a query found it damaged)."""
         self._set_aside(error)
 
-    def _create(self) -> None:
-        with self._db() as db:
-            _while_busy(lambda: db.executescript(_SCHEMA))
-            db.execute("SELECT COUNT(*) FROM chunks").fetchone()
-
     def _set_aside(self, error: BaseException) -> None:
         """Rename a damaged index out of the way, and rebuild it from the sound segments."""
-        db = getattr(self._local, "db", None)
-        if db is not None:
-            with contextlib.suppress(sqlite3.Error):
-                db.close()
-            self._local.db = None
-        stamp = time.strftime("%Y%m%dT%H%M%S")
-        aside = self.root / f"{INDEX}.damaged-{stamp}"
-        for suffix in ("", "-wal", "-shm"):
-            with contextlib.suppress(OSError):
-                os.replace(self.root / f"{INDEX}{suffix}", f"{aside}{suffix}")
-        self._create()
+        aside = self.index.set_aside()
+        self.index.create()
         rebuilt = self._rebuild()
         warnings.warn(
             f"the cache index {str(self.root / INDEX)!r} could not be read "
@@ -152,11 +91,12 @@ class Store:
         )
 
     def _rebuild(self) -> int:
-        """Index the segments whose bytes and identity check out; returns how many."""
+        """Index the segments whose bytes and identity check out, oldest first (a newer
+        entry replaces the chunks an older one holds); returns how many."""
         import pyarrow as pa
 
-        count = 0
-        for path in sorted((self.root / SEGMENTS).glob("*.arrow")):
+        found: list[tuple[float, str, Placed]] = []
+        for path in (self.root / SEGMENTS).glob("*.arrow"):
             name = path.stem
             try:
                 segment = Segment(name, path.read_bytes())
@@ -164,89 +104,35 @@ class Store:
             except (OSError, KeyError, TypeError, ValueError, pa.ArrowException):
                 self._unlink(name)
                 continue
-            rows = [
-                (series, c, name, n)
+            entries = [
+                (series, {c: n for c, (_, n) in chunks.items()})
                 for series, chunks in segment.chunks().items()
-                for c, (_, n) in chunks.items()
             ]
-            with self._db() as db:
-                db.execute(
-                    "INSERT OR REPLACE INTO segments (name, bytes, created) VALUES (?, ?, ?)",
-                    (name, segment.size, created),
-                )
-                db.executemany(
-                    "INSERT OR REPLACE INTO chunks (series, chunk, segment, rows) "
-                    "VALUES (?, ?, ?, ?)",
-                    rows,
-                )
-            count += 1
-        return count
+            found.append((created, name, (name, segment.size, created, entries)))
+        for _, _, placed in sorted(found):
+            for gone in self.index.add([placed]):
+                self._unlink(gone)
+        return len(found)
 
     # -- access ---------------------------------------------------------------------------
 
     def fingerprint(self, key: str) -> str:
         """A salted fingerprint of ``key`` (PBKDF2-SHA256 with this cache's salt): what binds
         entries to a key, never the key itself."""
-        query = "SELECT value FROM meta WHERE name = 'salt'"
-        with self._db() as db:
-            found = db.execute(query).fetchone()  # a read: no write transaction once salted
-            if found is None:
-                db.execute(
-                    "INSERT OR IGNORE INTO meta (name, value) VALUES ('salt', ?)",
-                    (uuid.uuid4().hex,),
-                )
-                found = db.execute(query).fetchone()
-            salt = found[0]
+        salt = self.index.salt(uuid.uuid4().hex)
         digest = hashlib.pbkdf2_hmac("sha256", key.encode("utf-8"), salt.encode(), _ROUNDS)
         return digest.hex()
 
     def key_seen(self, scope: str, fingerprint: str, within: float = KEY_PROOF_SECONDS) -> bool:
         """A key of this fingerprint has been seen to work in ``scope`` in the last ``within``
         seconds (a key revoked since must prove itself again)."""
-        with self._db() as db:
-            found = db.execute(
-                "SELECT 1 FROM keys WHERE scope = ? AND fingerprint = ? AND seen > ?",
-                (scope, fingerprint, time.time() - within),
-            ).fetchone()
-        return found is not None
+        return self.index.key_seen(scope, fingerprint, time.time() - within)
 
     def see_key(self, scope: str, fingerprint: str) -> None:
         """Record that a key of this fingerprint worked in ``scope``."""
-        with self._db() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO keys (scope, fingerprint, seen) VALUES (?, ?, ?)",
-                (scope, fingerprint, time.time()),
-            )
+        self.index.see_key(scope, fingerprint)
 
-    @contextlib.contextmanager
-    def _db(self) -> Iterator[sqlite3.Connection]:
-        db: sqlite3.Connection | None = getattr(self._local, "db", None)
-        if db is None:
-            db = sqlite3.connect(self.root / INDEX, timeout=_BUSY_SECONDS, isolation_level=None)
-            # WAL is kept in the file: only its creator switches, and processes opening a new
-            # index at once may find it busy without waiting, so they try again
-            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                _while_busy(lambda: db.execute("PRAGMA journal_mode=WAL"))
-            db.execute("PRAGMA synchronous=NORMAL")
-            self._local.db = db
-        yield db
-
-    # -- reading --------------------------------------------------------------------------
-
-    def lookup(self, series: str, chunks: Sequence[int]) -> dict[int, str]:
-        """The segment of each stored chunk of ``series`` (chunk start, epoch seconds → segment)."""
-        with self._db() as db:
-            found = dict(
-                db.execute("SELECT chunk, segment FROM chunks WHERE series = ?", (series,))
-            )
-        return {c: found[c] for c in chunks if c in found}
-
-    def held(self, series: Collection[str]) -> set[str]:
-        """Those of ``series`` the index holds a chunk of."""
-        with self._db() as db:
-            return _distinct_in(
-                db, "SELECT DISTINCT series FROM chunks WHERE series IN ({})", series
-            )
+    # -- segments -------------------------------------------------------------------------
 
     def open(self, segment: str) -> Segment | None:
         """A segment read and checked; None (it is dropped, its chunks misses: with a
@@ -262,8 +148,8 @@ class Store:
         try:
             return Segment(segment, data)
         except (KeyError, TypeError, ValueError, pa.ArrowException) as exc:
-            checksum = isinstance(exc, ValueError) and str(exc) == "checksum"
-            self.drop(segment, "fails its checksum (damaged or replaced)" if checksum else
+            damaged = isinstance(exc, ValueError) and str(exc) == "checksum"
+            self.drop(segment, "fails its checksum (damaged or replaced)" if damaged else
                       "cannot be read")  # fmt: skip
             return None
 
@@ -276,7 +162,11 @@ class Store:
         )
         self.forget(segment)
 
-    # -- writing --------------------------------------------------------------------------
+    def forget(self, segment: str) -> None:
+        """Drop a segment and its entries (a damaged one: its chunks become misses)."""
+        with contextlib.suppress(sqlite3.Error):
+            self.index.forget(segment)
+        self._unlink(segment)
 
     def write(
         self,
@@ -301,32 +191,30 @@ class Store:
         )
         self.write_entries([Entry(series, chunks, table, attrs, request)], shared=False)
 
-    def entries(self, series: str) -> list[tuple[int, str, int]]:
-        """The stored chunks of ``series``: (chunk, segment, rows), in time order."""
-        with self._db() as db:
-            return db.execute(
-                "SELECT chunk, segment, rows FROM chunks WHERE series = ? ORDER BY chunk", (series,)
-            ).fetchall()
-
     def write_entries(self, entries: Sequence[Entry], *, shared: bool = True) -> None:
         """Store ``entries`` in one transaction of the index: in one segment file per schema
-        (``shared``), or one file each. An entry replaces the chunks of its series it holds.
+        (``shared``; at most one entry of a series in each), or one file each. An entry
+        replaces the chunks of its series it holds.
 
         Raises:
             OSError, sqlite3.Error: the directory cannot be written.
         """
-        files: list[tuple[str, int, list[Entry]]] = []
+        placed: list[Placed] = []
+        now = time.time()
         try:
-            for some in group(entries) if shared else [[e] for e in entries]:
+            for some in group(entries) if shared else [group([e])[0] for e in entries]:
                 data = encode(some)
                 name = name_of(data)
                 self._write_file(name, data)
-                files.append((name, data.size, some))
-            self._index(files)
+                listed = [(e.series, {c: n for c, (_, n) in e.chunks.items()}) for e in some]
+                placed.append((name, data.size, now, listed))
+            gone = self.index.add(placed, self.max_bytes)
         except BaseException:
-            for name, _, _ in files:  # not indexed: no reader will look for them
+            for name, _, _, _ in placed:  # not indexed: no reader will look for them
                 self._unlink(name)
             raise
+        for old in gone:
+            self._unlink(old)
 
     def _write_file(self, name: str, data: pa.Buffer) -> None:
         final = self.root / SEGMENTS / f"{name}.arrow"
@@ -340,80 +228,6 @@ class Store:
                 temp.unlink()
             raise
 
-    def _index(self, files: Sequence[tuple[str, int, Sequence[Entry]]]) -> None:
-        """Index the segments just written (name, bytes, entries), in one transaction."""
-        now = time.time()
-        with self._db() as db:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                db.executemany(
-                    "INSERT INTO segments (name, bytes, created) VALUES (?, ?, ?)",
-                    [(name, size, now) for name, size, _ in files],
-                )
-                replaced: set[str] = set()
-                for name, _, some in files:
-                    for entry in some:
-                        replaced |= self._segments_of(db, entry.series, list(entry.chunks))
-                        db.executemany(
-                            "INSERT OR REPLACE INTO chunks (series, chunk, segment, rows) "
-                            "VALUES (?, ?, ?, ?)",
-                            [(entry.series, c, name, n) for c, (_, n) in entry.chunks.items()],
-                        )
-                # a file of this batch whose every chunk a later entry replaced is one too
-                orphans = self._orphans(db, replaced | {name for name, _, _ in files})
-                evicted = self._evict(db)
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-        for old in (*orphans, *evicted):
-            self._unlink(old)
-
-    def forget(self, segment: str) -> None:
-        """Drop a segment and its entries (a damaged one: its chunks become misses)."""
-        with contextlib.suppress(sqlite3.Error), self._db() as db:
-            db.execute("BEGIN IMMEDIATE")
-            db.execute("DELETE FROM chunks WHERE segment = ?", (segment,))
-            db.execute("DELETE FROM segments WHERE name = ?", (segment,))
-            db.execute("COMMIT")
-        self._unlink(segment)
-
-    @staticmethod
-    def _segments_of(db: sqlite3.Connection, series: str, chunks: list[int]) -> set[str]:
-        """The segments that hold ``chunks`` of ``series`` now (a write may replace them)."""
-        query = "SELECT DISTINCT segment FROM chunks WHERE series = ? AND chunk IN ({})"
-        return _distinct_in(db, query, chunks, before=(series,))
-
-    def _orphans(self, db: sqlite3.Connection, candidates: set[str]) -> list[str]:
-        """Those of ``candidates`` no chunk points to any more (replaced), dropped: only the
-        segments a write replaced are looked at, so a write costs the same in a full cache."""
-        names = [
-            n
-            for n in sorted(candidates)
-            if db.execute("SELECT 1 FROM chunks WHERE segment = ? LIMIT 1", (n,)).fetchone() is None
-        ]
-        db.executemany("DELETE FROM segments WHERE name = ?", [(n,) for n in names])
-        return names
-
-    def _evict(self, db: sqlite3.Connection) -> list[str]:
-        """The oldest segments past ``max_bytes``, dropped with their chunks."""
-        if self.max_bytes is None:
-            return []
-        total = db.execute("SELECT COALESCE(SUM(bytes), 0) FROM segments").fetchone()[0]
-        evicted: list[str] = []
-        if total <= self.max_bytes:
-            return evicted
-        for name, size in db.execute(
-            "SELECT name, bytes FROM segments ORDER BY created"
-        ).fetchall():
-            if total <= self.max_bytes:
-                break
-            evicted.append(name)
-            total -= size
-        db.executemany("DELETE FROM chunks WHERE segment = ?", [(n,) for n in evicted])
-        db.executemany("DELETE FROM segments WHERE name = ?", [(n,) for n in evicted])
-        return evicted
-
     def _unlink(self, segment: str) -> None:
         with contextlib.suppress(OSError):
             (self.root / SEGMENTS / f"{segment}.arrow").unlink()
@@ -422,22 +236,7 @@ class Store:
 
     def info(self) -> dict[str, Any]:
         """Entries (chunks), segments, bytes, rows and the bound."""
-        with self._db() as db:
-            chunks, rows, series = db.execute(
-                "SELECT COUNT(*), COALESCE(SUM(rows), 0), COUNT(DISTINCT series) FROM chunks"
-            ).fetchone()
-            segments, size = db.execute(
-                "SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM segments"
-            ).fetchone()
-        return {
-            "path": str(self.root),
-            "series": series,
-            "chunks": chunks,
-            "rows": rows,
-            "segments": segments,
-            "bytes": size,
-            "max_bytes": self.max_bytes,
-        }
+        return {"path": str(self.root), **self.index.info(), "max_bytes": self.max_bytes}
 
     def clear(self) -> int:
         """Remove every entry and segment; returns the number of segment files removed.
@@ -445,11 +244,7 @@ class Store:
         Works whatever state the index is in: one SQLite cannot read is set aside first.
         """
         try:
-            with self._db() as db:
-                db.execute("BEGIN IMMEDIATE")
-                db.execute("DELETE FROM chunks")
-                db.execute("DELETE FROM segments")
-                db.execute("COMMIT")
+            self.index.clear()
         except sqlite3.DatabaseError as exc:
             self._set_aside(exc)
             return self.clear()
@@ -519,16 +314,3 @@ class Reader:
                 self._kept[segment] = None
             return None
         return frame, entry.attrs, entry.request
-
-
-def _distinct_in(
-    db: sqlite3.Connection, query: str, values: Collection[Any], *, before: tuple[Any, ...] = ()
-) -> set[str]:
-    """The first column of ``query`` over ``values``, its ``IN ({})`` list filled 500 values at a
-    time (under SQLite's limit on variables), ``before`` bound ahead of them."""
-    items, found = list(values), set[str]()
-    for at in range(0, len(items), 500):
-        some = items[at : at + 500]
-        rows = db.execute(query.format(",".join("?" * len(some))), (*before, *some))
-        found.update(str(row[0]) for row in rows)
-    return found

@@ -47,18 +47,20 @@ def entry_of(
     ``request``).
 
     A small answer's points (a ``SeriesPart``) give the Arrow table of their frame, built
-    from their arrays: no frame is built for the cache."""
+    from their arrays with a column per block value run-end encoded (as a segment holds it):
+    no frame is built for the cache."""
     import pyarrow as pa
 
     from ...normalize.parts import SeriesPart
+    from ...normalize.timeseries import build_run_table
 
     kept: pd.DataFrame | SeriesPart
     if isinstance(got, SeriesPart) and (final == run or len(contiguous_runs(final)) == 1):
         kept = (
             got if final == run else got.owned(final[0][0], final[-1][1], first=False, last=False)
         )
-        table = kept.table()
         attrs = kept.frame_attrs()
+        table = build_run_table(kept.blocks, kept.echo_names, kept.req, attrs)
     else:
         frame = as_frame(got)
         kept = frame if final == run else within(frame, final)
@@ -191,7 +193,7 @@ def _merged(reader: Reader, series: str, bucket: timedelta) -> Entry | None:
     from ...normalize.stitching import canonical_order, concat_frames
     from ...schema import schema_for, shape_of
 
-    held = reader.store.entries(series)
+    held = reader.store.index.stored(series)
     segments = list(dict.fromkeys(segment for _, segment, _ in held))
     if len(segments) < 2:
         return None
