@@ -153,13 +153,24 @@ class Index:
 
     # -- writing --------------------------------------------------------------------------
 
-    def add(self, placed: Sequence[Placed], max_bytes: int | None = None) -> list[str]:
+    def add(
+        self,
+        placed: Sequence[Placed],
+        max_bytes: int | None = None,
+        keys: Sequence[tuple[str, str]] = (),
+    ) -> list[str]:
         """Index new segments in one transaction: each entry replaces the chunks of its
-        series it holds. Returns the segments to remove: those no entry points to any more,
-        and the oldest past ``max_bytes`` (evicted)."""
+        series it holds; ``keys`` (scope, fingerprint) are recorded as seen to work now.
+        Returns the segments to remove: those no entry points to any more, and the oldest
+        past ``max_bytes`` (evicted)."""
         with self.connection() as db:
             db.execute("BEGIN IMMEDIATE")
             try:
+                now = time.time()
+                db.executemany(
+                    "INSERT OR REPLACE INTO keys (scope, fingerprint, seen) VALUES (?, ?, ?)",
+                    [(scope, fingerprint, now) for scope, fingerprint in keys],
+                )
                 db.executemany(
                     "INSERT OR REPLACE INTO segments (name, bytes, created) VALUES (?, ?, ?)",
                     [(name, size, created) for name, size, created, _ in placed],

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import orjson
@@ -19,7 +19,7 @@ import orjson
 from ...query import Report
 from ...query.pinning import unpinned_dimensions
 from ...query.timegrid import is_aligned
-from ..plan import Part, bucket_of
+from ..plan import Part
 
 __all__ = ["frames_version", "series_key", "uncacheable"]
 
@@ -35,10 +35,20 @@ def frames_version() -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def series_key(sent: Report, accept: str, service: str, api_version: str) -> str:
-    """The key of the chunks of one fan-out branch (a hex digest; no secret can be in it)."""
-    request: dict[str, Any] = {k: v for k, v in sent.to_request().items() if k not in _RANGE}
-    span = sent.time_range()
+def series_key(
+    sent: Report,
+    accept: str,
+    service: str,
+    api_version: str,
+    *,
+    request: dict[str, Any] | None = None,
+    span: tuple[datetime, datetime] | None = None,
+) -> str:
+    """The key of the chunks of one fan-out branch (a hex digest; no secret can be in it).
+    ``request`` and ``span``: the report's request and range, when known already."""
+    sent_request = request if request is not None else sent.to_request()
+    request = {k: v for k, v in sent_request.items() if k not in _RANGE}
+    span = span if span is not None else sent.time_range()
     offset = span[0].utcoffset() if span is not None else None
     identity = {
         "request": request,
@@ -51,16 +61,19 @@ def series_key(sent: Report, accept: str, service: str, api_version: str) -> str
     return hashlib.sha256(orjson.dumps(identity, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
-def uncacheable(part: Part, api_version: str) -> str | None:
-    """Why ``part`` is not cached (None: it may be). Correctness first: a case the grid cannot
-    serve exactly is fetched."""
+def uncacheable(
+    part: Part,
+    api_version: str,
+    bucket: timedelta | None,
+    span: tuple[datetime, datetime] | None,
+) -> str | None:
+    """Why ``part`` is not cached (None: it may be), given its bucket length and range.
+    Correctness first: a case the grid cannot serve exactly is fetched."""
     sent = part.sent
     if sent.is_now:
         return "NOW/LAST reports are never cached"
     if unpinned_dimensions(sent):
         return "grouped by an unpinned dimension (its top talker depends on the range)"
-    bucket = bucket_of(sent)
-    span = sent.time_range()
     if part.window is None or bucket is None or span is None:
         return "not a report with buckets (sent whole)"
     if api_version != "v1":

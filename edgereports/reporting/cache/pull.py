@@ -88,6 +88,7 @@ class _Facts:
     names: list[int]  # the grid's chunk starts, epoch seconds
     series: str
     scope: str
+    request: dict[str, Any]  # the part's request (no key in it)
 
 
 class CachedPull:
@@ -121,8 +122,11 @@ class CachedPull:
         self.stats = [CacheStats(refresh=refresh) for _ in range(reports)]
         self._lock = threading.Lock()
         self._written: dict[str, timedelta] = {}  # the bucket of each series handed to store
-        self.keys = KeyBinding(cache.store, fingerprint, service, api_version)
         self._writer = Writer(cache, self._unstored)
+        # the key is recorded with the next rows stored (one transaction), off the part's thread
+        self.keys = KeyBinding(
+            cache.store, fingerprint, service, api_version, record=self._writer.see_key
+        )
         self._reader = Reader(cache.store)
         self._known: dict[int, _Facts] = {}  # by id() of the part (parts live through the pull)
         #: series the index held nothing of when the pull began (a key not bound yet reads
@@ -223,18 +227,21 @@ class CachedPull:
         known = self._known.get(id(part))
         if known is not None:
             return known
-        reason = uncacheable(part, self.api_version)
         sent = part.sent
-        bucket, span = bucket_of(sent), sent.time_range()
+        bucket, span, request = bucket_of(sent), sent.time_range(), sent.to_request()
+        reason = uncacheable(part, self.api_version, bucket, span)
         grid = chunks(span[0], span[1], bucket) if reason is None and bucket and span else []
+        key = series_key(sent, self.accept, self.service, self.api_version, request=request,
+                         span=span) if grid else ""  # fmt: skip
         known = _Facts(
             reason,
             bucket,
             span,
             grid,
             [int(c[0].timestamp()) for c in grid],
-            series_key(sent, self.accept, self.service, self.api_version) if grid else "",
-            self.keys.scope(part),
+            key,
+            self.keys.scope(request),
+            request,
         )
         self._known[id(part)] = known
         return known
@@ -403,23 +410,26 @@ class CachedPull:
         final ones (on the writer thread: a small answer's points become a frame there)."""
         from ...normalize.parts import SeriesPart
 
+        facts = self._facts(part)
         start, end = run[0][0], run[-1][1]
-        span = part.sent.time_range()
-        assert span is not None
-        zone = span[0].tzinfo
-        sent = part.sent.between(start.astimezone(zone), end.astimezone(zone))
-        got = fetch(dataclasses.replace(part, window=Window(start, end), sent=sent))
+        span, bucket = facts.span, facts.bucket
+        assert span is not None and bucket is not None
+        window = Window(start, end)
+        if part.window == window and span == (start, end):
+            got = fetch(part)  # the part is the run: sent as it is
+        else:
+            zone = span[0].tzinfo
+            sent = part.sent.between(start.astimezone(zone), end.astimezone(zone))
+            got = fetch(dataclasses.replace(part, window=window, sent=sent))
         if isinstance(got, SeriesPart):  # the points of the run's buckets (v1: stamps at starts)
             got = got.owned(start, end, first=False, last=False)
         else:
             got = within(got, run)
-        bucket = bucket_of(sent)
-        assert bucket is not None
         final = self.final(run, got, bucket)  # by the Date of the answer just received
         self._count(part.report, misses=len(run), provisional=len(run) - len(final))
         if final:
             with self._lock:
                 self._written[series] = bucket
-            prepare = functools.partial(entry_of, series, got, final, run, part.sent.to_request())
+            prepare = functools.partial(entry_of, series, got, final, run, facts.request)
             self._writer.submit(part.report, prepare)
         return got

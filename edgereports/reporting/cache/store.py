@@ -191,10 +191,17 @@ class Store:
         )
         self.write_entries([Entry(series, chunks, table, attrs, request)], shared=False)
 
-    def write_entries(self, entries: Sequence[Entry], *, shared: bool = True) -> None:
+    def write_entries(
+        self,
+        entries: Sequence[Entry],
+        *,
+        shared: bool = True,
+        keys: Sequence[tuple[str, str]] = (),
+    ) -> None:
         """Store ``entries`` in one transaction of the index: in one segment file per schema
         (``shared``; at most one entry of a series in each), or one file each. An entry
-        replaces the chunks of its series it holds.
+        replaces the chunks of its series it holds. ``keys``: (scope, fingerprint) of keys
+        seen to work, recorded in the same transaction.
 
         Raises:
             OSError, sqlite3.Error: the directory cannot be written.
@@ -208,7 +215,7 @@ class Store:
                 self._write_file(name, data)
                 listed = [(e.series, {c: n for c, (_, n) in e.chunks.items()}) for e in some]
                 placed.append((name, data.size, now, listed))
-            gone = self.index.add(placed, self.max_bytes)
+            gone = self.index.add(placed, self.max_bytes, keys)
         except BaseException:
             for name, _, _, _ in placed:  # not indexed: no reader will look for them
                 self._unlink(name)

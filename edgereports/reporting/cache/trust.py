@@ -15,11 +15,12 @@ import contextlib
 import hashlib
 import sqlite3
 import threading
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
+from typing import Any
 
 import orjson
 
-from ..plan import Part
 from .grid import Chunk
 from .store import Store
 
@@ -92,10 +93,20 @@ class KeyBinding:
         fingerprint: the key's salted fingerprint in that store.
         service: the service address.
         api_version: the API version.
+        record: records in the index that the key worked in a scope (called with the scope
+            and fingerprint; by default at once, by :meth:`.store.Store.see_key`).
     """
 
-    def __init__(self, store: Store, fingerprint: str, service: str, api_version: str) -> None:
+    def __init__(
+        self,
+        store: Store,
+        fingerprint: str,
+        service: str,
+        api_version: str,
+        record: Callable[[str, str], None] | None = None,
+    ) -> None:
         self.store = store
+        self.record = record if record is not None else store.see_key
         self.fingerprint = fingerprint
         self.service = service
         self.api_version = api_version
@@ -106,9 +117,10 @@ class KeyBinding:
         self._unseen: set[str] = set()  # not bound in the index when this pull asked
         self._lock = threading.Lock()
 
-    def scope(self, part: Part) -> str:
-        """What a key is bound to: the service address, API version and account."""
-        account = part.sent.to_request().get("account_id")
+    def scope(self, request: Mapping[str, Any]) -> str:
+        """What a key is bound to: the service address, API version and the account of
+        ``request``."""
+        account = request.get("account_id")
         text = orjson.dumps([self.service, self.api_version, account])
         return hashlib.sha256(text).hexdigest()
 
@@ -139,6 +151,6 @@ class KeyBinding:
         with self._lock:
             self._bound_now.add(scope)
         with contextlib.suppress(sqlite3.Error, OSError):
-            self.store.see_key(scope, self.fingerprint)
+            self.record(scope, self.fingerprint)
         with self._lock:
             self._seen.add(scope)

@@ -1,17 +1,19 @@
 """Storing a pull's rows: behind the pull, in batches, then merged per series.
 
-The parts of a pull hand their final rows to one writer thread as they arrive, so a pull
-killed half-way resumes from what was stored. The writer stores whatever has arrived since
-its last write together: one segment file per schema and one transaction of the index (a
-cold pull whose answers arrive at once writes a few files, not one per part; a slow one
-writes each part as it comes). When the pull ends, the series it stored into in several
-segments are merged into one segment each, so that a hit on one reads one file.
+The parts of a pull hand their final rows to one writer thread as they arrive; it builds
+their entries at once, and stores those at hand together once the oldest has waited a moment
+(:data:`GATHER`) or the pull ends: one segment file per schema and one transaction of the
+index. A cold pull whose answers arrive at once writes one file, not one per part, and a pull
+killed half-way resumes from what was stored before. When the pull ends, the series it stored
+into in several segments are merged into one segment each, so that a hit on one reads one
+file.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -30,7 +32,12 @@ if TYPE_CHECKING:
 
     from ...normalize.parts import SeriesPart
 
-__all__ = ["Writer", "entry_of"]
+__all__ = ["GATHER", "Writer", "entry_of"]
+
+#: How long (seconds) the writer holds the first rows of a batch for more to arrive: a pull
+#: whose answers come at once is stored in one batch, and a pull killed loses at most this
+#: much of what it fetched.
+GATHER = 0.05
 
 #: builds the entry a part stores (on the writer thread); None: nothing to store
 Prepare = Callable[[], Entry | None]
@@ -87,9 +94,11 @@ class Writer:
         self.failed = failed
         #: the entries stored, by series (a series stored once needs no merging)
         self.stored: Counter[str] = Counter()
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         self._queue: list[tuple[int, Prepare]] = []
+        self._keys: list[tuple[str, str]] = []  # (scope, fingerprint) of keys seen to work
         self._draining = False
+        self._closing = False
         self._pool: ThreadPoolExecutor | None = None
         self._drains: list[Future[None]] = []
 
@@ -97,15 +106,29 @@ class Writer:
         """Store the entry ``prepare`` builds, behind the caller (:meth:`wait` waits)."""
         with self._lock:
             self._queue.append((report, prepare))
-            if self._draining:
-                return  # the running drain takes it with its next batch
-            self._draining = True
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(1, "edgereports-cache")
-            self._drains.append(self._pool.submit(self._drain))
+            self._start()
+
+    def see_key(self, scope: str, fingerprint: str) -> None:
+        """Record that a key worked in ``scope``, with the next entries stored."""
+        with self._lock:
+            self._keys.append((scope, fingerprint))
+            self._start()
+
+    def _start(self) -> None:
+        """Wake the drain, or start one (the lock held)."""
+        self._lock.notify()
+        if self._draining:
+            return  # the running drain takes it
+        self._draining = True
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(1, "edgereports-cache")
+        self._drains.append(self._pool.submit(self._drain))
 
     def wait(self) -> None:
-        """Wait until everything submitted is stored (or failed), and stop the thread."""
+        """Store everything submitted (or fail it) now, and stop the thread."""
+        with self._lock:
+            self._closing = True
+            self._lock.notify()
         while True:
             with self._lock:
                 drains, self._drains = self._drains, []
@@ -120,21 +143,36 @@ class Writer:
             pool.shutdown(wait=True)
 
     def _drain(self) -> None:
-        """Store what has arrived, batch after batch, until nothing is left."""
+        """Build the entries as they arrive, and store those at hand together once the
+        oldest has waited :data:`GATHER` seconds, or the pull ends."""
+        ready: list[tuple[int, Entry]] = []
+        keys: list[tuple[str, str]] = []
+        oldest = 0.0
         try:
             while True:
                 with self._lock:
+                    if (ready or keys) and not self._queue and not self._closing:
+                        self._lock.wait(max(0.0, oldest + GATHER - time.monotonic()))
+                    if not ready and not keys:
+                        oldest = time.monotonic()
                     batch, self._queue = self._queue, []
-                    if not batch:
+                    keys, self._keys = keys + self._keys, []
+                    closing = self._closing
+                    if not batch and not ready and not keys:
                         self._draining = False
                         return
-                self._write(batch)
+                ready.extend(self._prepare(batch))
+                if closing or time.monotonic() >= oldest + GATHER:
+                    if ready or keys:
+                        self._write(ready, keys)
+                    ready, keys = [], []
         except BaseException:
             with self._lock:
                 self._draining = False
             raise
 
-    def _write(self, batch: list[tuple[int, Prepare]]) -> None:
+    def _prepare(self, batch: list[tuple[int, Prepare]]) -> list[tuple[int, Entry]]:
+        """The entries of ``batch`` (those that cannot be built are reported failed)."""
         entries: list[tuple[int, Entry]] = []
         for report, prepare in batch:
             entry = None
@@ -147,12 +185,15 @@ class Writer:
                 self.failed(report)
             else:
                 entries.append((report, entry))
-        if not entries:
-            return
+        return entries
+
+    def _write(self, entries: list[tuple[int, Entry]], keys: list[tuple[str, str]]) -> None:
+        """Store ``entries`` and record ``keys`` together (each report failed if they cannot
+        be)."""
         try:
             if not self.cache.enabled:
                 raise _Off
-            self.cache.store.write_entries([entry for _, entry in entries])
+            self.cache.store.write_entries([entry for _, entry in entries], keys=keys)
         except Exception as exc:  # a disk or index error: no cache rather than no pull
             if not isinstance(exc, _Off):
                 self.cache.disable(exc)
