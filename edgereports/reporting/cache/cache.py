@@ -8,6 +8,7 @@ import sqlite3
 import threading
 import uuid
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,9 @@ from ...errors import ConfigError, EdgeReportsWarning
 from .store import Store
 
 __all__ = ["Cache", "default_directory", "open_cache"]
+
+#: Pulls storing at once into one cache (each pull's writer takes one thread while it runs).
+_WRITERS = 4
 
 
 def default_directory() -> Path:
@@ -55,6 +59,9 @@ class Cache:
         self.path = root
         self.max_bytes = max_bytes
         self._off = threading.Event()
+        self._writers: ThreadPoolExecutor | None = None
+        self._writers_pid = 0
+        self._writers_lock = threading.Lock()
 
     def __repr__(self) -> str:
         bound = f", max_bytes={self.max_bytes}" if self.max_bytes is not None else ""
@@ -69,6 +76,16 @@ class Cache:
     def enabled(self) -> bool:
         """False once the directory could not be written (the client then pulls without it)."""
         return not self._off.is_set()
+
+    def writers(self) -> ThreadPoolExecutor:
+        """The threads pulls store their rows on: made on first use and kept (a thread
+        started and joined per pull costs more than storing a small pull); a forked child,
+        which inherits no thread, makes its own."""
+        with self._writers_lock:
+            if self._writers is None or self._writers_pid != os.getpid():
+                self._writers = ThreadPoolExecutor(_WRITERS, "edgereports-cache")
+                self._writers_pid = os.getpid()
+            return self._writers
 
     def disable(self, error: BaseException) -> None:
         """Stop using the cache after a failed write, with one warning."""

@@ -16,7 +16,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -99,7 +99,6 @@ class Writer:
         self._keys: list[tuple[str, str]] = []  # (scope, fingerprint) of keys seen to work
         self._draining = False
         self._closing = False
-        self._pool: ThreadPoolExecutor | None = None
         self._drains: list[Future[None]] = []
 
     def submit(self, report: int, prepare: Prepare) -> None:
@@ -120,27 +119,20 @@ class Writer:
         if self._draining:
             return  # the running drain takes it
         self._draining = True
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(1, "edgereports-cache")
-        self._drains.append(self._pool.submit(self._drain))
+        self._drains.append(self.cache.writers().submit(self._drain))
 
     def wait(self) -> None:
-        """Store everything submitted (or fail it) now, and stop the thread."""
+        """Store everything submitted (or fail it) now."""
         with self._lock:
             self._closing = True
             self._lock.notify()
         while True:
             with self._lock:
                 drains, self._drains = self._drains, []
-                pool = self._pool if not drains else None
-                if pool is not None:
-                    self._pool = None
             if not drains:
                 break
             for drain in drains:
                 drain.result()
-        if pool is not None:
-            pool.shutdown(wait=True)
 
     def _drain(self) -> None:
         """Build the entries as they arrive, and store those at hand together once the
