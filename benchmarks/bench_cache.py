@@ -18,8 +18,10 @@ Both ratios are printed, measured in the same run; nothing here is a test.
 4. Cold cost (``--cold``, or after the steps above): HOUR byte usage of 10 subscribers over
    30, 90 and 180 days that ended a week before the clock of a sandbox in a child process
    (no latency, so the client's own work is what differs), pulled into an empty cache and
-   without a cache, alternated in one process, the best of 5 each: the cold pull with the
-   cache should take at most 1.3x the pull without (storing is linear in the rows).
+   without a cache, alternated in one process, 9 rounds each: the cold pull with the cache
+   should take at most 1.3x the pull without. Printed: the ratio of the best wall times, and
+   the ratio of the median CPU times of this process (the client's threads; the sandbox runs
+   in another), which a loaded machine disturbs less.
 
 Usage::
 

@@ -15,13 +15,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import requests
 
+import edgereports as er
 from edgereports.errors import EdgeReportsWarning
 from edgereports.normalize.parts import SeriesPart, read_part
 from edgereports.normalize.timeseries import build_run_table, build_table
 from edgereports.reporting.cache import Cache
-from edgereports.reporting.client import REPORT_PATH
 from edgereports.reporting.cache.segments import Entry, Segment, checksum
 from edgereports.reporting.cache.store import INDEX, Reader
+from edgereports.reporting.client import REPORT_PATH
 from edgereports.sandbox import SandboxHandle
 from tests.reporting.test_cache import client, counted, hourly
 
@@ -49,7 +50,7 @@ def _entries(cache: Cache) -> list[Entry]:
     return out
 
 
-def _shared(sb: SandboxHandle, root: Path, n: int = 3) -> tuple[object, Cache]:
+def _shared(sb: SandboxHandle, root: Path, n: int = 3) -> tuple[er.Report, Cache]:
     """A cache whose one segment holds the entries of ``n`` subscribers (a cold pull's)."""
     report = hourly(sb, "2022-05-02", "2022-05-05", n=n)
     client(sb, root).fetch(report)
@@ -120,7 +121,7 @@ def test_an_index_pointing_at_a_shared_segment_that_lacks_the_series_drops_it(
 def test_evicting_a_shared_segment_drops_every_entry_in_it(
     sandbox: SandboxHandle, tmp_path: Path
 ) -> None:
-    report, cache = _shared(sandbox, tmp_path)
+    report, _ = _shared(sandbox, tmp_path)
     (path,) = _files(tmp_path)
     bounded = Cache(tmp_path, max_bytes=path.stat().st_size)
     newer = hourly(sandbox, "2022-05-10", "2022-05-11", n=1)

@@ -95,9 +95,11 @@ class Writer:
         #: the entries stored, by series (a series stored once needs no merging)
         self.stored: Counter[str] = Counter()
         self._lock = threading.Condition()
-        self._queue: list[tuple[int, Prepare]] = []
+        self._queue: list[tuple[int, Prepare]] = []  # handed over, not built yet
+        self._ready: list[tuple[int, Entry]] = []  # built, not stored yet
         self._keys: list[tuple[str, str]] = []  # (scope, fingerprint) of keys seen to work
-        self._draining = False
+        self._oldest = 0.0  # when the oldest of them was handed over
+        self._running = False  # a drain is on a writer thread
         self._closing = False
         self._drains: list[Future[None]] = []
 
@@ -115,53 +117,64 @@ class Writer:
 
     def _start(self) -> None:
         """Wake the drain, or start one (the lock held)."""
-        self._lock.notify()
-        if self._draining:
-            return  # the running drain takes it
-        self._draining = True
+        if len(self._queue) + len(self._ready) + len(self._keys) == 1:
+            self._oldest = time.monotonic()
+        self._lock.notify_all()
+        if self._running or self._closing:
+            return
+        self._running = True
         self._drains.append(self.cache.writers().submit(self._drain))
 
     def wait(self) -> None:
-        """Store everything submitted (or fail it) now."""
+        """Store everything handed over (or fail it) now, on the calling thread (the pull
+        waits for it anyway: no thread to wake)."""
         with self._lock:
             self._closing = True
-            self._lock.notify()
-        while True:
-            with self._lock:
-                drains, self._drains = self._drains, []
-            if not drains:
-                break
-            for drain in drains:
-                drain.result()
+            self._lock.notify_all()
+            while self._running:  # the drain ends once its current step is done
+                self._lock.wait()
+            batch, ready, keys = self._queue, self._ready, self._keys
+            self._queue, self._ready, self._keys = [], [], []
+            drains, self._drains = self._drains, []
+        for drain in drains:
+            drain.result()
+        ready += self._prepare(batch)
+        if ready or keys:
+            self._write(ready, keys)
 
     def _drain(self) -> None:
         """Build the entries as they arrive, and store those at hand together once the
-        oldest has waited :data:`GATHER` seconds, or the pull ends."""
-        ready: list[tuple[int, Entry]] = []
-        keys: list[tuple[str, str]] = []
-        oldest = 0.0
+        oldest has waited :data:`GATHER` seconds (what is left when the pull ends is stored
+        by :meth:`wait`)."""
         try:
             while True:
                 with self._lock:
-                    if (ready or keys) and not self._queue and not self._closing:
-                        self._lock.wait(max(0.0, oldest + GATHER - time.monotonic()))
-                    if not ready and not keys:
-                        oldest = time.monotonic()
-                    batch, self._queue = self._queue, []
-                    keys, self._keys = keys + self._keys, []
-                    closing = self._closing
-                    if not batch and not ready and not keys:
-                        self._draining = False
+                    batch: list[tuple[int, Prepare]] = []
+                    while not self._closing:
+                        if self._queue:
+                            batch, self._queue = self._queue, []
+                            break
+                        if not self._ready and not self._keys:
+                            return
+                        due = self._oldest + GATHER - time.monotonic()
+                        if due <= 0:
+                            break
+                        self._lock.wait(due)
+                    else:
                         return
-                ready.extend(self._prepare(batch))
-                if closing or time.monotonic() >= oldest + GATHER:
-                    if ready or keys:
-                        self._write(ready, keys)
-                    ready, keys = [], []
-        except BaseException:
+                    ready, keys = ([], []) if batch else (self._ready, self._keys)
+                    if not batch:
+                        self._ready, self._keys = [], []
+                if batch:
+                    built = self._prepare(batch)
+                    with self._lock:
+                        self._ready += built
+                else:
+                    self._write(ready, keys)
+        finally:
             with self._lock:
-                self._draining = False
-            raise
+                self._running = False
+                self._lock.notify_all()
 
     def _prepare(self, batch: list[tuple[int, Prepare]]) -> list[tuple[int, Entry]]:
         """The entries of ``batch`` (those that cannot be built are reported failed)."""
