@@ -62,8 +62,9 @@ def while_busy(call: Callable[[], object]) -> None:
 
 
 def _chunks(listed: str) -> dict[int, int]:
-    """An entry's chunks (start -> rows) from their JSON form."""
-    return {int(c): int(n) for c, n in orjson.loads(listed)}
+    """An entry's chunks (start -> rows) from their JSON form (the starts, then the rows)."""
+    starts, rows = orjson.loads(listed)
+    return dict(zip(starts, rows, strict=True))
 
 
 class Index:
@@ -315,15 +316,11 @@ class Index:
 
 
 def _columns(chunks: Mapping[int, int]) -> tuple[int, int, str, int, int]:
-    """An entry's columns: first and last chunk, the chunks as JSON, their count and rows."""
-    listed = sorted(chunks.items())
-    return (
-        listed[0][0],
-        listed[-1][0],
-        orjson.dumps(listed).decode(),
-        len(listed),
-        sum(n for _, n in listed),
-    )
+    """An entry's columns: first and last chunk, the chunks as JSON (the starts, then the
+    rows), their count and rows."""
+    starts = sorted(chunks)
+    rows = [chunks[c] for c in starts]
+    return starts[0], starts[-1], orjson.dumps([starts, rows]).decode(), len(starts), sum(rows)
 
 
 def distinct_in(

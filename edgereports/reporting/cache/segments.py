@@ -96,10 +96,14 @@ def encode(entries: Sequence[Entry]) -> pa.Buffer:
     listed: list[dict[str, Any]] = []
     at = 0
     for entry in entries:
+        starts = sorted(entry.chunks)  # chunk starts, ends and rows: flat lists, no pairs
+        bounds = [entry.chunks[c] for c in starts]
         listed.append(
             {
                 "series": entry.series,
-                "chunks": [[c, e, n] for c, (e, n) in sorted(entry.chunks.items())],
+                "starts": starts,
+                "ends": [e for e, _ in bounds],
+                "counts": [n for _, n in bounds],
                 "rows": [at, entry.table.num_rows],
                 "attrs": entry.attrs,
                 "request": entry.request,
@@ -108,11 +112,10 @@ def encode(entries: Sequence[Entry]) -> pa.Buffer:
         at += entry.table.num_rows
     meta = {k: v for k, v in (schema.metadata or {}).items() if k not in _OURS}
     meta[_ENTRIES] = orjson.dumps(listed, default=str)
-    tables = [entry.table.replace_schema_metadata(meta) for entry in entries]
     sink = pa.BufferOutputStream()
-    with pa.ipc.new_file(sink, tables[0].schema) as out:
-        for table in tables:
-            out.write_table(table)
+    with pa.ipc.new_file(sink, schema.with_metadata(meta)) as out:
+        for entry in entries:
+            out.write_table(entry.table)
     return sink.getvalue()
 
 
@@ -175,10 +178,13 @@ class Segment:
             listed = orjson.loads(meta[_ENTRIES])
         else:  # the first format: one series, every row
             identity = orjson.loads(meta[_IDENTITY])
+            starts, ends, counts = zip(*identity["chunks"], strict=True)
             listed = [
                 {
                     "series": identity["series"],
-                    "chunks": identity["chunks"],
+                    "starts": starts,
+                    "ends": ends,
+                    "counts": counts,
                     "rows": [0, self.table.num_rows],
                     "attrs": orjson.loads(meta[_ATTRS]),
                     "request": orjson.loads(meta[_REQUEST]),
@@ -189,7 +195,10 @@ class Segment:
             at, count = (int(n) for n in item["rows"])
             if at < 0 or count < 0 or at + count > self.table.num_rows:
                 raise ValueError("an entry's rows lie outside the file")
-            chunks = {int(c): (int(e), int(n)) for c, e, n in item["chunks"]}
+            chunks = {
+                int(c): (int(e), int(n))
+                for c, e, n in zip(item["starts"], item["ends"], item["counts"], strict=True)
+            }
             if str(item["series"]) in self._entries:
                 raise ValueError("a series holds two entries")
             self._entries[str(item["series"])] = {**item, "rows": (at, count), "chunks": chunks}

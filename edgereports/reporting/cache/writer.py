@@ -11,6 +11,7 @@ file.
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import threading
 import time
@@ -74,10 +75,12 @@ def entry_of(
         table = pa.Table.from_pandas(kept, preserve_index=False, nthreads=1)  # no thread pool
         attrs = {str(k): v for k, v in frame.attrs.items() if k != "request"}
     starts = [int(c[0].timestamp()) for c in final]
+    if all(a[1] == b[0] for a, b in itertools.pairwise(final)):  # a run: each ends at the next
+        ends = [*starts[1:], int(final[-1][1].timestamp())]
+    else:
+        ends = [int(c[1].timestamp()) for c in final]
     counts = rows_per_chunk(stamps_of(kept), starts)
-    chunks = {
-        start: (int(c[1].timestamp()), n) for start, c, n in zip(starts, final, counts, strict=True)
-    }
+    chunks = dict(zip(starts, zip(ends, counts, strict=True), strict=True))
     return Entry(series, chunks, table, attrs, request)
 
 
