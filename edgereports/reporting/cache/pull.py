@@ -104,7 +104,7 @@ class CachedPull:
         api_version: str,
         horizon: timedelta | None,
         clock: Callable[[], datetime | None],
-        fingerprint: str,
+        fingerprint: str | Callable[[], str],
         refresh: bool = False,
         local_clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         skew: timedelta = CLOCK_SKEW,
@@ -117,7 +117,6 @@ class CachedPull:
         self.clock = clock
         self.local_clock = local_clock
         self.skew = skew
-        self.fingerprint = fingerprint
         self.refresh = refresh
         self.stats = [CacheStats(refresh=refresh) for _ in range(reports)]
         self._lock = threading.Lock()
@@ -254,7 +253,7 @@ class CachedPull:
         facts = self._facts(part)
         if self.refresh or not self.cache.enabled or facts.reason or not facts.grid:
             return None
-        if not self.keys.bound(facts.scope):
+        if facts.series in self._empty or not self.keys.bound(facts.scope):
             return None
         span, names, series = facts.span, facts.names, facts.series
         assert span is not None
@@ -295,6 +294,8 @@ class CachedPull:
                 self.stats[part.report].not_cached.append(reason)
             return fetch(part)
         scope = facts.scope
+        if facts.series in self._empty:  # nothing to read: the key need not be known yet
+            return self._part(part, fetch, scope) if fetch is not None else None
         if self.keys.bound(scope) or self.refresh:
             return self._part(part, fetch, scope)
         if fetch is None:
@@ -315,7 +316,7 @@ class CachedPull:
         span, grid, series = facts.span, facts.grid, facts.series
         assert span is not None
         names = dict(zip(grid, facts.names, strict=True))
-        read = not self.refresh and self.keys.bound(scope)
+        read = not self.refresh and series not in self._empty and self.keys.bound(scope)
         stored = self._lookup(series, list(names.values())) if read else {}
         by_segment: dict[str, list[Chunk]] = {}
         for chunk in grid:

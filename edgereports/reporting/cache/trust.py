@@ -90,24 +90,27 @@ class KeyBinding:
 
     Args:
         store: the cache's store.
-        fingerprint: the key's salted fingerprint in that store.
+        fingerprint: the key's salted fingerprint in that store, or what computes it (called
+            when first needed: a pull that reads nothing may leave it to the thread that
+            records the key).
         service: the service address.
         api_version: the API version.
         record: records in the index that the key worked in a scope (called with the scope
-            and fingerprint; by default at once, by :meth:`.store.Store.see_key`).
+            and what gives the fingerprint; by default at once, by
+            :meth:`.store.Store.see_key`).
     """
 
     def __init__(
         self,
         store: Store,
-        fingerprint: str,
+        fingerprint: str | Callable[[], str],
         service: str,
         api_version: str,
-        record: Callable[[str, str], None] | None = None,
+        record: Callable[[str, Callable[[], str]], None] | None = None,
     ) -> None:
         self.store = store
-        self.record = record if record is not None else store.see_key
-        self.fingerprint = fingerprint
+        self.record = record or (lambda scope, key: store.see_key(scope, key()))
+        self._fingerprint = fingerprint
         self.service = service
         self.api_version = api_version
         #: held by the one part that fetches to prove a key not bound yet
@@ -116,6 +119,12 @@ class KeyBinding:
         self._bound_now: set[str] = set()  # bound by an answer of this pull
         self._unseen: set[str] = set()  # not bound in the index when this pull asked
         self._lock = threading.Lock()
+
+    def fingerprint(self) -> str:
+        """The key's fingerprint (computed on first use)."""
+        if callable(self._fingerprint):
+            self._fingerprint = self._fingerprint()
+        return self._fingerprint
 
     def scope(self, request: Mapping[str, Any]) -> str:
         """What a key is bound to: the service address, API version and the account of
@@ -137,7 +146,7 @@ class KeyBinding:
         if scope in self._unseen:
             return False
         try:
-            seen = self.store.key_seen(scope, self.fingerprint)
+            seen = self.store.key_seen(scope, self.fingerprint())
         except sqlite3.Error:
             return False
         with self._lock:

@@ -100,7 +100,8 @@ class Writer:
         self._lock = threading.Condition()
         self._queue: list[tuple[int, Prepare]] = []  # handed over, not built yet
         self._ready: list[tuple[int, Entry]] = []  # built, not stored yet
-        self._keys: list[tuple[str, str]] = []  # (scope, fingerprint) of keys seen to work
+        #: (scope, fingerprint) of keys seen to work
+        self._keys: list[tuple[str, Callable[[], str]]] = []
         self._oldest = 0.0  # when the oldest of them was handed over
         self._running = False  # a drain is on a writer thread
         self._closing = False
@@ -112,8 +113,9 @@ class Writer:
             self._queue.append((report, prepare))
             self._start()
 
-    def see_key(self, scope: str, fingerprint: str) -> None:
-        """Record that a key worked in ``scope``, with the next entries stored."""
+    def see_key(self, scope: str, fingerprint: Callable[[], str]) -> None:
+        """Record that a key worked in ``scope``, with the next entries stored (``fingerprint``
+        gives the key's fingerprint, then: off the part's thread)."""
         with self._lock:
             self._keys.append((scope, fingerprint))
             self._start()
@@ -195,13 +197,16 @@ class Writer:
                 entries.append((report, entry))
         return entries
 
-    def _write(self, entries: list[tuple[int, Entry]], keys: list[tuple[str, str]]) -> None:
+    def _write(
+        self, entries: list[tuple[int, Entry]], keys: list[tuple[str, Callable[[], str]]]
+    ) -> None:
         """Store ``entries`` and record ``keys`` together (each report failed if they cannot
         be)."""
         try:
             if not self.cache.enabled:
                 raise _Off
-            self.cache.store.write_entries([entry for _, entry in entries], keys=keys)
+            seen = [(scope, fingerprint()) for scope, fingerprint in keys]
+            self.cache.store.write_entries([entry for _, entry in entries], keys=seen)
         except Exception as exc:  # a disk or index error: no cache rather than no pull
             if not isinstance(exc, _Off):
                 self.cache.disable(exc)
