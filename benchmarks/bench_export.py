@@ -38,7 +38,8 @@ subscribers x 2 years of HOUR data (windows, requests, rows; sharded by subscrib
 unsharded), and with ``--fleet`` 60 one-day Delta units run one after another into one table
 on an S3-compatible server (moto on loopback, its requests counted by kind): the
 wall time and store requests per unit, units 51-60 against 1-10 (a unit's cost must not grow
-with the table's age).
+with the table's age), then the store requests of a whole first run, of an incremental run at
+once after it and of the next day's run (an incremental run must cost less than the first).
 
 Usage::
 
@@ -50,6 +51,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import os
@@ -58,6 +60,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -354,16 +357,12 @@ def _moto(port: int) -> subprocess.Popen[bytes]:
     return server
 
 
-def s3_units(count: int, subscribers: int = 3) -> list[tuple[float, dict[str, int]]]:
-    """``count`` one-day units of a DAY report, one after another, into one Delta table on an
-    S3-compatible server on loopback; per unit its wall time and the store's requests by kind.
-    """
+@contextlib.contextmanager
+def counting_store() -> Iterator[Callable[[], dict[str, int]]]:
+    """The request-counting S3 server on a free port, its settings in the environment; yields
+    a function answering its counts so far (requests by kind)."""
     import socket
     import urllib.request
-
-    from edgereports.export import load_job, run_unit
-    from edgereports.reporting import ReportingClient
-    from edgereports.sandbox import serve
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -385,32 +384,8 @@ def s3_units(count: int, subscribers: int = 3) -> list[tuple[float, dict[str, in
             got: dict[str, int] = json.loads(answer.read())
         return got
 
-    first = NOW.replace(hour=0) - timedelta(days=count)
-    out: list[tuple[float, dict[str, int]]] = []
     try:
-        with serve(seed=0, clock=NOW) as sb, tempfile.TemporaryDirectory() as tmp:
-            msisdns = [s.msisdn for s in sb.network.sims_of(sb.account_id)][:subscribers]
-            listed = ", ".join(f'"{m}"' for m in msisdns)
-            path = Path(tmp) / "units.toml"
-            path.write_text(
-                f'output = "s3://bench/units"\nformat = "delta"\n[defaults]\n'
-                f'account_id = "{sb.account_id}"\n[[reports]]\nname = "usage"\n'
-                f'preset = "time_usage_subscriber"\nparams = {{ msisdn = [{listed}] }}\n'
-                f"start = {first.date().isoformat()}\n",
-                encoding="utf-8",
-            )
-            job = load_job(path)
-            with ReportingClient(sb.api_key, sb.reporting_url, progress=False) as client:
-                for i in range(count):
-                    before = counts()
-                    started = time.perf_counter()
-                    day = (first + timedelta(days=i)).date()
-                    summary = run_unit(job, "usage", day, client=client, now=NOW)
-                    seconds = time.perf_counter() - started
-                    after = counts()
-                    if not summary.ok:
-                        raise SystemExit(f"unit {day} failed: {summary}")
-                    out.append((seconds, {k: after[k] - before.get(k, 0) for k in after}))
+        yield counts
     finally:
         server.terminate()
         server.wait(10)
@@ -419,7 +394,103 @@ def s3_units(count: int, subscribers: int = 3) -> list[tuple[float, dict[str, in
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+
+
+def _since(counts: Callable[[], dict[str, int]], before: dict[str, int]) -> dict[str, int]:
+    after = counts()
+    return {k: after[k] - before.get(k, 0) for k in after}
+
+
+def s3_units(count: int, subscribers: int = 3) -> list[tuple[float, dict[str, int]]]:
+    """``count`` one-day units of a DAY report, one after another, into one Delta table on an
+    S3-compatible server on loopback; per unit its wall time and the store's requests by kind.
+    """
+    from edgereports.export import load_job, run_unit
+    from edgereports.reporting import ReportingClient
+    from edgereports.sandbox import serve
+
+    first = NOW.replace(hour=0) - timedelta(days=count)
+    out: list[tuple[float, dict[str, int]]] = []
+    with (
+        counting_store() as counts,
+        serve(seed=0, clock=NOW) as sb,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
+        msisdns = [s.msisdn for s in sb.network.sims_of(sb.account_id)][:subscribers]
+        job = load_job(_usage_job(Path(tmp), "s3://bench/units", sb.account_id, msisdns, first))
+        with ReportingClient(sb.api_key, sb.reporting_url, progress=False) as client:
+            for i in range(count):
+                before = counts()
+                started = time.perf_counter()
+                day = (first + timedelta(days=i)).date()
+                summary = run_unit(job, "usage", day, client=client, now=NOW)
+                seconds = time.perf_counter() - started
+                if not summary.ok:
+                    raise SystemExit(f"unit {day} failed: {summary}")
+                out.append((seconds, _since(counts, before)))
     return out
+
+
+def _usage_job(
+    where: Path,
+    output: str,
+    account: str,
+    msisdns: list[str],
+    start: datetime,
+    window_days: int | None = None,
+) -> Path:
+    """A Delta job file of one DAY report of ``msisdns`` from ``start``."""
+    listed = ", ".join(f'"{m}"' for m in msisdns)
+    windows = f"window_days = {window_days}\n" if window_days else ""
+    path = where / "usage.toml"
+    path.write_text(
+        f'output = "{output}"\nformat = "delta"\n[defaults]\naccount_id = "{account}"\n'
+        f'[[reports]]\nname = "usage"\npreset = "time_usage_subscriber"\n'
+        f"params = {{ msisdn = [{listed}] }}\nstart = {start.date().isoformat()}\n{windows}",
+        encoding="utf-8",
+    )
+    return path
+
+
+def s3_incremental(days: int = 60, subscribers: int = 3) -> None:
+    """Print the store requests of a first run (``days`` of DAY data in 4-day windows) into a
+    Delta table on the counting S3 server, of an incremental run at once after it, and of the
+    next day's run: an incremental run must cost less than the first."""
+    from edgereports.export import load_job, run_export
+    from edgereports.reporting import ReportingClient
+    from edgereports.sandbox import serve
+
+    first = NOW.replace(hour=0) - timedelta(days=days)
+    with (
+        counting_store() as counts,
+        serve(seed=0, clock=NOW) as sb,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
+        msisdns = [s.msisdn for s in sb.network.sims_of(sb.account_id)][:subscribers]
+        path = _usage_job(Path(tmp), "s3://bench/runs", sb.account_id, msisdns, first, 4)
+        job = load_job(path)
+        runs = []
+        with ReportingClient(sb.api_key, sb.reporting_url, progress=False) as client:
+            for label, now in (
+                ("first run", NOW),
+                ("incremental, at once", NOW),
+                ("incremental, next day", NOW + timedelta(days=1)),
+            ):
+                before = counts()
+                summary = run_export(job, client=client, now=now)
+                if not summary.ok:
+                    raise SystemExit(f"{label} failed: {summary}")
+                runs.append((label, len(summary.reports[0].plan.windows), _since(counts, before)))
+    print(
+        f"store requests of whole runs, {days} days of DAY data in 4-day windows (Delta on moto):"
+    )
+    base = sum(runs[0][2].values())
+    for label, windows, got in runs:
+        total = sum(got.values())
+        print(
+            f"  {label:<22} {windows:3d} window(s) {total:6d} requests = {total / base:.2f} x "
+            f"the first (log reads {got.get('GET log', 0)}, data writes {got.get('PUT data', 0)})"
+        )
 
 
 def print_s3_units(runs: list[tuple[float, dict[str, int]]]) -> None:
@@ -512,6 +583,7 @@ def main() -> None:
     fleet_plan()
     if opts.fleet:
         print_s3_units(s3_units(opts.s3_units))
+        s3_incremental()
         return
     from package_bytecode import compile_package
 

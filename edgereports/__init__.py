@@ -44,6 +44,8 @@ from .health import health  # light too; eager for the same reason
 from .query import Metric, Report, ServiceReport
 
 if TYPE_CHECKING:  # the lazily loaded names, typed for checkers and IDEs
+    from .campaigns import Campaign, CampaignClient
+    from .content import ContentClient
     from .export import read_export, run_export
     from .normalize import read_csv, to_frame
     from .normalize.buckets import bucket_start
@@ -51,14 +53,13 @@ if TYPE_CHECKING:  # the lazily loaded names, typed for checkers and IDEs
     from .normalize.wide import long, wide
     from .plotting import plot
     from .reporting import Failure, FetchResult, ReportingClient, ReportingServiceClient
-    from .services import Campaign, CampaignClient, ContentClient
     from .widgets import Explorer
 
 # Public names loaded on first access: name -> module.
 _LAZY: dict[str, str] = {
-    "Campaign": ".services",
-    "CampaignClient": ".services",
-    "ContentClient": ".services",
+    "Campaign": ".campaigns",
+    "CampaignClient": ".campaigns",
+    "ContentClient": ".content",
     "Explorer": ".widgets",
     "Failure": ".reporting",
     "FetchResult": ".reporting",

@@ -246,9 +246,10 @@ class ApiError(EdgeReportsError):
 
     Example:
         >>> try:
-        ...     client.fetch(report)  # doctest: +SKIP
+        ...     er.ReportingClient("not-the-key", sandbox_url, retries=0).fetch(report)
         ... except ApiError as e:
-        ...     print(e.status_code, e.body_excerpt)
+        ...     print(type(e).__name__, e.status_code)
+        AuthError 401
     """
 
     def __init__(
@@ -329,10 +330,12 @@ class PartialFailure(EdgeReportsError):
 
     Example:
         >>> try:
-        ...     df = client.fetch(report)  # doctest: +SKIP
+        ...     df = client.fetch(report)
         ... except PartialFailure as e:
         ...     df = e.frame  # the rows of the parts that succeeded
         ...     print([str(f) for f in e.failures])
+        >>> len(df)  # no part failed: the whole frame
+        21
     """
 
     def __init__(self, message: str, *, failures: Sequence[Any], frame: Any = None) -> None:

@@ -7,8 +7,10 @@ in-process: set the widgets' values, call ``button.click()`` and read :attr:`Exp
 and :attr:`Explorer.message`.
 
 Example:
-    >>> from edgereports.widgets import Explorer          # doctest: +SKIP
-    >>> Explorer(client, account_id="62c40843c7a1909709112345")  # doctest: +SKIP
+    >>> from edgereports.widgets import Explorer
+    >>> explorer = Explorer(client, account_id=acct)
+    >>> explorer.report().to_request()["metrics"]  # the first preset, time usage
+    [{'name': 'time_usage_seconds', 'aggregation_type': 'COUNT'}]
 """
 
 from __future__ import annotations
@@ -82,8 +84,9 @@ class Explorer:
         export_dir: the directory of the default export file name.
 
     Example:
-        >>> explorer = Explorer(client, account_id="A")       # doctest: +SKIP
-        >>> explorer                                            # doctest: +SKIP
+        >>> explorer = Explorer(client, account_id=acct)
+        >>> print(explorer.python_code().splitlines()[0])
+        import edgereports as er
     """
 
     def __init__(

@@ -39,7 +39,7 @@ PLANTS = {
     "unplaced module": ("stray.py", "VALUE = 1", "layers"),
     "sandbox imports the client": ("sandbox/clock.py", "from .. import errors", "the sandbox"),
     "model knows the web": ("sandbox/model/hashing.py", "from ..web import state", "inside the"),
-    "pandas-free request": ("presets.py", "import numpy", "building a request is pure"),
+    "pandas-free request": ("presets/v1.py", "import numpy", "building a request is pure"),
     "no HTTP below clients": ("plotting/__init__.py", "import urllib3", "no HTTP stack"),
     "export through reporting": ("export/plan.py", "from .. import http", "the export reaches"),
 }

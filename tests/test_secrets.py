@@ -34,11 +34,12 @@ from urllib.parse import quote_plus
 import pytest
 
 from edgereports import Report
+from edgereports.campaigns import CampaignClient
 from edgereports.cli.main import main as cli
+from edgereports.content import ContentClient
 from edgereports.errors import EdgeReportsError
 from edgereports.export import run_export
 from edgereports.reporting import ReportingClient
-from edgereports.services import CampaignClient, ContentClient
 from tests.conftest import (
     Step,
     chained,

@@ -7,13 +7,18 @@ import dataclasses
 import json
 import os
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..campaigns import Campaign
 from ..errors import InputError
-from ._services import add_group, campaigns_client, connection_flags, emit, emit_value, records
-
-if TYPE_CHECKING:
-    from ..services.campaigns import Campaign
+from ._content_campaigns import (
+    add_group,
+    campaigns_client,
+    connection_flags,
+    emit,
+    emit_value,
+    records,
+)
 
 __all__ = ["add_parser", "campaign_from_args"]
 
@@ -49,7 +54,7 @@ def _datetime(text: str, what: str) -> datetime:
 
 
 def campaign_from_args(args: argparse.Namespace) -> Campaign:
-    """Build the :class:`~edgereports.services.Campaign` that ``campaigns onboard`` describes.
+    """Build the :class:`~edgereports.campaigns.Campaign` that ``campaigns onboard`` describes.
 
     Fields come from ``--from-json FILE`` (an object keyed by Campaign attribute names), then
     from the flags, which win.
@@ -58,8 +63,6 @@ def campaign_from_args(args: argparse.Namespace) -> Campaign:
         InputError: an unreadable file, an unknown key, a bad date-time or a field the
             Campaign refuses.
     """
-    from ..services.campaigns import Campaign
-
     values: dict[str, Any] = {}
     if args.from_json:
         try:

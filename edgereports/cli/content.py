@@ -10,10 +10,17 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
-from ._services import add_group, connection_flags, content_client, emit, emit_value, records
+from ._content_campaigns import (
+    add_group,
+    connection_flags,
+    content_client,
+    emit,
+    emit_value,
+    records,
+)
 
 if TYPE_CHECKING:
-    from ..services.content import ContentClient
+    from ..content import ContentClient
 
 __all__ = ["add_parser"]
 

@@ -18,7 +18,11 @@ A summary table per report is printed as it arrives.
 
 Without settings the demo starts the local sandbox in-process (seed 0, 64 devices, a fixed
 clock, so every run gives the same output) and takes the account, subscribers and sites from
-it. With EDGEREPORTS_API_KEY and EDGEREPORTS_REPORTING_URL set it reports on the live service
+it. It injects two incidents into the sandbox's network (one subscriber offline for 30 hours,
+a sensor idle for two days) so that the health section has something to find, and lists them
+on the page as the ground truth (--no-incidents leaves them out).
+
+With EDGEREPORTS_API_KEY and EDGEREPORTS_REPORTING_URL set it reports on the live service
 instead: give --account-id, and --msisdn/--imsi/--customer-site-id for the presets that need
 them (presets without their ids are skipped). --sandbox forces the sandbox.
 """
@@ -57,6 +61,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     sb = p.add_argument_group("sandbox")
     sb.add_argument("--seed", type=int, default=0, help="the sandbox's seed (default 0)")
     sb.add_argument("--devices", type=int, default=64, help="devices on the account (default 64)")
+    sb.add_argument(
+        "--no-incidents",
+        dest="incidents",
+        action="store_false",
+        help="do not inject the demo's two incidents (an offline subscriber, an idle sensor) "
+        "that give the health section something to find",
+    )
     live = p.add_argument_group("live service (with EDGEREPORTS_API_KEY set)")
     live.add_argument("--account-id", help="the account to report on")
     live.add_argument("--msisdn", action="append", default=[], help="a subscriber (repeat)")
@@ -96,5 +107,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
         sandbox=True if args.sandbox else None,
         seed=args.seed,
         devices=args.devices,
+        incidents=args.incidents,
     )
     return 0 if result.ok else 1

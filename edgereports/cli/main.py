@@ -25,7 +25,7 @@ from . import (
     page,
     query,
     report,
-    service,
+    service_report,
 )
 from ._errors import ShortErrors, say
 
@@ -81,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     query.add_parsers(sub)
     report.add_parser(sub)
-    service.add_parser(sub)
+    service_report.add_parser(sub)
     export.add_parser(sub)
     page.add_parser(sub)
     content.add_parser(sub)

@@ -7,9 +7,9 @@ subscribers on the command line).
 
 Example:
     >>> from edgereports.demo import run_demo
-    >>> result = run_demo("demo-output")  # doctest: +SKIP
-    >>> result.index                       # doctest: +SKIP
-    PosixPath('demo-output/index.html')
+    >>> result = run_demo("demo-output", sandbox=True, echo=lambda line: None)
+    >>> result.index, result.ok
+    (PosixPath('demo-output/index.html'), True)
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from .._version import __version__
 from ..export.files import atomic_write_bytes
 from ..health import flags_html
 from ..page import Section, failed_section, png_img, render_document, report_section
+from ._result import incident_text
 
 if TYPE_CHECKING:
     from ._result import DemoResult, ReportOutcome
@@ -62,6 +63,13 @@ def _health_section(result: DemoResult) -> Section:
         return failed_section(anchor, title, result.health_error or "not judged")
     purpose = "Each device and site judged against its own history over the last 7 days."
     body = flags_html(result.health, title=None)
+    if result.incidents:
+        listed = "".join(f"<li>{html.escape(incident_text(i))}</li>" for i in result.incidents)
+        body += (
+            '<p class="meta">Injected into the sandbox (the ground truth to hold these flags '
+            f"against; a flag may start or end a few hours apart, where the device's own "
+            f"habits make the gap longer):</p><ul>{listed}</ul>"
+        )
     return Section(anchor, title, f'<p class="purpose">{purpose}</p>{body}')
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from typing import Any
 
 from .. import presets
@@ -17,6 +17,7 @@ __all__ = [
     "DEMO_ZONE",
     "PlannedReport",
     "Subjects",
+    "demo_incidents",
     "plan_reports",
     "range_end",
 ]
@@ -28,6 +29,9 @@ DEMO_ZONE = timezone(timedelta(hours=5, minutes=30))
 #: The range of the daily presets (and of the demo's health flags) before the demo's end.
 DAILY_RANGE = timedelta(days=7)
 _DAILY, _HOURLY, _SIM_DAYS = DAILY_RANGE, timedelta(days=2), timedelta(days=14)
+_DAY, _HOUR = timedelta(days=1), timedelta(hours=1)
+#: The UTC midnight of the demo clock's day (incidents start on whole UTC hours).
+_DEMO_DAY = floor(datetime.fromisoformat(DEMO_CLOCK).astimezone(UTC), BUCKETS["DAY"])
 
 
 #: The device profile of the subscribers the demo reports on (sandbox profiles: docs/sandbox.md).
@@ -57,22 +61,22 @@ class Subjects:
     profile: str | None = None
 
     @classmethod
-    def from_sandbox(cls, handle: Any) -> Subjects:
-        """Take the subjects from a running sandbox's network (its primary account).
+    def from_network(cls, network: Any, today: date) -> Subjects:
+        """Take the subjects from a sandbox network (its primary account).
 
         Args:
-            handle: what :func:`edgereports.sandbox.serve` yielded.
+            network: a sandbox network (:func:`edgereports.sandbox.build_network`).
+            today: the day whose active SIMs to prefer.
 
         Returns:
             The subjects: three handsets with an active SIM (phones: the devices whose
             subscriber reports are the ones to show; cameras mostly send, sensors barely
             talk), every site, every device of the account.
         """
-        account = str(handle.account_id)
-        sims = [s for s in handle.network.sims if s.account_id == account]
-        sites = [s.customer_site_id for s in handle.network.sites if s.account_id == account]
-        profile = {d.msisdn: d.profile for d in handle.network.devices}
-        today = handle.clock.now().date()
+        account = str(network.primary_account_id)
+        sims = [s for s in network.sims if s.account_id == account]
+        sites = [s.customer_site_id for s in network.sites if s.account_id == account]
+        profile = {d.msisdn: d.profile for d in network.devices}
         handsets = [s for s in sims if profile.get(s.msisdn) == HANDSET and s.active_on(today)]
         return cls(
             account_id=account,
@@ -82,6 +86,33 @@ class Subjects:
             devices=tuple(s.msisdn for s in sims),
             profile=HANDSET if handsets else None,
         )
+
+
+def demo_incidents(network: Any, subjects: Subjects) -> list[dict[str, Any]]:
+    """The incidents the demo injects into its sandbox, so that its health section has
+    something to find: the first subscriber offline for 30 hours and a sensor passing no
+    bytes for two days, both inside the last week before :data:`DEMO_CLOCK`.
+
+    Args:
+        network: the sandbox network.
+        subjects: the demo's subjects (:meth:`Subjects.from_network`).
+
+    Returns:
+        The incidents, as ``serve(incidents=...)`` takes them (none when the subjects have
+        no subscriber, or no sensor among their devices, for that one).
+    """
+    profile = {d.msisdn: d.profile for d in network.devices}
+    sensors = [m for m in subjects.devices if profile.get(m) == "sensor"]
+    out = []
+    if subjects.msisdns:
+        out.append(_incident("device_offline", subjects.msisdns[0], _DEMO_DAY - 4 * _DAY, 30))
+    if sensors:
+        out.append(_incident("sim_idle", sensors[0], _DEMO_DAY - 3 * _DAY - _HOUR * 6, 48))
+    return out
+
+
+def _incident(kind: str, subject: str, start: datetime, hours: int) -> dict[str, Any]:
+    return {"kind": kind, "subject": subject, "start": start.isoformat(), "hours": hours}
 
 
 @dataclass(frozen=True)

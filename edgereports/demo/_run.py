@@ -7,7 +7,7 @@ import warnings
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .._dependencies import lazy_import
 from ..config import Settings
@@ -18,8 +18,16 @@ from ..normalize import concat_frames
 from ..plotting import plot
 from ..reporting import ReportingClient
 from ._html import write_index
-from ._plan import DAILY_RANGE, DEMO_CLOCK, PlannedReport, Subjects, plan_reports, range_end
-from ._result import DemoResult, ReportOutcome
+from ._plan import (
+    DAILY_RANGE,
+    DEMO_CLOCK,
+    PlannedReport,
+    Subjects,
+    demo_incidents,
+    plan_reports,
+    range_end,
+)
+from ._result import DemoResult, ReportOutcome, incident_text
 from ._summary import summary_table
 
 if TYPE_CHECKING:
@@ -28,6 +36,7 @@ if TYPE_CHECKING:
 
 # the backend is the caller's: pyplot loads when the first chart is drawn
 plt = lazy_import("matplotlib.pyplot")
+sandbox_ = lazy_import("edgereports.sandbox")
 matplotlib_figure = lazy_import("matplotlib.figure")
 
 __all__ = ["DemoResult", "ReportOutcome", "run_demo"]
@@ -43,6 +52,7 @@ def run_demo(
     sandbox: bool | None = None,
     seed: int = 0,
     devices: int = 64,
+    incidents: bool = True,
     echo: Echo = print,
 ) -> DemoResult:
     """Fetch the eleven presets and write their frames, charts and an HTML page.
@@ -55,6 +65,9 @@ def run_demo(
             service when the settings have an API key and a reporting URL.
         seed: the sandbox's seed.
         devices: the sandbox's devices on the primary account.
+        incidents: inject the demo's incidents into the sandbox (:func:`demo_incidents`), so
+            that the health section has something to find; the page lists them as the ground
+            truth to hold its flags against.
         echo: where progress and the summary tables go (``print`` by default).
 
     Returns:
@@ -81,14 +94,18 @@ def run_demo(
             end = range_end(client.service_now())  # the service's clock, not this machine's
             result = _run(client, subjects, end, target, source, echo)
     else:
-        from ..sandbox import serve
-
-        with serve(seed=seed, devices=devices, clock=DEMO_CLOCK) as sb:
-            source = f"the local sandbox (seed {seed}, {devices} devices, clock {DEMO_CLOCK})"
+        network = sandbox_.build_network(seed, devices)
+        today = datetime.fromisoformat(DEMO_CLOCK).date()
+        subjects = subjects or Subjects.from_network(network, today)
+        injected = demo_incidents(network, subjects) if incidents else []
+        with sandbox_.serve(seed=seed, devices=devices, clock=DEMO_CLOCK, incidents=injected) as sb:
+            source = (
+                f"the local sandbox (seed {seed}, {devices} devices, clock {DEMO_CLOCK}, "
+                f"{len(injected)} injected incident(s))"
+            )
             with ReportingClient(sb.api_key, sb.reporting_url, progress=False) as client:
                 end = range_end(client.service_now())
-                subjects = subjects or Subjects.from_sandbox(sb)
-                result = _run(client, subjects, end, target, source, echo)
+                result = _run(client, subjects, end, target, source, echo, sb.incidents)
     result.seconds = time.monotonic() - started
     echo(
         f"\n{sum(o.frame is not None for o in result.outcomes)} reports in "
@@ -107,12 +124,15 @@ def _run(
     out: Path,
     source: str,
     echo: Echo,
+    incidents: list[dict[str, Any]] | None = None,
 ) -> DemoResult:
     frames_dir, charts_dir = out / "frames", out / "charts"
     frames_dir.mkdir(parents=True, exist_ok=True)
     charts_dir.mkdir(parents=True, exist_ok=True)
     echo(f"edgereports demo: every preset from {source}")
-    result = DemoResult(out=out, index=out / "index.html", source=source)
+    result = DemoResult(
+        out=out, index=out / "index.html", source=source, incidents=list(incidents or [])
+    )
     for plan in plan_reports(subjects, end):
         outcome = ReportOutcome(plan)
         result.outcomes.append(outcome)
@@ -143,6 +163,8 @@ def _run(
     echo(f"\n== health · {len(subjects.devices)} devices over the last 7 days · {flagged}")
     if result.health is not None and len(result.health):
         echo(_indent(flags_table(result.health)))
+    for incident in result.incidents:
+        echo(f"   injected into the sandbox: {incident_text(incident)}")
     result.clock = client.last_answer_date
     write_index(result)
     return result

@@ -98,8 +98,9 @@ def health(
         EdgeReportsError: the pull failed (see :meth:`ReportingClient.fetch`).
 
     Example:
-        >>> flags = er.health(client, account_id=acct, msisdn=numbers,
-        ...                   start="7d", end="today")  # doctest: +SKIP
+        >>> flags = er.health(client, account_id=acct, msisdn=numbers, start="7d", end="today")
+        >>> list(flags.columns)
+        ['kind', 'subject', 'start', 'end', 'severity', 'evidence']
     """
     from .flags import build_flags
 

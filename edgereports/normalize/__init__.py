@@ -19,7 +19,7 @@ from .._dependencies import lazy_names
 if TYPE_CHECKING:
     from .api import read_csv, to_frame
     from .detect import detect_shape
-    from .service import service_frame
+    from .reporting_service import service_frame
     from .stitching import concat_frames, stitch
 
 #: The public names loaded on first access: name -> module.
@@ -27,7 +27,7 @@ _LAZY = {
     "concat_frames": ".stitching",
     "detect_shape": ".detect",
     "read_csv": ".api",
-    "service_frame": ".service",
+    "service_frame": ".reporting_service",
     "stitch": ".stitching",
     "to_frame": ".api",
 }

@@ -15,7 +15,7 @@ from ._request import request_info
 from ._util import fail
 from .current import read_objects
 from .detect import decode, detect_shape, first_byte, parse_json
-from .service import is_service_answer, service_frame, service_request
+from .reporting_service import is_service_answer, service_frame, service_request
 from .simcount import read_items
 from .timeseries import build, read_json
 

@@ -27,7 +27,7 @@ from . import _arrowjson
 from ._request import RequestInfo, request_info
 from .api import ARROW_MIN_BYTES
 from .detect import detect_shape, first_byte, parse_json
-from .service import is_service_answer, service_request
+from .reporting_service import is_service_answer, service_request
 from .timeseries import Block, build, build_table, dimensions, read_blocks
 
 __all__ = ["SeriesPart", "build_parts", "read_part"]

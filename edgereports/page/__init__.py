@@ -6,9 +6,10 @@ Sections are pluggable: a section maker takes the :class:`PageContext` and retur
 :class:`Section` objects (:func:`health_sections` adds the health flags).
 
 Example:
-    >>> from edgereports.page import build_page                  # doctest: +SKIP
-    >>> page = build_page("nightly.toml", last="7d", compare="previous_period")  # doctest: +SKIP
-    >>> page.write("weekly.html"), len(page.failures)            # doctest: +SKIP
+    >>> from edgereports.page import build_page
+    >>> page = build_page(job_file, last="7d", compare="previous_period")
+    >>> page.write("weekly.html"), len(page.failures)
+    (PosixPath('weekly.html'), 0)
 """
 
 from __future__ import annotations

@@ -164,7 +164,7 @@ def chart_png(
         InputError: the frame cannot be plotted.
 
     Example:
-        >>> chart_png(df)[:4]  # doctest: +SKIP
+        >>> chart_png(df)[:4]
         b'\\x89PNG'
     """
     if timed and chart_for(df) not in (plot_timeseries, plot_ue_connections, plot_sim_count):

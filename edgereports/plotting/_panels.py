@@ -37,6 +37,7 @@ from ._common import (
     zone_name,
 )
 from ._labels import member_text, over_what, top_talkers, whose
+from ._time import mark_buckets, time_note
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -54,6 +55,9 @@ def plot_sim_count(
 ) -> Axes:
     """Plot active SIMs per day as stacked bars: physical below, eSIM on top.
 
+    A day the range covers only in part is hatched, and the days the service may still revise
+    are dotted, with a note under the title (as on time-series charts).
+
     Args:
         df: a ``sim_count`` frame (several accounts are summed per day).
         ax: the axes to draw on; a new figure when omitted.
@@ -67,7 +71,8 @@ def plot_sim_count(
         InputError: not a ``sim_count`` frame.
     """
     check_shape(df, "sim_count", "plot_sim_count")
-    heading = f"Active SIMs per day: physical and eSIM\n{range_text(df, resolve_tz(tz, df))}"
+    zone = resolve_tz(tz, df)
+    heading = f"Active SIMs per day: physical and eSIM\n{range_text(df, zone)}"
     ax = new_axes(ax, (10.0, 4.8))
     if df.empty:
         return no_data(ax, title or heading.rstrip())
@@ -83,7 +88,9 @@ def plot_sim_count(
         ax.set_xlim(x[0] - 2, x[0] + 2)
     value_axis(ax, unit_scale("sim", []), "Active SIMs")
     ax.grid(axis="y", alpha=0.3)
-    ax.set_title(title or heading.rstrip())
+    mark_buckets(ax, df, 1.0)
+    note = time_note(df, zone)
+    ax.set_title(title or (f"{heading.rstrip()}\n{note}" if note else heading.rstrip()))
     legend_outside(ax)
     return ax
 

@@ -52,12 +52,20 @@ def _provisional(df: pd.DataFrame) -> datetime | None:
     return datetime.fromisoformat(text) if isinstance(text, str) else None
 
 
+def _last_bucket(df: pd.DataFrame) -> pd.Timestamp:
+    """The start of the last bucket a chart draws: the newest ``time_stamp``, or for SIM
+    counts the newest ``date`` (a UTC calendar day)."""
+    if "time_stamp" in df.columns:
+        return pd.Timestamp(df["time_stamp"].max())
+    return pd.Timestamp(df["date"].max()).tz_localize("UTC")
+
+
 def mark_buckets(ax: Axes, df: pd.DataFrame, width_days: float) -> None:
     """Hatch the partial buckets and the provisional ones on ``ax`` (x in matplotlib days)."""
     rule = frame_buckets(df.attrs)
     if rule is None or df.empty:
         return
-    last = pd.Timestamp(df["time_stamp"].max())
+    last = _last_bucket(df)
     spans = [(start, _PARTIAL_HATCH) for start, _ in _partials(df)]
     first = _provisional(df)
     if first is not None and pd.Timestamp(first) <= last:
@@ -92,7 +100,7 @@ def time_note(df: pd.DataFrame, zone: tzinfo) -> str:
         noun = "bucket" if len(partial) == 1 else "buckets"
         parts.append(f"hatched: partial {noun} {', '.join(partial)}")
     first = _provisional(df)
-    if first is not None and not df.empty and pd.Timestamp(first) <= df["time_stamp"].max():
+    if first is not None and not df.empty and pd.Timestamp(first) <= _last_bucket(df):
         parts.append(f"dotted: {_when(first, zone, hourly)} so far (provisional)")
     return "; ".join(parts)
 

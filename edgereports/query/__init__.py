@@ -3,7 +3,7 @@
 Building a request is pure: nothing here imports pandas or the HTTP stack. ``report`` holds the
 builder, ``terms`` the metric and filter objects, ``times`` the timestamps and time
 keywords, ``vocabulary`` the known names (validation and completion), ``versions`` the v1 and
-v2 names, ``service`` the :class:`ServiceReport` of the v2 reporting service.
+v2 names, ``service_report`` the :class:`ServiceReport` of the v2 reporting service.
 
 Example:
     >>> from edgereports.query import Report
@@ -14,7 +14,7 @@ Example:
 from __future__ import annotations
 
 from .report import Report
-from .service import ServiceReport
+from .service_report import ServiceReport
 from .terms import Clause, Filter, Metric, MetricFilter
 from .times import NOW
 

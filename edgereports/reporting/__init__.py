@@ -4,13 +4,15 @@
 requests a report becomes (fan-out, then windows); ``runner`` runs those parts in worker
 threads (progress, the points budget, pieces); ``assemble`` decodes the answers and puts the
 frame together; ``results`` holds what a pull returns when parts fail; ``cache`` keeps final
-chunks of answers on disk.
+chunks of answers on disk; ``reporting_service`` is the client of the v2 reporting service.
 
 Example:
     >>> import edgereports as er
-    >>> client = er.ReportingClient("my-key", "https://reports.example")  # doctest: +SKIP
-    >>> df = client.fetch(er.presets.byte_usage_subscriber(  # doctest: +SKIP
-    ...     account_id="A", msisdn=subscribers, start="2024-01-01", end="2025-01-01"))
+    >>> client = er.ReportingClient(key, sandbox_url)
+    >>> df = client.fetch(er.presets.byte_usage_subscriber(
+    ...     account_id=acct, msisdn=numbers, start="2022-07-01", end="2022-07-08"))
+    >>> sorted(df["msisdn"].unique()) == sorted(numbers)
+    True
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from typing import TYPE_CHECKING
 
 from .._dependencies import lazy_names
 from .client import CSV, JSON, ReportingClient
+from .reporting_service import ReportingServiceClient
 from .results import Failure, FetchResult
-from .service import ReportingServiceClient
 
 if TYPE_CHECKING:
     from .cache import Cache

@@ -16,10 +16,10 @@ from ..errors import ConfigError, EdgeReportsError, InputError
 from ..normalize.output import check_output, convert
 from ..query import Report
 from .assemble import assemble_pull, parse_json
-from .budget import Budget
 from .cache import check_horizon
 from .connection import UsesConnection, open_connection
 from .plan import DEFAULT_POINTS, plan_parts
+from .points import PointsBudget
 from .results import FetchResult, settle
 from .rules import check_partial, mark_time, warn_about
 from .runner import CSV, JSON, PartRunner
@@ -128,7 +128,7 @@ class ReportingClient(UsesConnection):
         self._horizon = check_horizon(horizon)
         self._cache = _open_cache(cache)
         self._fingerprint: str | None = None
-        self._budget = Budget(points_per_request)
+        self._budget = PointsBudget(points_per_request)
         if api_version not in API_VERSIONS:
             raise ConfigError(
                 f"api_version must be one of {', '.join(API_VERSIONS)}, got {api_version!r}"
@@ -226,7 +226,10 @@ class ReportingClient(UsesConnection):
             ConfigError: ``rate_limit`` is not a positive rate.
 
         Example:
-            >>> client.share_budget("/tmp/nightly.budget", "10/s")  # doctest: +SKIP
+            >>> client = ReportingClient("my-key", "https://r.example")
+            >>> client.share_budget("nightly.budget", "10/s")  # this directory's file
+            >>> client.rate_limit
+            10.0
         """
         from ..http import SharedPacer
 

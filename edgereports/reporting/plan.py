@@ -49,7 +49,7 @@ __all__ = [
 
 # -- windows --------------------------------------------------------------------------------------
 
-#: The default budget of one request, in points (buckets x metrics). The service documents no
+#: The default points budget of one request (buckets x metrics). The service documents no
 #: range limit, so it is conservative; an answer that says a request is too large makes the
 #: client split that part and learn a smaller budget.
 DEFAULT_POINTS = 100_000

@@ -47,8 +47,10 @@ class Failure:
         label: how the error's message names the part (its prefix), if it does.
 
     Example:
-        >>> result = client.fetch_many([report_a, report_b])  # doctest: +SKIP
-        >>> [(f.report, f.values, str(f.error)) for f in result.failures]  # doctest: +SKIP
+        >>> nowhere = er.ReportingClient("my-key", "http://127.0.0.1:9", retries=0)
+        >>> result = nowhere.fetch_many([report])  # one part per subscriber, each failed
+        >>> [(f.report, dict(f.values), type(f.error).__name__) for f in result.failures][0]
+        (0, {'msisdn': '...'}, 'TransportError')
     """
 
     report: int
@@ -168,8 +170,10 @@ class FetchResult:
         failures: every failed part, in plan order.
 
     Example:
-        >>> result = client.fetch_many([report_a, report_b])  # doctest: +SKIP
-        >>> frame_a, frame_b = result.frames                  # doctest: +SKIP
+        >>> result = client.fetch_many([report, report.between("2022-06-01", "2022-06-08")])
+        >>> this_week, a_month_before = result.frames
+        >>> len(this_week), len(a_month_before), result.ok
+        (21, 21, True)
     """
 
     frames: list[pd.DataFrame | None]

@@ -23,8 +23,8 @@ from ..errors import AuthError, EdgeReportsError
 from ..progress import open_progress
 from ..query import Report
 from .assemble import answer_frame, answer_part, join_parts, owned
-from .budget import Budget, says_too_large
 from .plan import Part, Window, bucket_of, split_window, window_points
+from .points import PointsBudget, says_too_large
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,7 +53,7 @@ class PartRunner:
         redact: hides secrets in the text of errors.
     """
 
-    def __init__(self, post: Post, budget: Budget, redact: Callable[[object], str]) -> None:
+    def __init__(self, post: Post, budget: PointsBudget, redact: Callable[[object], str]) -> None:
         self._post = post
         self._budget = budget
         self._redact = redact

@@ -22,6 +22,7 @@ from edgereports import presets
 from edgereports.cli.demo import add_parser
 from edgereports.config import Settings
 from edgereports.demo import DemoResult, Subjects, plan_reports, range_end, run_demo
+from edgereports.demo._result import incident_text
 from edgereports.errors import AuthError, ConfigError
 from edgereports.sandbox import SandboxHandle, serve
 
@@ -255,8 +256,18 @@ def test_the_page_ends_with_the_health_flags_of_every_device(
 ) -> None:
     result, lines = demo
     assert result.health is not None and result.health_error is None
-    assert result.health.empty  # the demo's network runs without incidents
+    # the two injected incidents are found, and nothing else is flagged
+    injected = {(i["kind"], i["subject"]) for i in result.incidents}
+    assert {i["kind"] for i in result.incidents} == {"device_offline", "sim_idle"}
+    assert set(zip(result.health["kind"], result.health["subject"], strict=True)) == injected
+    for incident in result.incidents:
+        flag = result.health[result.health["subject"] == incident["subject"]].iloc[0]
+        start, end = pd.Timestamp(incident["start"]), pd.Timestamp(incident["end"])
+        assert flag["start"] < end and flag["end"] > start  # the flag covers the incident
     page = result.index.read_text()
     assert 'id="health"' in page and "Health flags of the account&#x27;s devices" in page
-    assert "no flags from " in page
+    assert "Injected into the sandbox" in page
+    assert all(incident_text(i) in page for i in result.incidents)
+    assert "2 injected incident(s)" in result.source
     assert any(line.startswith("\n== health · 64 devices") for line in lines)
+    assert any("injected into the sandbox: device_offline of" in line for line in lines)

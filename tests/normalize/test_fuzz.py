@@ -208,7 +208,7 @@ def test_samples_are_found() -> None:
 def test_mutated_reporting_service_answers(case: tuple[Any, dict[str, Any] | None]) -> None:
     """The flat answer of the reporting service: mutated (an echoed member renamed to
     ``time_stamp`` or ``value`` included), read by ``service_frame`` and ``to_frame``."""
-    from edgereports.normalize.service import service_frame
+    from edgereports.normalize.reporting_service import service_frame
 
     payload, request = case
     by_service = outcome(lambda: service_frame(copy.deepcopy(payload), request))

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import edgereports as er
 from edgereports import presets
-from edgereports.query.service import parse_step
+from edgereports.query.service_report import parse_step
 
 V2 = {"api_version": "v2"}
 

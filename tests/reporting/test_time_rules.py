@@ -10,6 +10,7 @@ import matplotlib
 
 matplotlib.use("Agg", force=True)
 
+import matplotlib.dates as mdates
 import pandas as pd
 import pytest
 
@@ -79,6 +80,28 @@ def test_the_bucket_holding_the_present_is_provisional(sandbox: SandboxHandle) -
     ax = er.plot(frame)
     assert "8 Jul so far (provisional)" in ax.get_title()
     assert "5–8 Jul 2022 (UTC)" in ax.get_title()  # [5 Jul, 9 Jul): its last day included
+
+
+def test_sim_count_charts_mark_partial_and_provisional_days(sandbox: SandboxHandle) -> None:
+    sims = er.presets.active_sim_count(
+        account_id=sandbox.account_id, start="2022-07-01T00:00:00+05:30", end="2022-07-09T06:00Z"
+    )
+    with _client(sandbox) as client, pytest.warns(er.PartialBucketWarning):
+        frame = client.fetch(sims)
+    assert frame.attrs["provisional_from"] == "2022-07-08T00:00:00+00:00"
+    ax = er.plot(frame)
+    assert "hatched: partial buckets 30 Jun (23% in range), 9 Jul (25% in range)" in ax.get_title()
+    assert "dotted: 8 Jul so far (provisional)" in ax.get_title()
+    hatched = {
+        (mdates.num2date(p.get_x()).date().isoformat(), p.get_hatch())
+        for p in ax.patches
+        if p.get_hatch()
+    }
+    assert hatched == {
+        ("2022-06-30", "////"),
+        ("2022-07-08", "...."),
+        ("2022-07-09", "////"),  # after the present: no bar, and nothing to revise
+    }
 
 
 def test_an_empty_answer_after_the_present_says_so(sandbox: SandboxHandle) -> None:

@@ -97,7 +97,8 @@ def test_the_reporting_service_runs_end_to_end(sandbox: SandboxHandle) -> None:
     report = er.ServiceReport().last("HOUR").step("15m").where(device="BLR-1001")
     with service_client(sandbox) as client:
         frames = {
-            m: client.fetch(report.metric(m, "COUNT")) for m in er.query.service.SERVICE_METRICS
+            m: client.fetch(report.metric(m, "COUNT"))
+            for m in er.query.service_report.SERVICE_METRICS
         }
         raw = client.run(report.metric("ue_status", "AVG"))
     assert raw["mobile-core-id"] == sandbox.core_id and raw["edgepoint"] == "BLR-1001"

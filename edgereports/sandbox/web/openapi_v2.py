@@ -7,7 +7,7 @@ takes ``Authorization: Bearer <token>`` (``BearerToken``) and answers ``ServiceA
 
 from __future__ import annotations
 
-from ..engine.service import SERVICE_DIMENSIONS, SERVICE_METRICS
+from ..engine.reporting_service import SERVICE_DIMENSIONS, SERVICE_METRICS
 from ..engine.v2 import V2_DIMENSIONS, V2_METRICS
 from .openapi_schemas import TIME_PATTERN, J, json_content, obj, ref
 

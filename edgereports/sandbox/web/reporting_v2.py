@@ -3,7 +3,7 @@
 - ``POST /connectivity/v2/report?Authorization=<key>``: the v2 report (``engine/v2.py``),
   JSON or CSV like v1; 401 for a missing or wrong ``Authorization`` parameter.
 - ``POST /reporting/v2/reporting-service/{coreId}`` with ``Authorization: Bearer <token>``:
-  the reporting service (``engine/service.py``), JSON only; 401 for a missing or wrong
+  the reporting service (``engine/reporting_service.py``), JSON only; 401 for a missing or wrong
   token, 404 for another core id.
 
 Both are counted as the ``reporting`` area (faults, request counts) and log their bodies like
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from ..engine.service import answer_service, parse_service
+from ..engine.reporting_service import answer_service, parse_service
 from ..engine.v2 import answer_v2, parse_v2
 from ..problems import ApiProblem
 from .reporting import answer_response, read_json_body, timed_response, wants_csv

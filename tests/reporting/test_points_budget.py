@@ -13,8 +13,8 @@ from edgereports import presets
 from edgereports.errors import ApiError, ConfigError
 from edgereports.query import Report
 from edgereports.reporting import ReportingClient
-from edgereports.reporting.budget import Budget, says_too_large
 from edgereports.reporting.plan import Window, plan_windows, split_window, window_plan
+from edgereports.reporting.points import PointsBudget, says_too_large
 from edgereports.sandbox import Limits, SandboxHandle
 
 Factory = Callable[..., SandboxHandle]
@@ -60,7 +60,7 @@ def test_pieces_of_a_window_keep_the_pull_s_first_and_last() -> None:
 def test_budget_arguments_and_what_counts_as_too_large() -> None:
     with pytest.raises(ConfigError, match="points_per_request"):
         ReportingClient("k3y-secret", "http://127.0.0.1:9", points_per_request=0)
-    assert Budget(10).shrink(4) == 2 and Budget(10).shrink(1) == 1
+    assert PointsBudget(10).shrink(4) == 2 and PointsBudget(10).shrink(1) == 1
     too_big = ApiError("x answered HTTP 400", status_code=400, body_excerpt="would hold 9 points")
     assert says_too_large(too_big)
     assert says_too_large(ApiError("x", status_code=413))

@@ -16,13 +16,12 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..campaigns import CampaignClient
 from ..config import Settings
+from ..content import ContentClient
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from ..services.campaigns import CampaignClient
-    from ..services.content import ContentClient
 
 __all__ = [
     "Handler",
@@ -69,14 +68,10 @@ def settings_from(args: argparse.Namespace) -> Settings:
 
 
 def content_client(args: argparse.Namespace) -> ContentClient:
-    from ..services.content import ContentClient
-
     return ContentClient.from_settings(settings_from(args))
 
 
 def campaigns_client(args: argparse.Namespace) -> CampaignClient:
-    from ..services.campaigns import CampaignClient
-
     return CampaignClient.from_settings(settings_from(args))
 
 

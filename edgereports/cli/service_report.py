@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 from ..config import Settings
 from ..errors import InputError, QueryError
 from ..query import ServiceReport
+from ..reporting import ReportingServiceClient
+from .report import add_output_arguments, fetch_and_write
 
 if TYPE_CHECKING:
     import pandas as pd
-from .report import add_output_arguments, fetch_and_write
 
 __all__ = ["add_parser", "cmd_service_report", "service_report_from_args"]
 
@@ -48,7 +49,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     g.add_argument("--metric", required=True, metavar="NAME:AGG", help="e.g. ap_count:COUNT")
     g.add_argument("--where", action="append", default=[], metavar="DIM=V1,V2", help="a filter")
     add_output_arguments(p)
-    net = p.add_argument_group("service")
+    net = p.add_argument_group("reporting service")
     net.add_argument("--base-url", help="the service address (default EDGEREPORTS_BASE_URL)")
     net.add_argument("--core-id", help="the mobile core id (default EDGEREPORTS_CORE_ID)")
     net.add_argument("--retries", type=int, default=4, help="retries per request (default 4)")
@@ -87,8 +88,6 @@ def cmd_service_report(args: argparse.Namespace) -> int:
 
 
 def _fetch(args: argparse.Namespace) -> pd.DataFrame:
-    from ..reporting import ReportingServiceClient
-
     report = service_report_from_args(args)
     settings = Settings.from_env()
     if args.base_url:

@@ -1,10 +1,11 @@
-"""The budget of one request: how many points (buckets x metrics) a request may ask for.
+"""The points budget: how many points (buckets x metrics) one request may ask for.
 
-A pull plans its windows from the budget (:data:`~edgereports.reporting.plan.DEFAULT_POINTS`
-unless the caller sets one). The service documents no range limit, so an answer saying that a
-request is too large (HTTP 413, or a 400 whose body says so, as the sandbox's documented limits
-do) makes the client split that part in halves on bucket boundaries and keep the smaller budget
-for the parts still waiting, for the rest of the client's life.
+Not the request budget (``rate_limit``: requests per second). A pull plans its windows from the
+points budget (:data:`~edgereports.reporting.plan.DEFAULT_POINTS` unless the caller sets one).
+The service documents no range limit, so an answer saying that a request is too large (HTTP
+413, or a 400 whose body says so, as the sandbox's documented limits do) makes the client split
+that part in halves on bucket boundaries and keep the smaller points budget for the parts still
+waiting, for the rest of the client's life.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import threading
 
 from ..errors import ApiError, ConfigError
 
-__all__ = ["Budget", "says_too_large"]
+__all__ = ["PointsBudget", "says_too_large"]
 
 # what a 400 says when the request asked for too much (the sandbox: "the answer would hold N
 # points ...", "the range spans more than N days; split it")
@@ -30,7 +31,7 @@ def says_too_large(error: BaseException) -> bool:
     return error.status_code == 400 and bool(_TOO_LARGE.search(f"{error} {error.body_excerpt}"))
 
 
-class Budget:
+class PointsBudget:
     """Points per request, shared by every thread of a client; it only ever shrinks.
 
     Args:
@@ -40,7 +41,7 @@ class Budget:
         ConfigError: ``points`` is not a whole number >= 1.
 
     Example:
-        >>> b = Budget(100_000)
+        >>> b = PointsBudget(100_000)
         >>> b.shrink(5_000)
         2500
         >>> b.points

@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING, Any, Self
 from ..config import Settings, Timeout, check_api_key, check_count, check_timeout
 from ..errors import ConfigError, InputError, SchemaError, redact
 from ..http import HttpClient
-from ._validate import check_http_url
+from .validate import check_http_url
 
 if TYPE_CHECKING:
     import requests
 
-__all__ = ["ServiceClient"]
+__all__ = ["BaseClient"]
 
 
-class ServiceClient:
+class BaseClient:
     """Connection to the content and campaign APIs (the base of both clients).
 
     Args:

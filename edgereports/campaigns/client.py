@@ -32,11 +32,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 from urllib.parse import quote
 
+from .._content_campaigns.base import BaseClient
+from .._content_campaigns.records import Kind, check_object, check_records, frame, parse_bool
+from .._content_campaigns.validate import check_text
 from ..errors import InputError
-from ._campaign_form import FORM_FIELDS, SMS_TEXT_MAX, TIME_ZONE_RANGE, Campaign
-from ._records import Kind, check_object, check_records, frame, parse_bool
-from ._service import ServiceClient
-from ._validate import check_text
+from ._form import FORM_FIELDS, SMS_TEXT_MAX, TIME_ZONE_RANGE, Campaign
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -94,10 +94,10 @@ class CampaignStatus:
         return parse_bool(self.approval_status)
 
 
-class CampaignClient(ServiceClient):
+class CampaignClient(BaseClient):
     """Client of the campaign endpoints: onboard, list, status, chart.
 
-    Same connection and authentication as :class:`~edgereports.services.content.ContentClient`
+    Same connection and authentication as :class:`~edgereports.content.ContentClient`
     (``api_key`` header, ``partner_name`` query parameter).
 
     Args:
@@ -112,8 +112,15 @@ class CampaignClient(ServiceClient):
         ConfigError: a missing key or partner name, or a base_url that is not http(s).
 
     Example:
-        >>> campaigns = CampaignClient.from_settings(Settings.from_env())  # doctest: +SKIP
-        >>> campaigns.status("spring-sale")                                # doctest: +SKIP
+        Arguments are checked before anything is sent:
+
+        >>> campaigns = CampaignClient("k" * 8, "partner-1", "https://api.example")
+        >>> campaigns
+        CampaignClient(partner_name='partner-1', base_url='https://api.example')
+        >>> campaigns.status(" ")
+        Traceback (most recent call last):
+        ...
+        edgereports.errors.InputError: name is required and must not be blank
     """
 
     def onboard(self, campaign: Campaign) -> str:

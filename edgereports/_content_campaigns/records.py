@@ -10,12 +10,11 @@ empty answer is an empty frame with every column.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import Any, Final, Literal
+
+import pandas as pd
 
 from ..errors import SchemaError
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = ["Kind", "check_object", "check_records", "frame", "parse_bool"]
 
@@ -71,8 +70,6 @@ def parse_bool(value: object) -> bool | None:
 
 
 def _column(values: list[Any], kind: Kind, name: str, what: str) -> pd.Series:
-    import pandas as pd  # here, not at import time: the CLI's quick commands never need it
-
     if kind == "string":
         text = [None if v is None else v if isinstance(v, str) else str(v) for v in values]
         return pd.Series(pd.array(text, dtype=pd.StringDtype("pyarrow")))
@@ -117,8 +114,6 @@ def frame(
     Raises:
         SchemaError: a value cannot be read as its column's kind.
     """
-    import pandas as pd
-
     known = [name for name, _ in columns]
     extra: list[str] = []
     for record in records:

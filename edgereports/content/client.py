@@ -29,8 +29,11 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Final, Literal
 from urllib.parse import quote, urlsplit, urlunsplit
 
+from .._content_campaigns.base import BaseClient
+from .._content_campaigns.records import check_object, check_records, frame
+from .._content_campaigns.validate import check_http_url, check_origin, expiry_seconds
 from ..errors import ApiError, EdgeReportsError, InputError, SchemaError, redact
-from ._content_types import (
+from ._items import (
     CONTENT_COLUMNS,
     AppKey,
     OnboardingItem,
@@ -40,10 +43,7 @@ from ._content_types import (
     check_content_ids,
     redact_from,
 )
-from ._records import check_object, check_records, frame
-from ._service import ServiceClient
 from ._sync import wait_until_synced
-from ._validate import check_http_url, check_origin, expiry_seconds
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -63,7 +63,7 @@ PublishAccess = Literal["public", "private"]
 _PREFIX: Final = "api/v1/stream-tech"
 
 
-class ContentClient(ServiceClient):
+class ContentClient(BaseClient):
     """Client of the content endpoints: onboarding, URLs, app keys, whitelist.
 
     The API key travels in the ``api_key`` header and ``partner_name`` as a query parameter

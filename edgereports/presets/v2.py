@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .query import Report
-from .query.terms import Expression
-from .query.times import TimeLike
+from ..query import Report
+from ..query.terms import Expression
+from ..query.times import TimeLike
 
 __all__ = [
     "FUNCTIONS",

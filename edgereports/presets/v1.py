@@ -1,77 +1,43 @@
-"""The eleven query patterns the service documents as named functions, and a catalogue of them.
-
-The catalogue also holds the documented v2 reports (``presets_v2``), marked
-``api_version="v2"``.
+"""The eleven query patterns the v1 reporting API documents, as named functions.
 
 Each preset takes keyword arguments and returns a :class:`~edgereports.query.Report`. ``start``
 and ``end`` accept what :meth:`Report.between` accepts (datetimes, dates, ISO-8601 strings,
-relative dates such as ``"30d"`` and ``"today"``,
-keywords). Subscriber presets take one value or a list (a list fans out in the client).
+relative dates such as ``"30d"`` and ``"today"``, keywords). Subscriber presets take one value
+or a list (a list fans out in the client).
 
 Example:
-    >>> from edgereports import presets
-    >>> presets.ue_connections_avg_peak(
-    ...     account_id="A", start="2022-07-07T00:00:00Z", end="2022-07-08T00:00:00Z"
-    ... ).to_request()["metrics"]
-    [{'name': 'ue_connections', 'aggregation_type': 'MAX'}, \
-{'name': 'ue_connections', 'aggregation_type': 'AVG'}]
+    >>> report = bandwidth_percentile(
+    ...     account_id="A", customer_site_id=["S1", "S2"], start="2022-07-01", end="2022-07-08"
+    ... )
+    >>> [m["name"] for m in report.to_request()["metrics"]]
+    ['uplink_bandwidth', 'downlink_bandwidth']
+    >>> report.to_request()["metrics"][0]["metric_filter_clauses"]
+    [{'filters': [{'operator': 'PERCENTILE', 'comparison_value': 95}]}]
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
-from .errors import QueryError
-from .presets_v2 import (
-    FUNCTIONS as V2_FUNCTIONS,
-)
-from .presets_v2 import (
-    edge_point_breakout_bytes,
-    edge_point_breakout_packets,
-    edge_point_ran_bytes,
-    edge_point_ran_packets,
-    ue_bandwidth_usage,
-    ue_connections_series,
-    ue_online_status_series,
-    ue_session_bytes,
-    ue_session_duration,
-    ue_session_packets,
-)
-from .query import Report
-from .query.terms import Expression
-from .query.times import NOW, TimeLike
-from .query.vocabulary import suggest
+from ..errors import QueryError
+from ..query import Report
+from ..query.terms import Expression
+from ..query.times import TimeLike
 
 __all__ = [
-    "CATALOGUE",
-    "Param",
-    "PresetInfo",
+    "DEFAULT_PERCENTILE",
+    "FUNCTIONS",
     "active_sim_count",
     "bandwidth_percentile",
-    "build",
     "byte_usage_subscriber",
     "concurrent_online_ues",
     "device_status",
-    "edge_point_breakout_bytes",
-    "edge_point_breakout_packets",
-    "edge_point_ran_bytes",
-    "edge_point_ran_packets",
-    "get",
-    "names",
     "realtime_bandwidth",
     "time_usage_enterprise",
     "time_usage_subscriber",
-    "ue_bandwidth_usage",
     "ue_connections_avg_peak",
     "ue_connections_enterprise",
-    "ue_connections_series",
     "ue_connections_subscriber",
-    "ue_online_status_series",
-    "ue_session_bytes",
-    "ue_session_duration",
-    "ue_session_packets",
 ]
 
 Values = Expression | Iterable[Expression]
@@ -266,47 +232,8 @@ def device_status(
     return report.metric("ue_online_status", "EXISTS")
 
 
-@dataclass(frozen=True)
-class Param:
-    """A preset parameter: its name, whether it is required, and what it means."""
-
-    name: str
-    required: bool
-    help: str
-    default: object = None
-
-
-@dataclass(frozen=True)
-class PresetInfo:
-    """A catalogue entry: name, one-line purpose, parameters, the function, its API version."""
-
-    name: str
-    purpose: str
-    params: tuple[Param, ...]
-    function: Callable[..., Report]
-    api_version: str = "v1"
-
-    @property
-    def is_now(self) -> bool:
-        """True for presets that report the current value unless given a start and end."""
-        return not any(p.name == "start" and p.required for p in self.params)
-
-
-_PARAM_HELP = {
-    "account_id": "the account to report on",
-    "start": "range start: ISO-8601 with offset, a date, a relative date ('7d', 'yesterday') "
-    "or a service keyword such as 'LAST DAY' (a current-value preset: none means now)",
-    "end": f"range end: ISO-8601 with offset, a date, a relative date ('today') or {NOW!r}",
-    "msisdn": "one subscriber MSISDN or a list of them",
-    "imsi": "one subscriber IMSI or a list of them",
-    "customer_site_id": "one customer site id or a list of them",
-    "percentile": f"the percentile to compute (0-100, default {DEFAULT_PERCENTILE})",
-    "granularity": "the bucket length: DAY or HOUR",
-    "device": "one Edge Point (v2 'device': a customer site, e.g. BLR-1001) or a list of them",
-    "customer_name": "one customer name or a list of them",
-}
-
-_FUNCTIONS: tuple[Callable[..., Report], ...] = (
+#: The eleven presets, in their documented order.
+FUNCTIONS: tuple[Callable[..., Report], ...] = (
     time_usage_enterprise,
     time_usage_subscriber,
     byte_usage_subscriber,
@@ -319,64 +246,3 @@ _FUNCTIONS: tuple[Callable[..., Report], ...] = (
     concurrent_online_ues,
     device_status,
 )
-
-
-def _info(function: Callable[..., Report], api_version: str = "v1") -> PresetInfo:
-    params = tuple(
-        Param(
-            p.name,
-            p.default is inspect.Parameter.empty,
-            _PARAM_HELP[p.name],
-            None if p.default is inspect.Parameter.empty else p.default,
-        )
-        for p in inspect.signature(function).parameters.values()
-    )
-    purpose = (function.__doc__ or "").strip().splitlines()[0]
-    return PresetInfo(function.__name__, purpose, params, function, api_version)
-
-
-#: The eleven documented presets, in their documented order, then the v2 presets.
-CATALOGUE: tuple[PresetInfo, ...] = tuple(_info(f) for f in _FUNCTIONS) + tuple(
-    _info(f, "v2") for f in V2_FUNCTIONS
-)
-
-
-def names(api_version: str | None = None) -> list[str]:
-    """The preset names, in catalogue order (only those of ``api_version`` when given)."""
-    return [p.name for p in CATALOGUE if api_version in (None, p.api_version)]
-
-
-def get(name: str) -> PresetInfo:
-    """Look up a preset by name.
-
-    Raises:
-        QueryError: no such preset (with a "did you mean" hint).
-    """
-    for info in CATALOGUE:
-        if info.name == name:
-            return info
-    raise QueryError(
-        f"unknown preset {name!r}{suggest(name, names())} (presets: {', '.join(names())})",
-        field="preset",
-    )
-
-
-def build(name: str, **params: object) -> Report:
-    """Build the report of preset ``name`` from keyword parameters.
-
-    Raises:
-        QueryError: unknown preset, a missing or unexpected parameter, or an invalid value.
-    """
-    info = get(name)
-    allowed = {p.name for p in info.params}
-    unexpected = sorted(set(params) - allowed)
-    if unexpected:
-        raise QueryError(
-            f"preset {name!r} takes no parameter {unexpected[0]!r}; "
-            f"it takes: {', '.join(p.name for p in info.params)}",
-            field=unexpected[0],
-        )
-    missing = [p.name for p in info.params if p.required and params.get(p.name) is None]
-    if missing:
-        raise QueryError(f"preset {name!r} needs {', '.join(missing)}", field=missing[0])
-    return info.function(**{k: v for k, v in params.items() if v is not None})

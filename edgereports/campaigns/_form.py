@@ -2,7 +2,7 @@
 
 Decisions where the service's documentation is silent (which campaign form fields are
 required, and their allowed values beyond those it lists) are listed in
-:mod:`edgereports.services.campaigns`.
+:mod:`edgereports.campaigns.client`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Final
 
+from .._content_campaigns.validate import check_http_url, check_int, check_media_file, check_text
 from ..errors import InputError
-from ._validate import check_http_url, check_int, check_media_file, check_text
 
 __all__ = ["FORM_FIELDS", "SMS_TEXT_MAX", "TIME_ZONE_RANGE", "Campaign"]
 
@@ -136,8 +136,30 @@ class Campaign:
         InputError: any field that breaks the rules above, named with its form field.
 
     Example:
-        >>> campaign = Campaign(name="spring-sale", title="Spring", ...)  # doctest: +SKIP
-        >>> CampaignClient.from_settings(settings).onboard(campaign)     # doctest: +SKIP
+        The media files must exist (here two empty ones); :meth:`CampaignClient.onboard`
+        sends the campaign.
+
+        >>> from datetime import datetime
+        >>> from pathlib import Path
+        >>> video, thumbnail = Path("spring.mp4"), Path("spring.png")
+        >>> video.touch(); thumbnail.touch()
+        >>> campaign = Campaign(
+        ...     name="spring-sale", title="Spring", description="Spring offers",
+        ...     start=datetime(2030, 3, 1, 9), end=datetime(2030, 3, 8, 21), time_zone=5.5,
+        ...     video=video, thumbnail=thumbnail, sms_text="Spring offers inside",
+        ...     number_of_sms=1, brand_url="https://brand.example",
+        ...     chat_url="https://brand.example/chat", call_to_action_url="https://brand.example/buy",
+        ...     call_to_action_button_text="Buy", call_to_action_duration=10,
+        ...     call_to_action_frequency=1,
+        ... )
+        >>> form = campaign.form()
+        >>> form["campaignStartDate"], form["timeZone"], form["is360"]
+        ('2030-03-01T09:00:00', '5.5', 'false')
+        >>> import dataclasses
+        >>> dataclasses.replace(campaign, sms_text="x" * 161)
+        Traceback (most recent call last):
+        ...
+        edgereports.errors.InputError: sms_text (smsText) has 161 characters; at most 160 ...
     """
 
     name: str

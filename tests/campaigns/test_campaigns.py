@@ -17,9 +17,7 @@ import pytest
 import requests
 
 import edgereports as er
-from edgereports.http import make_session
-from edgereports.sandbox import SandboxHandle
-from edgereports.services.campaigns import (
+from edgereports.campaigns import (
     CAMPAIGN_CHART_COLUMNS,
     CAMPAIGN_LIST_COLUMNS,
     FORM_FIELDS,
@@ -27,6 +25,8 @@ from edgereports.services.campaigns import (
     CampaignClient,
     CampaignStatus,
 )
+from edgereports.http import make_session
+from edgereports.sandbox import SandboxHandle
 from tests.conftest import Step, scripted
 
 SandboxFactory = Callable[..., SandboxHandle]

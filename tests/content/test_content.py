@@ -14,15 +14,15 @@ import pytest
 import requests
 
 import edgereports as er
-from edgereports.http import make_session
-from edgereports.sandbox import SandboxHandle
-from edgereports.services.content import (
+from edgereports.content import (
     CONTENT_COLUMNS,
     AppKey,
     ContentClient,
     PlaybackUrl,
     WhitelistChange,
 )
+from edgereports.http import make_session
+from edgereports.sandbox import SandboxHandle
 from tests.conftest import Step, scripted
 
 SandboxFactory = Callable[..., SandboxHandle]
@@ -230,7 +230,7 @@ def test_from_settings_names_what_is_missing() -> None:
 
 
 def test_trailing_slash_of_an_origin_is_removed_with_a_warning() -> None:
-    from edgereports.services._validate import check_origin
+    from edgereports._content_campaigns.validate import check_origin
 
     with pytest.warns(
         UserWarning,

@@ -1,8 +1,8 @@
 """``ReportingServiceClient``: the v2 reporting service (access points and UEs per mobile core).
 
 ``POST {base_url}/reporting/v2/reporting-service/{core_id}`` with ``Authorization: Bearer
-<token>`` (see docs/service.md). Its steps are aligned to the request time, so a
-service report is sent whole: never windowed, fanned out or cached.
+<token>`` (see docs/service.md). The reporting service aligns its steps to the request time,
+so a service report is sent whole: never windowed, fanned out or cached.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import requests
 
 # the readers load with the first answer, not with the client
-_readers = lazy_import("edgereports.normalize.service")
+_readers = lazy_import("edgereports.normalize.reporting_service")
 
 __all__ = ["SERVICE_PATH", "ReportingServiceClient"]
 

@@ -96,7 +96,7 @@ def parse_step(text: object, field: str = "step") -> timedelta:
 
 
 def _time(value: object, field: str) -> str:
-    """A time of the service: a keyword (normalised) or a timestamp with an offset, verbatim."""
+    """A reporting-service time: a keyword (normalised) or a timestamp with an offset, verbatim."""
     if not isinstance(value, str) or not value.strip():
         raise QueryError(
             f"{field} must be a timestamp or a time keyword, got {value!r}", field=field
@@ -171,7 +171,7 @@ class ServiceReport:
     def metric(self, name: str, aggregation: str) -> ServiceReport:
         """Set the one metric and its aggregation type (a second call replaces it)."""
         checked = check_name(name, "metrics.name", SERVICE_METRICS, strict=self.strict)
-        # the service's aggregations are a closed set: another one is answered 400
+        # the reporting service's aggregations are a closed set: another one is answered 400
         agg = check_token(
             aggregation, "metrics.aggregation_type", SERVICE_AGGREGATIONS, strict=True
         )

@@ -10,8 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
+from .._content_campaigns.records import Kind
 from ..errors import EdgeReportsError, InputError, redact
-from ._records import Kind
 
 __all__ = [
     "CONTENT_COLUMNS",
