@@ -199,3 +199,29 @@ def test_run_tables_decode_to_the_frame_table(sandbox: SandboxHandle) -> None:
         metadata=runs.schema.metadata,
     )
     assert decoded.equals(plain.combine_chunks(), check_metadata=True)
+
+
+def test_an_index_set_aside_is_written_by_no_thread_after(tmp_path: Path) -> None:
+    """Once one thread sets the index aside, another thread's open connection does not go on
+    writing into the file set aside: it opens the new index."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    index = Cache(tmp_path).store.index
+    with ThreadPoolExecutor(1) as other:
+        other.submit(index.see_key, "before", "f").result()  # that thread's connection opens
+        aside = index.set_aside()
+        index.create()
+        other.submit(index.see_key, "after", "f").result()
+    for path, scopes in ((tmp_path / INDEX, ["after"]), (aside, ["before"])):
+        with sqlite3.connect(path) as db:
+            assert [s for (s,) in db.execute("SELECT scope FROM keys")] == scopes
+
+
+def test_a_sound_index_is_not_set_aside_for_one_failed_query(tmp_path: Path) -> None:
+    cache = Cache(tmp_path)
+    cache.store.index.see_key("scope", "f")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning: nothing is set aside
+        cache.store.recover(sqlite3.DatabaseError("database disk image is malformed"))
+    assert not list(tmp_path.glob(f"{INDEX}.damaged-*"))
+    assert cache.store.key_seen("scope", "f")

@@ -68,16 +68,25 @@ def _chunks(listed: str) -> dict[int, int]:
 
 
 class Index:
-    """The index file of a cache directory (thread-safe: a connection per thread)."""
+    """The index file of a cache directory (thread-safe: a connection per thread).
+
+    An index set aside gets a new generation: every thread's connection to the old file is
+    then closed on its next use, and the thread opens the new file (no write goes on into
+    the file set aside).
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._local = threading.local()
+        self._generation = 0
 
     @contextlib.contextmanager
     def connection(self) -> Iterator[sqlite3.Connection]:
-        """This thread's connection (made on first use)."""
+        """This thread's connection (made on first use, and anew after a set-aside)."""
         db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if db is not None and self._local.generation != self._generation:
+            self.reconnect()
+            db = None
         if db is None:
             db = sqlite3.connect(self.path, timeout=_BUSY_SECONDS, isolation_level=None)
             # WAL is kept in the file: only its creator switches, and processes opening a new
@@ -86,7 +95,31 @@ class Index:
                 while_busy(lambda: db.execute("PRAGMA journal_mode=WAL"))
             db.execute("PRAGMA synchronous=NORMAL")
             self._local.db = db
+            self._local.generation = self._generation
         yield db
+
+    def reconnect(self) -> None:
+        """Close this thread's connection (the next use opens the file again)."""
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                db.close()
+            self._local.db = None
+
+    def healthy(self) -> bool:
+        """The file reads as a sound index on a connection of its own (a query that failed
+        on one connection may have met another's write half-way)."""
+        try:
+            db = sqlite3.connect(self.path, timeout=_BUSY_SECONDS)
+        except sqlite3.Error:
+            return False
+        try:
+            db.execute("SELECT COUNT(*) FROM entries").fetchone()
+            return bool(db.execute("PRAGMA quick_check").fetchone()[0] == "ok")
+        except sqlite3.Error:
+            return False
+        finally:
+            db.close()
 
     def create(self) -> bool:
         """Make the tables; True when the index was of the first layout (its entries are
@@ -108,11 +141,8 @@ class Index:
 
     def set_aside(self) -> Path:
         """Rename the index (and its WAL files) out of the way; returns the new name."""
-        db = getattr(self._local, "db", None)
-        if db is not None:
-            with contextlib.suppress(sqlite3.Error):
-                db.close()
-            self._local.db = None
+        self._generation += 1
+        self.reconnect()
         aside = self.path.with_name(f"{self.path.name}.damaged-{time.strftime('%Y%m%dT%H%M%S')}")
         for suffix in ("", "-wal", "-shm"):
             with contextlib.suppress(OSError):

@@ -74,7 +74,11 @@ class Store:
             self._set_aside(exc)
 
     def recover(self, error: BaseException) -> None:
-        """Set a damaged index aside and rebuild it (a query found it damaged)."""
+        """A query found the index damaged: unless it reads as sound on a connection of its
+        own (then this thread's connection is opened again), set it aside and rebuild it."""
+        if self.index.healthy():
+            self.index.reconnect()
+            return
         self._set_aside(error)
 
     def _set_aside(self, error: BaseException) -> None:
