@@ -11,6 +11,7 @@ file.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import sqlite3
 import threading
@@ -102,6 +103,7 @@ class Writer:
         self._ready: list[tuple[int, Entry]] = []  # built, not stored yet
         #: (scope, fingerprint) of keys seen to work
         self._keys: list[tuple[str, Callable[[], str]]] = []
+        self._fingerprints: list[Callable[[], str]] = []  # not computed yet
         self._oldest = 0.0  # when the oldest of them was handed over
         self._running = False  # a drain is on a writer thread
         self._closing = False
@@ -118,6 +120,7 @@ class Writer:
         gives the key's fingerprint, then: off the part's thread)."""
         with self._lock:
             self._keys.append((scope, fingerprint))
+            self._fingerprints.append(fingerprint)
             self._start()
 
     def _start(self) -> None:
@@ -155,7 +158,12 @@ class Writer:
             while True:
                 with self._lock:
                     batch: list[tuple[int, Prepare]] = []
-                    while not self._closing:
+                    ready: list[tuple[int, Entry]] = []
+                    keys: list[tuple[str, Callable[[], str]]] = []
+                    fingerprints, self._fingerprints = self._fingerprints, []
+                    while not fingerprints:
+                        if self._closing:
+                            return
                         if self._queue:
                             batch, self._queue = self._queue, []
                             break
@@ -163,18 +171,17 @@ class Writer:
                             return
                         due = self._oldest + GATHER - time.monotonic()
                         if due <= 0:
+                            ready, keys, self._ready, self._keys = self._ready, self._keys, [], []
                             break
                         self._lock.wait(due)
-                    else:
-                        return
-                    ready, keys = ([], []) if batch else (self._ready, self._keys)
-                    if not batch:
-                        self._ready, self._keys = [], []
+                for fingerprint in fingerprints:  # computed now, not when the pull ends
+                    with contextlib.suppress(Exception):  # (if it fails, it fails then)
+                        fingerprint()
                 if batch:
                     built = self._prepare(batch)
                     with self._lock:
                         self._ready += built
-                else:
+                if ready or keys:
                     self._write(ready, keys)
         finally:
             with self._lock:
