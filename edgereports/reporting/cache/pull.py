@@ -1,7 +1,7 @@
 """One pull through the cache: each planned part (window x fan-out value) is served from the
 final chunks it covers, and only the missing chunks are fetched (in runs aligned to the grid),
-stored as soon as they arrive (so a pull killed half-way resumes), then trimmed to the part's
-window by the one range rule.
+handed to the pull's writer as they arrive (see :mod:`.writer`: a pull killed half-way
+resumes from what it stored), then trimmed to the part's window by the one range rule.
 
 A chunk is stored as final only when the present the service stated is one the cache can
 trust (see :func:`.trust.final_chunks`); cached rows are served only to a key seen to work for
@@ -407,8 +407,8 @@ class CachedPull:
     def _fetch_run(
         self, part: Part, run: list[Chunk], fetch: Fetch, series: str
     ) -> pd.DataFrame | SeriesPart:
-        """Fetch the chunks of ``run`` as one request (or the client's pieces) and store the
-        final ones (on the writer thread: a small answer's points become a frame there)."""
+        """Fetch the chunks of ``run`` as one request (or the client's pieces) and hand the
+        final ones to the writer (which builds their entry off this thread)."""
         from ...normalize.parts import SeriesPart
 
         facts = self._facts(part)

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import EdgeReportsWarning
 from .index import INDEX, Index, Placed
-from .segments import Chunks, Entry, Segment, encode, group, name_of
+from .segments import Entry, Segment, encode, group, name_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -171,29 +171,6 @@ class Store:
         with contextlib.suppress(sqlite3.Error):
             self.index.forget(segment)
         self._unlink(segment)
-
-    def write(
-        self,
-        series: str,
-        chunks: Chunks,
-        frame: pd.DataFrame | pa.Table,
-        attrs: dict[str, Any],
-        request: Any,
-    ) -> None:
-        """Store ``frame`` (the rows of ``chunks``: chunk start → (end, rows), answering
-        ``request``, which holds no key; a frame or its Arrow table) as one segment.
-
-        Raises:
-            OSError, sqlite3.Error: the directory cannot be written.
-        """
-        import pyarrow as pa
-
-        table = (
-            frame
-            if isinstance(frame, pa.Table)
-            else pa.Table.from_pandas(frame, preserve_index=False, nthreads=1)  # no thread pool
-        )
-        self.write_entries([Entry(series, chunks, table, attrs, request)], shared=False)
 
     def write_entries(
         self,
