@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from . import presets
 from ._dependencies import lazy_names
+from ._fetch import fetch, fetch_clients  # light (no pandas)
 from ._version import __version__
 from .config import Settings
 from .errors import (
@@ -39,8 +40,7 @@ from .errors import (
     TransportError,
     VocabularyWarning,
 )
-from .fetch import fetch  # light (no pandas); eager, so `fetch` is never the submodule
-from .health import health  # light too; eager for the same reason
+from .health import health  # light too; eager, so `health` is never the submodule
 from .query import Metric, Report, ServiceReport
 
 if TYPE_CHECKING:  # the lazily loaded names, typed for checkers and IDEs
@@ -110,6 +110,7 @@ __all__ = [
     "__version__",
     "bucket_start",
     "fetch",
+    "fetch_clients",
     "health",
     "long",
     "plot",

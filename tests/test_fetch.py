@@ -1,20 +1,25 @@
-"""``er.fetch``: one call, relative dates, one client per Settings, outputs and errors."""
+"""``er.fetch``: one call, relative dates, the clients it keeps, outputs and errors."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import subprocess
+import sys
+import threading
 from datetime import datetime
 
 import pandas as pd
 import pyarrow as pa
 import pytest
+import requests
 
 import edgereports as er
 from edgereports.reporting import ReportingClient
 from edgereports.sandbox import SandboxHandle
 from tests.conftest import SANDBOX_NOW
 
-fetch_module = importlib.import_module("edgereports.fetch")
+fetch_module = importlib.import_module("edgereports._fetch")
 
 
 def _inside(data: pd.DataFrame | pa.Table) -> int:
@@ -73,7 +78,7 @@ def test_from_env_and_one_client_per_settings(
         return real(settings, **options)
 
     monkeypatch.setattr(ReportingClient, "from_settings", counting)
-    fetch_module._CLIENTS.close()  # start with no kept client
+    er.fetch_clients.close()  # start with no kept client
     first = er.fetch("time_usage_enterprise", start="7d", end="today")
     second = er.fetch("time_usage_enterprise", start="yesterday", end="today", output="arrow")
     assert _inside(first) == 7 and _inside(second) == 1
@@ -150,3 +155,67 @@ def test_unknown_preset_and_report_with_params() -> None:
     with pytest.raises(er.QueryError, match="only with a preset name"):
         er.fetch(er.Report(), msisdn=["1"], settings=er.Settings())
     assert fetch_module.fetch is er.fetch
+
+
+def _workers() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name.startswith("edgereports_")}
+
+
+def test_the_cache_keeps_one_client_per_settings_and_options(sandbox: SandboxHandle) -> None:
+    settings = _settings(sandbox)
+    with fetch_module.ClientCache() as clients:
+        client = clients.get(settings)
+        assert clients.get(dataclasses.replace(settings)) is client  # equal settings
+        slower = clients.get(dataclasses.replace(settings, timeout=99.0))
+        quiet = clients.get(settings, progress=False)
+        assert len({id(client), id(slower), id(quiet)}) == 3
+        assert clients.get(settings, progress=False) is quiet
+        assert len(clients) == 3
+        before = _workers()
+        msisdn = [s.msisdn for s in sandbox.network.sims_of(sandbox.account_id)[:3]]
+        report = er.presets.byte_usage_subscriber(
+            account_id=sandbox.account_id, msisdn=msisdn, start="2d", end="today"
+        )
+        assert len(client.fetch(report)) > 0
+        started = _workers() - before  # the fan-out ran on the client's worker threads
+        assert started
+    assert len(clients) == 0
+    assert not [t for t in started if t.is_alive()]  # close() stopped them
+    assert clients.get(settings) is not client  # a closed cache makes new clients
+    clients.close()
+
+
+def test_an_option_that_cannot_key_a_client_is_refused(sandbox: SandboxHandle) -> None:
+    clients = fetch_module.ClientCache()
+    with pytest.raises(er.InputError, match=r"option retry_statuses= .* hashable"):
+        clients.get(_settings(sandbox), retry_statuses=[500])
+    assert len(clients) == 0
+
+
+def test_close_stops_the_embedded_sandbox() -> None:
+    clients = fetch_module.ClientCache()
+    settings = clients.sandbox()
+    assert clients.sandbox() is settings  # started once
+    assert settings.reporting_url is not None
+    assert requests.get(settings.reporting_url, timeout=10).status_code < 500
+    clients.close()
+    with pytest.raises(requests.ConnectionError):
+        requests.get(settings.reporting_url, timeout=10)
+    restarted = clients.sandbox()  # usable again: a new sandbox
+    assert restarted.reporting_url is not None
+    clients.close()
+
+
+def test_a_script_that_fetches_from_the_embedded_sandbox_exits() -> None:
+    """Nothing to close by hand: the sandbox's threads are daemons and the kept clients are
+    closed at exit (the timeout only guards the suite against a hang)."""
+    code = (
+        "import edgereports as er; "
+        "df = er.fetch('time_usage_enterprise', start='3d', end='today', sandbox=True); "
+        "print(len(df) > 0, len(er.fetch_clients))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "1"]

@@ -5,10 +5,19 @@ Layout: ``OUTPUT/<report>/day=YYYY-MM-DD/part.parquet`` (Hive partitioning on th
 bucket), plus ``_state.json`` (the watermark) and ``_lock`` per report directory; readers such as
 pyarrow, DuckDB, Spark and Trino skip names starting with ``_`` or ``.``.
 
+The map: the entry points (``run``, ``read``, ``maintain``, ``units``) hand each format to its
+folder, ``parquet/`` (day files, their state file, locks) or ``delta/`` (a table per report);
+both build on what they share here: the job file (``job``, ``reports``, ``storage``), the plan
+(``plan``, ``fanout``, ``estimate``), the client, the summary, ``bounds`` (the range rule of a
+read) and ``files`` (atomic writes).
+
 Example:
     >>> from edgereports.export import read_export, run_export
-    >>> summary = run_export("nightly.toml")  # doctest: +SKIP
-    >>> df = read_export("exports", "usage_daily")  # doctest: +SKIP
+    >>> run_export("nightly.toml").ok  # the job's output is "exports"
+    True
+    >>> df = read_export("exports", "usage")
+    >>> df["time_stamp"].min().isoformat(), df["msisdn"].nunique()
+    ('2022-06-01T00:00:00+00:00', 3)
 """
 
 from __future__ import annotations

@@ -11,7 +11,12 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from .._dependencies import lazy_import
 from ..query.timegrid import bucket_length, floor
+
+pa = lazy_import("pyarrow")
+ds = lazy_import("pyarrow.dataset")
+
 
 __all__ = ["bounds_filter", "bucket_start"]
 
@@ -30,9 +35,6 @@ def bucket_start(lo: datetime | None, shape: str, request: Mapping[str, Any]) ->
 
 def bounds_filter(lo: datetime | None, hi: datetime | None, shape: str, kind: Any) -> Any:
     """The dataset filter ``lo <= bucket < hi`` on the bucket column of ``shape`` (or None)."""
-    import pyarrow as pa
-    import pyarrow.dataset as ds
-
     key = "time_stamp" if shape == "timeseries" else "date"
     expr = None
     for bound, op in ((lo, "ge"), (hi, "lt")):

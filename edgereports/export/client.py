@@ -7,14 +7,22 @@ from the job's ``[connection]`` and the environment (:func:`make_client`).
 
 from __future__ import annotations
 
+import hashlib
 import os
+import tempfile
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from .._dependencies import lazy_import
+from ..config import ENV_VARS, Settings
 from ..errors import ConfigError
 from .job import Job
 from .reports import ReportJob
+
+# the clients (requests, pandas) load when a run first connects
+_reporting = lazy_import("edgereports.reporting")
+_plan = lazy_import("edgereports.reporting.plan")
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -41,9 +49,6 @@ def make_client(job: Job) -> ReportingClient:
     Raises:
         ConfigError: no API key or no reporting URL is configured.
     """
-    from ..config import ENV_VARS, Settings
-    from ..reporting import ReportingClient
-
     settings = Settings.from_env()
     conn = job.connection
     where = str(job.source or job.name)
@@ -60,7 +65,7 @@ def make_client(job: Job) -> ReportingClient:
             "[connection] reporting_url"
         )
     timeout = conn.timeout if conn.timeout is not None else settings.timeout
-    client = ReportingClient(
+    client: ReportingClient = _reporting.ReportingClient(
         api_key=key,
         reporting_url=url,
         max_workers=job.max_workers,
@@ -76,9 +81,6 @@ def make_client(job: Job) -> ReportingClient:
 def budget_file(job: Job, reporting_url: str) -> Path:
     """The file the processes of ``job`` on this host share their request budget through
     (in the temporary directory; named by a digest of the job file and the service's URL)."""
-    import hashlib
-    import tempfile
-
     where = str(job.source.resolve()) if job.source is not None else job.name
     digest = hashlib.sha256(f"{where}\n{reporting_url}".encode()).hexdigest()[:16]
     return Path(tempfile.gettempdir()) / f"edgereports-budget-{digest}"
@@ -86,6 +88,4 @@ def budget_file(job: Job, reporting_url: str) -> Path:
 
 def window_weight(report: ReportJob, workers: int) -> int:
     """The requests one window of ``report`` sends at once (its fan-out, capped)."""
-    from ..reporting.plan import branches
-
-    return max(1, min(workers, len(branches(report.report))))
+    return max(1, min(workers, len(_plan.branches(report.report))))

@@ -153,9 +153,11 @@ def churn(
     and those it keeps the rows of (``retired``).
 
     Example:
-        >>> c = churn(report, {"msisdn": ("91", "92")})  # doctest: +SKIP
-        >>> c.added, c.removed  # doctest: +SKIP
-        ({'msisdn': ('93',)}, {'msisdn': ('92',)})
+        >>> from edgereports.export import load_job
+        >>> report = load_job("nightly.toml").report("usage")  # three subscribers
+        >>> c = churn(report, {"msisdn": ("91",)})  # a table that holds another one
+        >>> len(c.added["msisdn"]), c.removed
+        (3, {'msisdn': ('91',)})
     """
     now = fanout_values(report)
     if held is None:

@@ -15,8 +15,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from .._dependencies import lazy_import
 from .._version import __version__
 from ..errors import InputError
+
+pa = lazy_import("pyarrow")
+pq = lazy_import("pyarrow.parquet")
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -164,11 +168,11 @@ def save_parquet(df: pd.DataFrame, path: str | Path, *, make_parents: bool = Tru
         OSError: the file cannot be written (nothing is left behind).
 
     Example:
-        >>> save_parquet(df, "exports/usage.parquet")  # doctest: +SKIP
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"metric": ["uplink_bytes"], "value": [12.0]})
+        >>> save_parquet(df, "exports/usage.parquet")
+        PosixPath('exports/usage.parquet')
     """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     target = Path(path)
     table = pa.Table.from_pandas(df, preserve_index=False)
     info: dict[str, Any] = {

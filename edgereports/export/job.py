@@ -14,7 +14,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from ..config import check_rate_limit
+from ..config import Settings, check_rate_limit
 from ..errors import ConfigError
 from .reports import (
     DEFAULT_KEYS,
@@ -125,7 +125,6 @@ class Job:
         """The job's ``rate_limit``, else the environment's (requests per second), else None."""
         if self.rate_limit is not None:
             return self.rate_limit
-        from ..config import Settings
 
         rate = Settings.from_env().rate_limit
         return float(rate) if isinstance(rate, int | float) else None
@@ -142,8 +141,9 @@ class Job:
         """Where the report's data goes: a local directory or an object-store URI.
 
         Example:
-            >>> job.location("usage_daily")  # doctest: +SKIP
-            's3://reports/edge/usage_daily'
+            >>> job = load_job("nightly.toml")  # output = "exports"
+            >>> job.location("usage")
+            '.../exports/usage'
         """
         if self.uri is not None:
             return f"{self.uri.rstrip('/')}/{report}"

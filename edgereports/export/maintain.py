@@ -18,11 +18,15 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
-from .delta import CHECKPOINT_INTERVAL, open_table, require_deltalake, table_errors
+from .._dependencies import lazy_import
+from .delta.table import CHECKPOINT_INTERVAL, open_table, require_deltalake, table_errors
 from .files import atomic_write
 from .job import Job, load_job
-from .lock import ExportLock
-from .writer import partitions, sweep_temporaries
+from .parquet.lock import ExportLock
+from .parquet.writer import partitions, sweep_temporaries
+
+pq = lazy_import("pyarrow.parquet")
+
 
 __all__ = ["DEFAULT_RETENTION", "Maintenance", "maintain"]
 
@@ -75,8 +79,12 @@ def maintain(
         OSError: the store or disk refused.
 
     Example:
-        >>> for done in maintain("nightly.toml"):  # doctest: +SKIP
+        >>> from edgereports.export import run_export
+        >>> run_export("nightly.toml").ok
+        True
+        >>> for done in maintain("nightly.toml"):
         ...     print(done)
+        usage: ...
     """
     spec = job if isinstance(job, Job) else load_job(job)
     names = [only] if isinstance(only, str) else list(only or [r.name for r in spec.reports])
@@ -121,8 +129,6 @@ def _maintain_delta(job: Job, name: str) -> Maintenance:
 
 
 def _maintain_parquet(report_dir: Path) -> Maintenance:
-    import pyarrow.parquet as pq
-
     started = time.monotonic()
     with ExportLock([report_dir], job="maintenance"):
         removed = sweep_temporaries(report_dir)
@@ -139,7 +145,5 @@ def _maintain_parquet(report_dir: Path) -> Maintenance:
 
 def _rewrite(path: Path) -> None:
     """Rewrite one day file as a single row group (atomically; its metadata kept)."""
-    import pyarrow.parquet as pq
-
     table = pq.read_table(path, partitioning=None)
     atomic_write(path, lambda fh: pq.write_table(table, fh, compression="snappy"))

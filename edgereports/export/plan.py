@@ -15,14 +15,11 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
 from ..query.timegrid import BUCKETS, floor
+from .client import Fetcher
 from .reports import MAX_WINDOW_DAYS, ReportJob
-
-if TYPE_CHECKING:
-    from .client import Fetcher
 
 __all__ = [
     "UNIT",
@@ -229,7 +226,7 @@ def _sharded(report: ReportJob, begin: datetime, end: datetime) -> list[ExportWi
 
 def fanout_count(report: ReportJob) -> int:
     """The number of fan-out values of ``report`` (the product over its dimensions)."""
-    from .fanout import fanout_values
+    from .fanout import fanout_values  # here, not at the top: fanout builds on this module
 
     return math.prod(len(v) for v in fanout_values(report).values())
 

@@ -8,15 +8,29 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._dependencies import lazy_import
 from ..errors import InputError, SchemaError
 from ..query.timegrid import BUCKETS, ceil
 from .bounds import bounds_filter, bucket_start
-from .delta import DELTA_LOG
-from .state import load_state
-from .writer import METADATA_KEY, partitions
+from .delta.table import DELTA_LOG, read_delta, table_errors
+from .job import load_job
+from .parquet.state import load_state
+from .parquet.writer import METADATA_KEY, partitions
+from .plan import to_utc
+from .storage import secret_values
+
+pa = lazy_import("pyarrow")
+ds = lazy_import("pyarrow.dataset")
+pq = lazy_import("pyarrow.parquet")
+schema = lazy_import("edgereports.schema")
+# the readers (pandas, pyarrow) load when a dataset is first read
+_stitching = lazy_import("edgereports.normalize.stitching")
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
+else:
+    np = lazy_import("numpy")
 
 __all__ = ["list_reports", "read_export"]
 
@@ -78,20 +92,16 @@ def read_export(
         SchemaError: a partition is damaged (truncated, overwritten); names it.
 
     Example:
-        >>> df = read_export("exports", "usage_daily", start="2024-06-01")  # doctest: +SKIP
+        >>> from edgereports.export import run_export
+        >>> run_export("nightly.toml").ok  # writes exports/usage
+        True
+        >>> df = read_export("exports", "usage", start="2022-07-06")
+        >>> sorted(df["time_stamp"].dt.strftime("%m-%d").unique())
+        ['07-06', '07-07']
     """
-    import pyarrow as pa
-    import pyarrow.dataset as ds
-    import pyarrow.parquet as pq
-
-    from .. import schema
-
     lo, hi = _instant(start, "start"), _instant(end, "end")
     table_at = _delta_table(path, report)
     if table_at is not None:
-        from .delta import read_delta, table_errors
-        from .storage import secret_values
-
         with table_errors(table_at[0], secret_values(table_at[2])):
             found, shape, definition = read_delta(table_at[0], lo, hi, table_at[2])
         return to_frame(found, shape, table_at[1], "delta", definition)
@@ -148,8 +158,6 @@ def _in_filter_order(frame: pd.DataFrame, request: Mapping[str, Any]) -> pd.Data
                 ranks.append(frame[name].astype(str).map(order).fillna(len(order)))
     if not ranks or not len(frame):
         return frame
-    import numpy as np
-
     keys = np.lexsort([r.to_numpy(dtype=float) for r in reversed(ranks)])  # stable
     return frame.iloc[keys].reset_index(drop=True)
 
@@ -167,12 +175,11 @@ def to_frame(
     """An Arrow table read back → a frame with the pinned dtypes and ``attrs``, its rows in
     the order a fetch gives them (series, then the request's metric order, then time), not
     day by day as the files hold them."""
-    from .. import schema
-    from ..normalize.stitching import canonical_order
-
     frame = table.to_pandas(types_mapper=_types_mapper())
     frame = schema.schema_for(shape).validate(frame).reset_index(drop=True)
-    frame = canonical_order(_in_filter_order(frame, request or {}), request or None, shape)
+    frame = _stitching.canonical_order(
+        _in_filter_order(frame, request or {}), request or None, shape
+    )
     frame.attrs = {}
     return _with_attrs(frame.reset_index(drop=True), shape, report, source)
 
@@ -189,8 +196,6 @@ def _delta_table(
         return text, text.rstrip("/").rsplit("/", 1)[-1], None
     local = Path(path)
     if local.is_file() and local.suffix == ".toml":
-        from .job import load_job
-
         job = load_job(local)
         if job.format != "delta":
             return None
@@ -249,8 +254,6 @@ def _named_file(exc: BaseException, files: list[Path]) -> Path | None:
 
 def _report_dir(path: Path, report: str | None) -> Path:
     if path.is_file() and path.suffix == ".toml":
-        from .job import load_job
-
         path = load_job(path).output
     if not path.is_dir():
         raise InputError(f"no export at {path}: not a directory")
@@ -271,7 +274,6 @@ def _report_dir(path: Path, report: str | None) -> Path:
 def _instant(value: TimeArg, what: str) -> datetime | None:
     if value is None:
         return None
-    from .plan import to_utc
 
     return to_utc(value, what)
 
@@ -281,8 +283,6 @@ def _ceil_day(when: datetime) -> date:
 
 
 def _shape(metadata: dict[bytes, bytes], names: list[str], fallback: str | None) -> str:
-    import json
-
     raw = metadata.get(METADATA_KEY)
     if raw:
         try:
@@ -297,10 +297,6 @@ def _shape(metadata: dict[bytes, bytes], names: list[str], fallback: str | None)
 
 
 def _types_mapper() -> Any:
-    import pyarrow as pa
-
-    from .. import schema
-
     mapping = {
         pa.string(): schema.STRING,
         pa.large_string(): schema.STRING,

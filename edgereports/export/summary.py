@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from .estimate import format_duration
 from .plan import ExportWindow, ReportPlan
 
 __all__ = ["ExportSummary", "ReportResult", "WindowFailure"]
@@ -124,8 +125,6 @@ class ExportSummary:
 
     def plan_text(self) -> str:
         """The plan, one line per window, and what it costs (what ``--dry-run`` prints)."""
-        from .estimate import format_duration
-
         lines = [f"export {self.job!r} → {self.output}"]
         for r in self.reports:
             lines += r.plan.lines()

@@ -11,8 +11,12 @@ An orchestrator fans units out (``examples/`` has a Dagster asset, an Airflow DA
 loop); :func:`split_units` lists them and :func:`run_unit` runs one.
 
 Example:
-    >>> for unit in split_units("job.toml", "2024-06-01", "2024-06-08"):  # doctest: +SKIP
-    ...     run_unit("job.toml", unit.report, unit.start, unit.end)
+    >>> for unit in split_units("nightly.toml", "2022-07-01", "2022-07-08"):
+    ...     print(unit.report, unit.start, unit.end, run_unit("nightly.toml", unit.report,
+    ...           unit.start, unit.end).ok)
+    usage 2022-07-01 2022-07-02 True
+    ...
+    usage 2022-07-07 2022-07-08 True
 """
 
 from __future__ import annotations
@@ -21,17 +25,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
 from ..query.timegrid import BUCKETS
+from .client import Fetcher
 from .job import Job, load_job
 from .plan import fanout_count, floor_day, to_utc
 from .run import run_export
 from .summary import ExportSummary
-
-if TYPE_CHECKING:
-    from .client import Fetcher
 
 __all__ = ["Unit", "run_unit", "split_units"]
 
@@ -87,8 +88,8 @@ def split_units(
         ConfigError: a bad job, range, report name or ``days``.
 
     Example:
-        >>> split_units("job.toml", "2024-06-01", "2024-06-03")  # doctest: +SKIP
-        [Unit(report='usage_daily', start=datetime.date(2024, 6, 1), ...), ...]
+        >>> split_units("nightly.toml", "2022-07-01", "2022-07-03", days=1)
+        [Unit(report='usage', start=datetime.date(2022, 7, 1), ...), Unit(...)]
     """
     spec = job if isinstance(job, Job) else load_job(job)
     if isinstance(days, bool) or not isinstance(days, int) or days < 1:
@@ -140,7 +141,7 @@ def run_unit(
         ExportLocked: a Parquet unit found the report locked by another run.
 
     Example:
-        >>> run_unit("job.toml", "usage_daily", "2024-06-01").ok  # doctest: +SKIP
+        >>> run_unit("nightly.toml", "usage", "2022-07-01").ok
         True
     """
     first = to_utc(start, "start")

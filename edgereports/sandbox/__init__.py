@@ -30,8 +30,9 @@ The map, in three parts that import downwards only (``web`` → ``engine`` → `
 
 Example:
     >>> from edgereports.sandbox import serve
-    >>> with serve(seed=0, clock="2022-07-08T10:00:00+05:30") as sb:  # doctest: +SKIP
+    >>> with serve(seed=0, clock="2022-07-08T10:00:00+05:30") as sb:
     ...     print(sb.report_endpoint, sb.account_id)
+    http://127.0.0.1:.../connectivity/v1/report 62c40843c7a1909709112345
 """
 
 from __future__ import annotations

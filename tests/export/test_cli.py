@@ -21,8 +21,8 @@ import pyarrow.dataset as ds
 import pytest
 
 from edgereports.export import read_export
-from edgereports.export.lock import LOCK_FILE
-from edgereports.export.state import load_state
+from edgereports.export.parquet.lock import LOCK_FILE
+from edgereports.export.parquet.state import load_state
 from edgereports.sandbox import serve
 from tests.export.conftest import NOW, canonical, client_for, run_cli, whole_fetch, write_job
 

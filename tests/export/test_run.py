@@ -18,8 +18,8 @@ import pytest
 
 from edgereports.errors import ConfigError, ExportLocked
 from edgereports.export import load_job, read_export, run_export
-from edgereports.export.lock import LOCK_FILE
-from edgereports.export.state import load_state
+from edgereports.export.parquet.lock import LOCK_FILE
+from edgereports.export.parquet.state import load_state
 from edgereports.sandbox import serve
 from tests.export.conftest import NOW, assert_complete, canonical, client_for, write_job
 

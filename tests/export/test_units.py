@@ -13,11 +13,13 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from edgereports._dependencies import lazy_import
 from edgereports.errors import ConfigError
 from edgereports.export import Unit, list_reports, read_export, run_export, run_unit, split_units
-from edgereports.export.delta import require_deltalake
+from edgereports.export.delta import table
+from edgereports.export.delta.table import require_deltalake
 from edgereports.export.job import parse_job
-from edgereports.export.state import load_state
+from edgereports.export.parquet.state import load_state
 from edgereports.sandbox import serve
 from tests.export.conftest import NOW, canonical, client_for, run_cli, whole_fetch, write_job
 
@@ -66,6 +68,8 @@ def test_without_deltalake_the_message_names_the_pip_command(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setitem(sys.modules, "deltalake", None)
+    # a process that has not loaded it yet (this one has: a fresh stand-in, as at start-up)
+    monkeypatch.setattr(table, "deltalake", lazy_import("deltalake", pip="edgereports[delta]"))
     with pytest.raises(ConfigError, match=r"pip install 'edgereports\[delta\]'"):
         require_deltalake()
 
@@ -222,7 +226,7 @@ def test_a_damaged_delta_table_stops_the_cli_with_one_line_and_no_traceback(
 
 
 def test_a_store_error_while_opening_a_table_is_redacted_and_stays_an_os_error() -> None:
-    from edgereports.export.delta import table_errors
+    from edgereports.export.delta.table import table_errors
 
     secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
     with pytest.raises(OSError) as caught, table_errors("s3://bucket/usage", [secret]):
@@ -235,7 +239,7 @@ def test_three_disjoint_parquet_units_run_at_once_and_an_overlapping_one_names_t
     tmp_path: Path,
 ) -> None:
     from edgereports.errors import ExportLocked
-    from edgereports.export.lock import ExportLock
+    from edgereports.export.parquet.lock import ExportLock
     from edgereports.sandbox import FaultConfig
 
     # every request waits 0.3 s, so the three processes' units overlap in time

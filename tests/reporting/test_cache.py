@@ -25,7 +25,7 @@ from edgereports import presets
 from edgereports.errors import ConfigError, EdgeReportsWarning
 from edgereports.reporting.cache import Cache
 from edgereports.sandbox import SandboxHandle
-from tests.export.test_checks import tmpfs
+from tests.export.parquet.test_checks import tmpfs
 
 DAY = timedelta(days=1)
 

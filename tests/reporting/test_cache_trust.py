@@ -310,7 +310,7 @@ def test_a_trusted_present_still_makes_past_days_final(
 def test_a_full_disk_is_named_as_such_and_the_pull_goes_on(
     sandbox: SandboxHandle, tmp_path: Path
 ) -> None:
-    from tests.export.test_checks import fill, tmpfs
+    from tests.export.parquet.test_checks import fill, tmpfs
 
     report = hourly(sandbox, "2022-05-01", "2022-06-01", n=3)
     with tmpfs(tmp_path / "mnt", "size=2m") as mount:

@@ -180,7 +180,7 @@ def _empty(size: int) -> U8:
 
 def _series_json(ans: SeriesAnswer, alloc: Callable[[int], U8] = _empty) -> memoryview:
     """Assemble a time series answer in one buffer (from ``alloc``), each point a row."""
-    from .json_kernel import number_layout, write_numbers
+    from .json_kernel import number_layout, write_numbers  # numba (an extra), on first use
 
     stamps_of: dict[int, U8] = {}
     pieces: list[tuple[int, bytes, int, int, U8, F64, int, bool]] = []

@@ -180,7 +180,7 @@ def _accumulate(
     scale: float,
 ) -> Accumulated:
     """:func:`accumulate` without incidents; ``scale`` multiplies the rates (0: no bytes)."""
-    from .kernel import device_detail, hourly_sums, quality_sums
+    from .kernel import device_detail, hourly_sums, quality_sums  # numba (an extra), on first use
 
     computed = set(bases) | ({"U", "D"} if per_device else set())
     sums = np.zeros((len(BASES), hours), dtype=np.int64)

@@ -21,16 +21,13 @@ The API key is never shown by these routes.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
+from flask import Flask, Response, jsonify, request
 
 from ..problems import ApiProblem
-
-if TYPE_CHECKING:
-    from flask import Flask, Response
-
-    from .state import SandboxState
+from .state import SandboxState
 
 __all__ = ["register_admin"]
 
@@ -42,8 +39,6 @@ def register_admin(app: Flask, state: SandboxState) -> None:
         app: the Flask app.
         state: the sandbox state.
     """
-    from flask import Response, jsonify, request
-
     network_json: list[bytes] = []
 
     def clock_info() -> dict[str, Any]:

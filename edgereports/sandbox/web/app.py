@@ -16,7 +16,11 @@ import hmac
 import logging
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from flask import Flask, Response, g, jsonify, request
+from werkzeug.exceptions import HTTPException
+from werkzeug.http import http_date
 
 from ..problems import ApiProblem, problem_body
 from .admin import register_admin
@@ -26,12 +30,8 @@ from .faults import AREAS
 from .openapi import build_openapi
 from .reporting import register_reporting
 from .reporting_v2 import register_reporting_v2
+from .state import SandboxState
 from .throttle import retry_after_header
-
-if TYPE_CHECKING:
-    from flask import Flask, Response
-
-    from .state import SandboxState
 
 __all__ = ["DROP_FLAG", "RAW_HEADERS", "area_of", "create_app"]
 
@@ -55,8 +55,6 @@ def area_of(path: str) -> str | None:
 
 def _header(name: str) -> str | None:
     """Return a request header whose name has an underscore, as sent (``wsgi_server.py``)."""
-    from flask import request
-
     for key, value in request.environ.get(RAW_HEADERS, ()):
         if key.lower() == name:
             return str(value)
@@ -69,8 +67,6 @@ def _header(name: str) -> str | None:
 def _rate_key() -> str:
     """The credential a request presents (the rate-limit mode counts per key), else its
     client's address."""
-    from flask import request
-
     for value in (
         request.args.get("apikey"),
         request.args.get("Authorization"),
@@ -83,8 +79,6 @@ def _rate_key() -> str:
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
-    from flask import jsonify
-
     resp = jsonify(problem_body(status, message))
     resp.status_code = status
     for k, v in (headers or {}).items():
@@ -101,10 +95,6 @@ def create_app(state: SandboxState) -> Flask:
     Returns:
         The app.
     """
-    from flask import Flask, g, jsonify, request
-    from werkzeug.exceptions import HTTPException
-    from werkzeug.http import http_date
-
     app = Flask("edgereports.sandbox")
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.config["MAX_CONTENT_LENGTH"] = state.limits.upload_body

@@ -30,17 +30,15 @@ import re
 import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from flask import Flask, Response, jsonify, request
 
 from ..clock import iso_ms
 from ..model.hashing import key_of
 from ..problems import ApiProblem
 from .patterns import URL
-
-if TYPE_CHECKING:
-    from flask import Flask
-
-    from .state import SandboxState
+from .state import SandboxState
 
 __all__ = ["Campaign", "CampaignStore", "campaign_state", "register_campaigns"]
 
@@ -220,8 +218,6 @@ def parse_campaign_form(store: CampaignStore, now: float) -> Campaign:
     Raises:
         ApiProblem: 415 for a non-multipart body, 400 naming the field at fault.
     """
-    from flask import request
-
     if request.mimetype != "multipart/form-data":
         raise ApiProblem(415, "Content-Type must be multipart/form-data")
     values: dict[str, Any] = {}
@@ -291,8 +287,6 @@ def register_campaigns(app: Flask, state: SandboxState) -> CampaignStore:
     Returns:
         The campaign store.
     """
-    from flask import Response, jsonify
-
     store = CampaignStore(state.seed)
     state.stores["campaigns"] = store
 

@@ -22,19 +22,17 @@ Semantics:
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
+
+from flask import Flask, Response, jsonify, request
 
 from ..clock import iso_ms
 from ..problems import ApiProblem
 from .content_store import ContentItem, ContentStore
 from .patterns import URL
 from .playback import serve_playback, sign
-
-if TYPE_CHECKING:
-    from flask import Flask, Response
-
-    from .state import SandboxState
+from .state import SandboxState
 
 __all__ = ["register_content"]
 
@@ -43,8 +41,6 @@ PREFIX = "/api/v1/stream-tech"
 
 
 def _json_body(fields: tuple[str, ...]) -> dict[str, Any]:
-    from flask import request
-
     if not request.is_json:
         raise ApiProblem(415, "Content-Type must be application/json")
     body = request.get_json(silent=True)
@@ -88,8 +84,6 @@ def register_content(app: Flask, state: SandboxState) -> ContentStore:
     Returns:
         The content store.
     """
-    from flask import jsonify, request
-
     origin = state.base_url.rstrip("/")
     store = ContentStore(state.seed, origin)
     state.stores["content"] = store

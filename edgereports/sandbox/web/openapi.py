@@ -9,7 +9,7 @@ reporting service are in ``openapi_v2.py``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .campaigns import PREFIX as CAMPAIGNS
 from .content import PREFIX as CONTENT
@@ -24,9 +24,7 @@ from .openapi_schemas import (
 )
 from .openapi_v2 import V2_SECURITY, v2_paths, v2_schemas
 from .patterns import URL_PATTERN
-
-if TYPE_CHECKING:
-    from .state import SandboxState
+from .state import SandboxState
 
 __all__ = ["build_openapi"]
 

@@ -15,15 +15,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from typing import TYPE_CHECKING
+
+from flask import Response, request
 
 from ..problems import ApiProblem
-
-if TYPE_CHECKING:
-    from flask import Response
-
-    from .content_store import ContentItem, ContentStore
-    from .state import SandboxState
+from .content_store import ContentItem, ContentStore
+from .state import SandboxState
 
 __all__ = ["serve_playback", "sign"]
 
@@ -62,8 +59,6 @@ def serve_playback(
     Raises:
         ApiProblem: 401, 403, 404 or 409 as above.
     """
-    from flask import Response, request
-
     origin = request.headers.get("Origin")
     if origin is not None and origin not in store.whitelist():
         raise ApiProblem(403, f"origin {origin} is not on the CORS whitelist")
@@ -116,8 +111,6 @@ def _check_signature(
     state: SandboxState, store: ContentStore, item: ContentItem, now: float
 ) -> str | None:
     """Check a private item's signature; return a cookie value to set, if any."""
-    from flask import request
-
     args = request.args
     from_query = "signature" in args
     if from_query:

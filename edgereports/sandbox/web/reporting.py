@@ -24,20 +24,16 @@ from __future__ import annotations
 import hmac
 import time
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
+from flask import Flask, Response, request
 
-from ..engine.answer import answer
+from ..engine.answer import CurrentAnswer, SeriesAnswer, SimAnswer, answer
 from ..engine.render import U8, render_csv, render_json_buffer
 from ..engine.request import parse_report
 from ..problems import ApiProblem
-
-if TYPE_CHECKING:
-    from flask import Flask, Response
-
-    from ..engine.answer import CurrentAnswer, SeriesAnswer, SimAnswer
-    from .state import SandboxState
+from .state import SandboxState
 
 __all__ = [
     "REPORT_PATH",
@@ -68,8 +64,6 @@ def _server_timing(gen: float, ser: float) -> str:
 
 def wants_csv() -> bool:
     """Whether the request's ``Accept`` asks for CSV (406 when it allows neither JSON nor CSV)."""
-    from flask import request
-
     if not request.headers.get("Accept"):
         return False
     best = request.accept_mimetypes.best_match(["application/json", "text/csv"])
@@ -80,8 +74,6 @@ def wants_csv() -> bool:
 
 def read_json_body() -> Any:
     """The parsed JSON body (415 when not declared JSON, 400 when it does not parse)."""
-    from flask import request
-
     if request.mimetype != "application/json":
         raise ApiProblem(415, "Content-Type must be application/json")
     data = request.get_data(cache=False)
@@ -105,8 +97,6 @@ def timed_response(
     payload: bytes | str, mimetype: str, started: float, answered: float
 ) -> Response:
     """A 200 answer with its ``Server-Timing`` header (``gen`` to ``answered``, then ``ser``)."""
-    from flask import Response
-
     timing = _server_timing(answered - started, time.perf_counter() - answered)
     return Response(payload, mimetype=mimetype, headers={"Server-Timing": timing})
 
@@ -125,8 +115,6 @@ def answer_response(
     take ``bytes`` only; a block's copy is small and stays in cache); the buffer goes back to
     the pool once the last block is out.
     """
-    from flask import Response
-
     if want_csv:
         return timed_response(render_csv(ans), "text/csv", started, answered)
     taken: list[U8] = []
@@ -154,7 +142,6 @@ def register_reporting(app: Flask, state: SandboxState) -> None:
         app: the Flask app.
         state: the sandbox state.
     """
-    from flask import request
 
     @app.post(REPORT_PATH)
     def report() -> Response:

@@ -14,19 +14,15 @@ from __future__ import annotations
 
 import hmac
 import time
-from typing import TYPE_CHECKING
 
 import orjson
+from flask import Flask, Response, request
 
 from ..engine.reporting_service import answer_service, parse_service
 from ..engine.v2 import answer_v2, parse_v2
 from ..problems import ApiProblem
 from .reporting import answer_response, read_json_body, timed_response, wants_csv
-
-if TYPE_CHECKING:
-    from flask import Flask, Response
-
-    from .state import SandboxState
+from .state import SandboxState
 
 __all__ = ["REPORT_V2_PATH", "SERVICE_PATH", "register_reporting_v2"]
 
@@ -41,7 +37,6 @@ def register_reporting_v2(app: Flask, state: SandboxState) -> None:
         app: the Flask app.
         state: the sandbox state (its key, service token and core id).
     """
-    from flask import request
 
     @app.post(REPORT_V2_PATH)
     def report_v2() -> Response:

@@ -205,8 +205,11 @@ def serve(
         OSError: the address cannot be bound (on entering).
 
     Example:
-        >>> with serve(seed=1, clock="2022-07-08T10:00:00+05:30") as sb:  # doctest: +SKIP
-        ...     requests.post(f"{sb.report_endpoint}?apikey={sb.api_key}", json=body)
+        >>> import json, urllib.request
+        >>> with serve(seed=1, clock="2022-07-08T10:00:00+05:30") as sb:
+        ...     with urllib.request.urlopen(f"{sb.base_url}/sandbox/clock") as answer:
+        ...         print(json.load(answer))
+        {'now': '2022-07-08T04:30:00+00:00', 'fixed': True}
     """
     require_extras()
     return _serving(
@@ -272,6 +275,8 @@ def _serving(
     def dispatch(environ: dict[str, Any], start_response: Any) -> Any:
         return holder["app"](environ, start_response)
 
+    # the web shell imports Flask (the [sandbox] extra): loaded once require_extras() passed,
+    # so importing the sandbox never needs it (this package cannot use edgereports' proxies)
     from .app import DROP_FLAG, RAW_HEADERS, create_app
 
     server = start_server(

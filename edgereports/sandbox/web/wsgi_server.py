@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -61,7 +62,14 @@ class ServerThread:
         self.port: int = server.bind_addr[1]
 
     def stop(self) -> None:
-        """Stop accepting, close the connections and wait for the serving thread."""
+        """Stop accepting, close the connections and wait for the serving thread.
+
+        Nothing to do once the interpreter is finalizing (a sandbox left running until then):
+        its daemon threads no longer run, so they could not confirm the stop, and the
+        process's end closes the socket.
+        """
+        if sys.is_finalizing():
+            return
         self._server.stop()
         self._thread.join(timeout=SHUTDOWN_TIMEOUT + 3)
 
@@ -85,7 +93,7 @@ def start_server(
     Raises:
         OSError: the address cannot be bound.
     """
-    from cheroot import wsgi
+    from cheroot import wsgi  # the [sandbox] extra: imported when a server starts, not before
 
     class Gateway(wsgi.Gateway_10):
         """Passes underscore headers through, closes after a drop, logs request lines."""
@@ -141,7 +149,34 @@ def start_server(
         shutdown_timeout=SHUTDOWN_TIMEOUT,
     )
     server.gateway = Gateway
-    server.prepare()
-    thread = threading.Thread(target=server.serve, name="edgereports-sandbox", daemon=True)
+    return ServerThread(server, _serve_from_daemon(server))
+
+
+def _serve_from_daemon(server: Any) -> threading.Thread:
+    """Bind and serve ``server`` from a daemon thread; raise here what binding raised.
+
+    cheroot starts its worker threads in ``prepare()``, and a thread is a daemon when the
+    thread that starts it is one: prepared here, every thread of the server is a daemon, so a
+    process that never stops its sandbox still exits (the interpreter waits for non-daemon
+    threads before it runs its exit handlers).
+    """
+    bound = threading.Event()
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            server.prepare()
+        except BaseException as exc:  # handed to the caller below
+            failed.append(exc)
+            return
+        finally:
+            bound.set()
+        server.serve()
+
+    thread = threading.Thread(target=run, name="edgereports-sandbox", daemon=True)
     thread.start()
-    return ServerThread(server, thread)
+    bound.wait()
+    if failed:
+        thread.join()
+        raise failed[0]
+    return thread

@@ -15,9 +15,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .._version import __version__
-from ..errors import ConfigError
-from .files import atomic_write_bytes
+from ..._version import __version__
+from ...errors import ConfigError
+from ..files import atomic_write_bytes
 
 __all__ = [
     "SHAPES",

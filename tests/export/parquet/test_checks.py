@@ -22,9 +22,9 @@ import pytest
 from edgereports.cli.export import main
 from edgereports.errors import ConfigError, SchemaError
 from edgereports.export import read_export
-from edgereports.export.lock import LOCK_FILE
-from edgereports.export.state import STATE_FILE, load_state
-from edgereports.export.writer import PART_FILE
+from edgereports.export.parquet.lock import LOCK_FILE
+from edgereports.export.parquet.state import STATE_FILE, load_state
+from edgereports.export.parquet.writer import PART_FILE
 from edgereports.sandbox import serve
 from tests.export.conftest import NOW, canonical, write_job
 

@@ -29,15 +29,26 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from .._version import __version__
-from ..errors import ConfigError, redact
-from ..query.timegrid import BUCKETS
-from .bounds import bounds_filter, bucket_start
-from .fanout import Values, read_values, split_definition
-from .reports import ReportJob
+from ..._dependencies import lazy_import
+from ..._version import __version__
+from ...errors import ConfigError, redact
+from ...query.timegrid import BUCKETS
+from ..bounds import bounds_filter, bucket_start
+from ..fanout import Values, read_values, split_definition
+from ..reports import ReportJob
 
+# the optional extra edgereports[delta]: loaded (and checked by require_deltalake) on
+# first use, so the job file and the Parquet format never need it
+deltalake = lazy_import("deltalake", pip="edgereports[delta]")
+_delta_errors = lazy_import("deltalake.exceptions", pip="edgereports[delta]")
+pa = lazy_import("pyarrow")
+pc = lazy_import("pyarrow.compute")
+ds = lazy_import("pyarrow.dataset")
+schema = lazy_import("edgereports.schema")
 if TYPE_CHECKING:
     import pandas as pd
+else:
+    pd = lazy_import("pandas")
 
 __all__ = [
     "DELTA_LOG",
@@ -94,7 +105,7 @@ def require_deltalake() -> Any:
         ConfigError: the package is not installed.
     """
     try:
-        import deltalake
+        deltalake.DeltaTable  # noqa: B018 - the first attribute read imports the package
     except ImportError:
         raise ConfigError(f'format = "delta" needs the deltalake package: {INSTALL_HINT}') from None
     return deltalake
@@ -355,23 +366,20 @@ def write_days(
     Raises:
         ConfigError: ``deltalake`` is missing.
         OSError, ValueError: the store or the data refused the write (nothing was committed).
-
-    Example:
-        >>> write_days(table, df, report, start, end, metadata={})  # doctest: +SKIP
     """
     require_deltalake()
-    from deltalake import Transaction
 
     data = _arrow_table(frame, report, start, end)
     days = _days(start, end)
     txns = []
     if record_days:
         txns = [
-            Transaction(_app_id(report, d), _seconds(min(end, _midnight(d) + _DAY))) for d in days
+            deltalake.Transaction(_app_id(report, d), _seconds(min(end, _midnight(d) + _DAY)))
+            for d in days
         ]
     if contiguous is not None:
-        txns.append(Transaction(contiguous_id(report), _seconds(contiguous)))
-    txns += [Transaction(app, version) for app, version in marks]
+        txns.append(deltalake.Transaction(contiguous_id(report), _seconds(contiguous)))
+    txns += [deltalake.Transaction(app, version) for app, version in marks]
     predicate = f"day >= '{days[0].isoformat()}' AND day <= '{days[-1].isoformat()}'"
     for dim, vals in (values or {}).items():
         listed = ", ".join("'" + str(v).replace("'", "''") + "'" for v in vals)
@@ -415,7 +423,6 @@ def remove_outside(
         OSError, ValueError: the store refused the commit (nothing was committed).
     """
     require_deltalake()
-    from deltalake import Transaction
 
     table.update_incremental()
     first, last = begin.astimezone(UTC).date(), (end - timedelta(microseconds=1)).date()
@@ -429,8 +436,10 @@ def remove_outside(
     if not outside:
         return 0
     empty = _arrow_schema(report, _dimensions(report)).empty_table()
-    txns = [Transaction(_app_id(report, d), _seconds(_midnight(d))) for d in removed]
-    txns.append(Transaction(contiguous_id(report), _seconds(end)))  # it holds [begin, end)
+    txns = [deltalake.Transaction(_app_id(report, d), _seconds(_midnight(d))) for d in removed]
+    txns.append(
+        deltalake.Transaction(contiguous_id(report), _seconds(end))
+    )  # it holds [begin, end)
     predicate = f"day < '{first.isoformat()}' OR day > '{last.isoformat()}'"
     _commit(table, empty, predicate, txns, metadata)
     return len(outside)
@@ -459,8 +468,6 @@ def _commit(
     """Overwrite the rows matching ``predicate`` with ``data``, recording ``txns`` (one
     commit); a commit that lost a race with another writer is retried with backoff."""
     deltalake = require_deltalake()
-    from deltalake import CommitProperties
-    from deltalake.exceptions import CommitFailedError
 
     info = {"edgereports": json.dumps({**metadata, "toolkit_version": __version__})}
     for attempt in range(COMMIT_ATTEMPTS):
@@ -471,10 +478,12 @@ def _commit(
                 mode="overwrite",
                 predicate=predicate,
                 schema_mode="merge",
-                commit_properties=CommitProperties(custom_metadata=info, app_transactions=txns),
+                commit_properties=deltalake.CommitProperties(
+                    custom_metadata=info, app_transactions=txns
+                ),
             )
             return
-        except CommitFailedError:
+        except _delta_errors.CommitFailedError:
             if attempt == COMMIT_ATTEMPTS - 1:
                 raise
             time.sleep(random.uniform(0.05, 0.2) * 2**attempt)  # jitter
@@ -495,7 +504,6 @@ def read_delta(
     the ``day`` column is dropped.
     """
     deltalake = require_deltalake()
-    import pyarrow.dataset as ds
 
     table = deltalake.DeltaTable(location, storage_options=_options(storage_options))
     dataset = table.to_pyarrow_dataset()
@@ -540,22 +548,12 @@ def _description(report: ReportJob) -> dict[str, Any]:
 
 
 def _arrow_schema(report: ReportJob, dims: tuple[str, ...]) -> Any:
-    import pyarrow as pa
-
-    from .. import schema
-
     base = schema.schema_for(report.shape).arrow_schema(dims)
     return base.append(pa.field("day", pa.date32(), nullable=False))
 
 
 def _arrow_table(frame: pd.DataFrame, report: ReportJob, start: datetime, end: datetime) -> Any:
     """The frame's rows inside ``[start, end)``, sorted, in the table's schema, with ``day``."""
-    import pandas as pd
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from .. import schema
-
     spec = schema.schema_for(report.shape)
     frame = spec.validate(frame)
     dims = tuple(dict.fromkeys((*_dimensions(report), *spec.dimensions_of(frame))))

@@ -1,4 +1,4 @@
-"""What a run checks before it fetches: its arguments, the saved states, the files on disk.
+"""What a Parquet run checks before it fetches: the saved states and the files on disk.
 
 Everything here fails with a :class:`~edgereports.errors.ConfigError` that names the file or
 argument and the way out, before the output is touched (no lock taken, nothing written); the
@@ -9,18 +9,22 @@ read, so that the run fetches those days again whatever their age.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-from ..errors import ConfigError
-from .fanout import Values, read_values, split_definition
-from .job import Job
-from .reports import ReportJob
+from ..._dependencies import lazy_import
+from ...errors import ConfigError
+from ..fanout import Values, read_values, split_definition
+from ..job import Job
+from ..reports import ReportJob
 from .state import STATE_FILE, WAY_OUT, ReportState, load_state
 from .writer import partitions
 
-__all__ = ["check_until", "damaged_days", "held_values", "report_state", "retired_values"]
+pa = lazy_import("pyarrow")
+pq = lazy_import("pyarrow.parquet")
+
+
+__all__ = ["damaged_days", "held_values", "report_state", "retired_values"]
 
 #: The key of the state that lists the fan-out values held whole from the report's start.
 HELD_KEY = "fanout_values"
@@ -31,23 +35,6 @@ SHARDS_KEY = "shard_units"
 
 #: How far a watermark may lie past "now" (the service's clock may run ahead of ours).
 CLOCK_SLACK = timedelta(days=1)
-
-
-def check_until(job: Job, reports: Sequence[ReportJob], until: datetime | None) -> None:
-    """Refuse an ``until`` at or before the start of every chosen report (nothing to fetch).
-
-    Raises:
-        ConfigError: naming ``--until`` and the earliest start.
-    """
-    if until is None or not reports:
-        return
-    first = min(r.start for r in reports)
-    if until <= first:
-        raise ConfigError(
-            f"--until {until.date().isoformat()} is not after the start of "
-            f"{job.source or job.name} ({first.date().isoformat()}): there is nothing to "
-            "export before it; give a later --until or leave it out"
-        )
 
 
 def report_state(
@@ -102,9 +89,6 @@ def damaged_days(report_dir: Path) -> list[date]:
 
     Only the footer of each file is read (a few KiB), so this is cheap for years of days.
     """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     damaged: list[date] = []
     for day, path in partitions(report_dir).items():
         try:

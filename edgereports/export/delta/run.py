@@ -16,11 +16,26 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from .._version import __version__
-from ..errors import EdgeReportsError, redact
-from ..progress import open_progress
-from .client import Fetcher, make_client, window_weight
-from .delta import (
+from ..._dependencies import lazy_import
+from ..._version import __version__
+from ...errors import EdgeReportsError, redact
+from ...progress import open_progress
+from ..client import Fetcher, make_client, window_weight
+from ..estimate import priced
+from ..fanout import (
+    Churn,
+    Values,
+    backfill_windows,
+    churn,
+    fanout_values,
+    shard_values,
+    window_report,
+)
+from ..job import Job
+from ..plan import ExportWindow, RunScope
+from ..reports import ReportJob
+from ..summary import ExportSummary, ReportResult, WindowFailure
+from .table import (
     held_values,
     open_table,
     record_values,
@@ -31,20 +46,9 @@ from .delta import (
     table_watermark,
     write_days,
 )
-from .estimate import priced
-from .fanout import (
-    Churn,
-    Values,
-    backfill_windows,
-    churn,
-    fanout_values,
-    shard_values,
-    window_report,
-)
-from .job import Job
-from .plan import ExportWindow, RunScope
-from .reports import ReportJob
-from .summary import ExportSummary, ReportResult, WindowFailure
+
+deltalake = lazy_import("deltalake", pip="edgereports[delta]")
+
 
 __all__ = ["DELTA_CHECKPOINTS", "run_delta"]
 
@@ -193,8 +197,6 @@ def _held_after(t: _Table, full_refresh: bool) -> tuple[Values, Values]:
 
 def _remove_outside(t: _Table, options: dict[str, str], secrets: list[str]) -> None:
     """After a full refresh: remove the days outside its range (a failure is listed)."""
-    import deltalake
-
     r, result = t.report, t.result
     plan = result.plan
     metadata = {
@@ -241,8 +243,6 @@ def _unit(
     commit: threading.Lock,
     checkpoint: Callable[[str], None] | None,
 ) -> None:
-    import deltalake
-
     r, window, result = task.report, task.window, task.result
     sent = window_report(r, window)  # a shard's values only
     started = time.monotonic()

@@ -1,9 +1,9 @@
-"""``er.fetch``: one call from a preset name or a report to a frame.
+"""``er.fetch``: one call from a preset name or a report to a frame, and the clients it keeps.
 
 The client comes from ``client=``, from an embedded sandbox (``sandbox=True``) or from
-:meth:`Settings.from_env`. One client per :class:`~edgereports.config.Settings` is kept for the
-life of the process, so its connections (and what it learned) serve the next call; they are
-closed at exit, as is the embedded sandbox.
+:meth:`Settings.from_env`. :data:`fetch_clients`, a :class:`ClientCache`, keeps one client per
+:class:`~edgereports.config.Settings`, so its connections (and what it learned) serve the next
+call, and the embedded sandbox; both are closed by ``fetch_clients.close()`` or at exit.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 import atexit
 import contextlib
 import threading
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Hashable, Mapping
+from typing import TYPE_CHECKING, Any, Self
 
 from . import presets
 from ._dependencies import lazy_import
@@ -25,47 +25,78 @@ if TYPE_CHECKING:
     from .normalize.output import Output
     from .reporting import ReportingClient
 
-__all__ = ["fetch"]
+__all__ = ["ClientCache", "fetch", "fetch_clients"]
 
-# the client and the readers load on the first pull, so `import edgereports` stays light
+# the client and the readers load on the first pull, so `import edgereports` stays light; the
+# sandbox (an optional extra) on the first sandbox=True
 _reporting = lazy_import("edgereports.reporting")
 _rules = lazy_import("edgereports.reporting.rules")
 _output = lazy_import("edgereports.normalize.output")
+_sandbox = lazy_import("edgereports.sandbox", pip="edgereports[sandbox]")
 
 _SANDBOX_HINT = "or pass sandbox=True to try it against the local sandbox"
 
 
-class _Clients:
-    """The clients of :func:`fetch`, one per ``Settings``, and the embedded sandbox."""
+class ClientCache:
+    """The clients :func:`fetch` reuses: one per settings (and options), and a local sandbox.
+
+    A client keeps its HTTP connections, its request budget and what it learned of the service
+    (its clock, a smaller budget it was told to keep), so the next call with equal settings
+    reuses it. ``er.fetch_clients`` is the cache :func:`fetch` uses. Clients live until
+    :meth:`close` (``with er.fetch_clients:`` closes them at the end of the block; the process's
+    end closes what is left), after which the cache makes new ones as needed. Safe to share
+    between threads.
+
+    Example:
+        >>> import edgereports as er
+        >>> settings = er.fetch_clients.sandbox()  # a sandbox on loopback, started on first use
+        >>> client = er.fetch_clients.get(settings)
+        >>> client is er.fetch_clients.get(settings)
+        True
+        >>> er.fetch_clients.close()  # closes the clients and stops the sandbox
+        >>> len(er.fetch_clients)
+        0
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._clients: dict[Settings, ReportingClient] = {}
+        self._clients: dict[tuple[Settings, Hashable], ReportingClient] = {}
         self._sandbox: Settings | None = None
         self._stack = contextlib.ExitStack()
-        # The embedded sandbox serves from a non-daemon thread, and the interpreter joins
-        # those before it runs atexit handlers: close it first, as concurrent.futures does.
-        before_join = getattr(threading, "_register_atexit", None)
-        if before_join is not None:
-            before_join(self.close)
-        else:  # pragma: no cover - every CPython since 3.9 has it
-            atexit.register(self.close)
+        self._at_exit = False
 
-    def client(self, settings: Settings) -> ReportingClient:
+    def get(self, settings: Settings, **options: Any) -> ReportingClient:
+        """The client of ``settings`` (and ``options``): the kept one, or a new one kept.
+
+        Args:
+            settings: the key, address and options of the client.
+            **options: keyword arguments of :meth:`ReportingClient.from_settings`
+                (``max_workers=8``, ``progress=False``...); other options, another client.
+
+        Raises:
+            ConfigError: the key or the reporting URL is not set.
+            InputError: an option's value cannot be a key (a list, a dict).
+        """
+        key = (settings, _options_key(options))
         with self._lock:
-            found = self._clients.get(settings)
+            found = self._clients.get(key)
             if found is None:
-                found = _reporting.ReportingClient.from_settings(settings)
-                self._clients[settings] = found
+                found = _reporting.ReportingClient.from_settings(settings, **options)
+                self._clients[key] = found
+                self._close_at_exit()
             return found
 
     def sandbox(self) -> Settings:
-        """The settings of the embedded sandbox (started on first use, on loopback)."""
+        """The settings of a sandbox on loopback, started on first use (seed 0).
+
+        Raises:
+            ModuleNotFoundError: the ``[sandbox]`` extra is not installed (the message names
+                the ``pip install``).
+        """
         with self._lock:
             if self._sandbox is None:
-                from .sandbox import serve
-
-                sb = self._stack.enter_context(serve(seed=0))
+                sb = self._stack.enter_context(_sandbox.serve(seed=0))
+                self._close_at_exit()
                 self._sandbox = Settings(
                     api_key=sb.api_key,
                     reporting_url=sb.reporting_url,
@@ -76,15 +107,57 @@ class _Clients:
             return self._sandbox
 
     def close(self) -> None:
+        """Close every kept client and stop the sandbox; the cache stays usable."""
         with self._lock:
-            for client in self._clients.values():
-                client.close()
+            clients = list(self._clients.values())
             self._clients.clear()
             self._sandbox = None
-            self._stack.close()
+            stack, self._stack = self._stack, contextlib.ExitStack()
+            if self._at_exit:
+                atexit.unregister(self.close)
+                self._at_exit = False
+        for client in clients:
+            client.close()
+        stack.close()
+
+    def __len__(self) -> int:
+        """The number of clients kept."""
+        with self._lock:
+            return len(self._clients)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        with self._lock:
+            running = "running" if self._sandbox is not None else "none"
+            return f"<ClientCache: {len(self._clients)} clients, sandbox {running}>"
+
+    def _close_at_exit(self) -> None:
+        # Called with the lock held: once the cache holds something, close it at exit (the
+        # sandbox's threads are daemons, so the interpreter reaches its exit handlers).
+        if not self._at_exit:
+            atexit.register(self.close)
+            self._at_exit = True
 
 
-_CLIENTS = _Clients()
+def _options_key(options: Mapping[str, Any]) -> Hashable:
+    for name, value in options.items():
+        try:
+            hash(value)
+        except TypeError:
+            raise InputError(
+                f"option {name}= of a kept client must be hashable (it keys the client), got "
+                f"{type(value).__name__}"
+            ) from None
+    return tuple(sorted(options.items()))
+
+
+fetch_clients = ClientCache()
+"""The clients :func:`fetch` keeps, and its sandbox (``er.fetch_clients``)."""
 
 
 def fetch(
@@ -109,9 +182,11 @@ def fetch(
             ``"yesterday"``, resolved against the service's present) or a service keyword
             (``"LAST DAY"``).
         end: the range end (``"today"``, ``"tomorrow"`` for today so far, ``"NOW"``...).
-        sandbox: run against an embedded sandbox on loopback (needs ``edgereports[sandbox]``).
+        sandbox: run against an embedded sandbox on loopback (needs ``edgereports[sandbox]``;
+            started once, kept in :data:`fetch_clients`).
         client: the client to use (its settings win over ``settings`` and ``sandbox``).
-        settings: the settings; by default ``Settings.from_env()``.
+        settings: the settings; by default ``Settings.from_env()``. The client made for them
+            is kept in :data:`fetch_clients` and serves the next call with equal settings.
         output: ``"pandas"``, ``"arrow"`` or ``"polars"``.
         compare: ``"previous_period"``, ``"previous_year"`` or ``(start, end)``: also pull
             that period and add ``compare_time_stamp``, ``compare_value``, ``change`` and
@@ -139,7 +214,7 @@ def fetch(
     _rules.check_partial(partial)
     if client is None:
         if sandbox:
-            settings = _CLIENTS.sandbox()
+            settings = fetch_clients.sandbox()
         elif settings is None:
             settings = Settings.from_env()
         if not isinstance(settings, Settings):
@@ -148,7 +223,7 @@ def fetch(
     if client is None:
         assert settings is not None
         _require(settings, "api_key", "reporting_url")
-        client = _CLIENTS.client(settings)
+        client = fetch_clients.get(settings)
     return client.fetch(built, output=output, partial=partial, compare=compare)
 
 

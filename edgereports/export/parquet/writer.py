@@ -26,9 +26,16 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._version import __version__
-from ..query.timegrid import BUCKETS, epoch_micros, micros, owned_mask, row_bucket_micros
-from .files import METADATA_KEY, atomic_write
+from ..._dependencies import lazy_import
+from ..._version import __version__
+from ...query.timegrid import BUCKETS, epoch_micros, micros, owned_mask, row_bucket_micros
+from ..files import METADATA_KEY, atomic_write
+
+np = lazy_import("numpy")
+pa = lazy_import("pyarrow")
+pc = lazy_import("pyarrow.compute")
+pq = lazy_import("pyarrow.parquet")
+schema = lazy_import("edgereports.schema")
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -155,12 +162,6 @@ def write_window(
         ValueError: the frame does not fit the schema of ``shape``.
         OSError: the disk refused; the partitions already moved stay (each is complete).
     """
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from .. import schema
-
     spec = schema.schema_for(shape)
     dims = spec.dimensions_of(frame)
     if dict(frame.dtypes) != spec.dtypes(dims) or list(frame.columns) != spec.columns(dims):
@@ -225,9 +226,6 @@ def _kept_rows(
     report_dir: Path, day: date, values: Mapping[str, Sequence[str]], target: Any
 ) -> Any | None:
     """The rows of a day's file whose fan-out values are not among ``values`` (None: no file)."""
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-
     path = partition_dir(report_dir, day) / PART_FILE
     if not path.is_file():
         return None
@@ -248,8 +246,6 @@ def _kept_rows(
 
 
 def _strings(values: Sequence[str], kind: Any) -> Any:
-    import pyarrow as pa
-
     return pa.array([str(v) for v in values], type=kind)
 
 
@@ -268,9 +264,6 @@ def _from_number(number: int) -> date:
 
 def _cast(table: Any, target: Any, pool: Any) -> Any:
     """``table`` with the columns, types and nullability of ``target`` (buffers from ``pool``)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     columns = []
     for field in target:
         column = table.column(field.name)
@@ -283,8 +276,6 @@ def _cast(table: Any, target: Any, pool: Any) -> Any:
 def _write_part(
     table: Any, directory: Path, checkpoint: Callable[[str], None] | None, pool: Any
 ) -> int:
-    import pyarrow.parquet as pq
-
     before_move = None if checkpoint is None else lambda: checkpoint("before-move")
     return atomic_write(
         directory / PART_FILE,

@@ -27,7 +27,12 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from types import TracebackType
 
-from ..errors import ExportLocked, redact
+from ..._dependencies import lazy_import
+from ...errors import ExportLocked, redact
+
+# POSIX only (flock): loaded when a lock is first taken
+fcntl = lazy_import("fcntl")
+
 
 __all__ = ["DAY_LOCKS", "LOCK_FILE", "ExportLock", "describe_holder", "state_lock"]
 
@@ -66,8 +71,11 @@ class ExportLock:
             each directory, an exclusive one per day); ``None`` locks whole directories.
 
     Example:
-        >>> with ExportLock([Path("out/usage")], job="nightly.toml"):  # doctest: +SKIP
-        ...     ...
+        >>> with ExportLock([Path("out/usage")], job="nightly.toml"):
+        ...     ExportLock([Path("out/usage")], job="another.toml").acquire()
+        Traceback (most recent call last):
+        ...
+        edgereports.errors.ExportLocked: ...
     """
 
     def __init__(
@@ -115,8 +123,6 @@ class ExportLock:
 
     def _take(self, path: Path, holder: str, *, shared: bool = False) -> None:
         """Lock one file without waiting (exclusive: and write the holder into it)."""
-        import fcntl
-
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
@@ -142,8 +148,6 @@ class ExportLock:
 
     def release(self) -> None:
         """Drop every lock taken (the lock files stay)."""
-        import fcntl
-
         while self._fds:
             fd = self._fds.pop()
             try:
@@ -174,8 +178,6 @@ class ExportLock:
 @contextlib.contextmanager
 def state_lock(report_dir: Path) -> Iterator[None]:
     """Hold the report's state lock (waiting for it: held only while a state is saved)."""
-    import fcntl
-
     report_dir.mkdir(parents=True, exist_ok=True)
     fd = os.open(report_dir / _STATE_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
     try:

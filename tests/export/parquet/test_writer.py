@@ -16,9 +16,14 @@ from edgereports import schema
 from edgereports._version import __version__
 from edgereports.errors import ConfigError, ExportLocked, InputError
 from edgereports.export import read_export
-from edgereports.export.lock import LOCK_FILE, ExportLock
-from edgereports.export.state import STATE_FILE, ReportState, load_state, save_state
-from edgereports.export.writer import METADATA_KEY, partitions, sweep_temporaries, write_window
+from edgereports.export.parquet.lock import LOCK_FILE, ExportLock
+from edgereports.export.parquet.state import STATE_FILE, ReportState, load_state, save_state
+from edgereports.export.parquet.writer import (
+    METADATA_KEY,
+    partitions,
+    sweep_temporaries,
+    write_window,
+)
 
 A = datetime(2024, 3, 1, tzinfo=UTC)
 
