@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, overload
 
-from ..plan import Part, Window, bucket_of
+from ..plan import Part, Window
 from .cache import Cache
-from .grid import Chunk, chunks, horizon_for
-from .keys import series_key, uncacheable
+from .grid import Chunk, horizon_for
+from .keys import Facts, facts_of
 from .rows import (
     as_frame,
     assemble,
@@ -77,20 +77,6 @@ class CacheStats:
         }
 
 
-@dataclass(frozen=True)
-class _Facts:
-    """What a pull needs to know of one part, computed once (each costs a request render)."""
-
-    reason: str | None  # why it is not cached (None: it may be)
-    bucket: timedelta | None
-    span: tuple[datetime, datetime] | None
-    grid: list[Chunk]
-    names: list[int]  # the grid's chunk starts, epoch seconds
-    series: str
-    scope: str
-    request: dict[str, Any]  # the part's request (no key in it)
-
-
 class CachedPull:
     """The cache's side of one pull (thread-safe: parts run in the client's pool)."""
 
@@ -127,7 +113,7 @@ class CachedPull:
             cache.store, fingerprint, service, api_version, record=self._writer.see_key
         )
         self._reader = Reader(cache.store)
-        self._known: dict[int, _Facts] = {}  # by id() of the part (parts live through the pull)
+        self._known: dict[int, Facts] = {}  # by id() of the part (parts live through the pull)
         #: series the index held nothing of when the pull began (a key not bound yet reads
         #: nothing, so its parts fetch without asking the index again)
         self._empty: set[str] = set()
@@ -221,27 +207,12 @@ class CachedPull:
         with self._lock:
             self._empty.update(series - held)
 
-    def _facts(self, part: Part) -> _Facts:
+    def _facts(self, part: Part) -> Facts:
         """The facts of ``part``, computed on first use."""
         known = self._known.get(id(part))
         if known is not None:
             return known
-        sent = part.sent
-        bucket, span, request = bucket_of(sent), sent.time_range(), sent.to_request()
-        reason = uncacheable(part, self.api_version, bucket, span)
-        grid = chunks(span[0], span[1], bucket) if reason is None and bucket and span else []
-        key = series_key(sent, self.accept, self.service, self.api_version, request=request,
-                         span=span) if grid else ""  # fmt: skip
-        known = _Facts(
-            reason,
-            bucket,
-            span,
-            grid,
-            [int(c[0].timestamp()) for c in grid],
-            key,
-            self.keys.scope(request),
-            request,
-        )
+        known = facts_of(part, self.accept, self.service, self.api_version, scope=self.keys.scope)
         self._known[id(part)] = known
         return known
 
