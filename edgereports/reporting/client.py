@@ -522,7 +522,7 @@ class ReportingClient(UsesConnection):
             api_version=self.api_version,
             horizon=self._horizon,
             clock=self._http.stated_now,
-            fingerprint=self._key_fingerprint(),
+            fingerprint=self._key_fingerprint,
             refresh=refresh,
         )
         return pull

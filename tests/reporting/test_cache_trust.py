@@ -128,9 +128,9 @@ def test_swapped_segments_are_not_served_as_each_other(
     import sqlite3
 
     with sqlite3.connect(tmp_path / "index.sqlite") as db:
-        series = [s for (s,) in db.execute("SELECT DISTINCT series FROM chunks ORDER BY series")]
-        other = db.execute("SELECT segment FROM chunks WHERE series = ?", (series[1],)).fetchone()
-        db.execute("UPDATE chunks SET segment = ? WHERE series = ?", (other[0], series[0]))
+        series = [s for (s,) in db.execute("SELECT DISTINCT series FROM entries ORDER BY series")]
+        other = db.execute("SELECT segment FROM entries WHERE series = ?", (series[1],)).fetchone()
+        db.execute("UPDATE entries SET segment = ? WHERE series = ?", (other[0], series[0]))
     FIGURES["corruptions"] += 1
     for report, plain in zip(reports, plains, strict=True):
         got, _, _ = _pull(sandbox, tmp_path, report)

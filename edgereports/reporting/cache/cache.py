@@ -6,14 +6,19 @@ import errno
 import os
 import sqlite3
 import threading
+import uuid
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigError, EdgeReportsWarning
-from .store import Store, check_directory
+from .store import Store
 
 __all__ = ["Cache", "default_directory", "open_cache"]
+
+#: Pulls storing at once into one cache (each pull's writer takes one thread while it runs).
+_WRITERS = 4
 
 
 def default_directory() -> Path:
@@ -54,6 +59,9 @@ class Cache:
         self.path = root
         self.max_bytes = max_bytes
         self._off = threading.Event()
+        self._writers: ThreadPoolExecutor | None = None
+        self._writers_pid = 0
+        self._writers_lock = threading.Lock()
 
     def __repr__(self) -> str:
         bound = f", max_bytes={self.max_bytes}" if self.max_bytes is not None else ""
@@ -68,6 +76,16 @@ class Cache:
     def enabled(self) -> bool:
         """False once the directory could not be written (the client then pulls without it)."""
         return not self._off.is_set()
+
+    def writers(self) -> ThreadPoolExecutor:
+        """The threads pulls store their rows on: made on first use and kept (a thread
+        started and joined per pull costs more than storing a small pull); a forked child,
+        which inherits no thread, makes its own."""
+        with self._writers_lock:
+            if self._writers is None or self._writers_pid != os.getpid():
+                self._writers = ThreadPoolExecutor(_WRITERS, "edgereports-cache")
+                self._writers_pid = os.getpid()
+            return self._writers
 
     def disable(self, error: BaseException) -> None:
         """Stop using the cache after a failed write, with one warning."""
@@ -102,6 +120,25 @@ def _why(error: BaseException) -> str:
     if code in (errno.EACCES, errno.EPERM):
         return "cannot be written: permission denied"
     return "cannot be written"
+
+
+def check_directory(path: str | os.PathLike[str]) -> Path:
+    """The cache directory, created if missing.
+
+    Raises:
+        ConfigError: ``path`` is not a directory this process can write to.
+    """
+    root = Path(path).expanduser()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        probe = root / f".probe-{uuid.uuid4().hex}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise ConfigError(
+            f"cache must be a writable directory, got {str(root)!r} ({exc.strerror or exc})"
+        ) from None
+    return root
 
 
 def open_cache(option: object, max_bytes: int | None = None) -> Cache | None:

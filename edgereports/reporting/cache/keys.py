@@ -1,4 +1,5 @@
-"""What a cached chunk is keyed by, and which parts may be cached at all.
+"""What a cached chunk is keyed by, which parts may be cached at all, and the facts of a part
+the cache needs (computed once per pull).
 
 A series key is a hash of the canonical request with its range removed (the offset of its
 bounds kept: frames are stamped in it), the accept type, the service address and API version
@@ -11,7 +12,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from datetime import timedelta
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 import orjson
@@ -20,8 +23,9 @@ from ...query import Report
 from ...query.pinning import unpinned_dimensions
 from ...query.timegrid import is_aligned
 from ..plan import Part, bucket_of
+from .grid import Chunk, chunks
 
-__all__ = ["frames_version", "series_key", "uncacheable"]
+__all__ = ["Facts", "facts_of", "frames_version", "series_key", "uncacheable"]
 
 _RANGE = ("start_date_time", "end_date_time")
 
@@ -35,10 +39,20 @@ def frames_version() -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def series_key(sent: Report, accept: str, service: str, api_version: str) -> str:
-    """The key of the chunks of one fan-out branch (a hex digest; no secret can be in it)."""
-    request: dict[str, Any] = {k: v for k, v in sent.to_request().items() if k not in _RANGE}
-    span = sent.time_range()
+def series_key(
+    sent: Report,
+    accept: str,
+    service: str,
+    api_version: str,
+    *,
+    request: dict[str, Any] | None = None,
+    span: tuple[datetime, datetime] | None = None,
+) -> str:
+    """The key of the chunks of one fan-out branch (a hex digest; no secret can be in it).
+    ``request`` and ``span``: the report's request and range, when known already."""
+    sent_request = request if request is not None else sent.to_request()
+    request = {k: v for k, v in sent_request.items() if k not in _RANGE}
+    span = span if span is not None else sent.time_range()
     offset = span[0].utcoffset() if span is not None else None
     identity = {
         "request": request,
@@ -51,16 +65,19 @@ def series_key(sent: Report, accept: str, service: str, api_version: str) -> str
     return hashlib.sha256(orjson.dumps(identity, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
-def uncacheable(part: Part, api_version: str) -> str | None:
-    """Why ``part`` is not cached (None: it may be). Correctness first: a case the grid cannot
-    serve exactly is fetched."""
+def uncacheable(
+    part: Part,
+    api_version: str,
+    bucket: timedelta | None,
+    span: tuple[datetime, datetime] | None,
+) -> str | None:
+    """Why ``part`` is not cached (None: it may be), given its bucket length and range.
+    Correctness first: a case the grid cannot serve exactly is fetched."""
     sent = part.sent
     if sent.is_now:
         return "NOW/LAST reports are never cached"
     if unpinned_dimensions(sent):
         return "grouped by an unpinned dimension (its top talker depends on the range)"
-    bucket = bucket_of(sent)
-    span = sent.time_range()
     if part.window is None or bucket is None or span is None:
         return "not a report with buckets (sent whole)"
     if api_version != "v1":
@@ -68,3 +85,44 @@ def uncacheable(part: Part, api_version: str) -> str | None:
     if not (is_aligned(span[0], bucket) and is_aligned(span[1], bucket)):
         return "range bounds are not on UTC bucket boundaries (their buckets straddle the grid)"
     return None
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What a pull needs to know of one part, computed once (each costs a request render)."""
+
+    reason: str | None  # why it is not cached (None: it may be)
+    bucket: timedelta | None
+    span: tuple[datetime, datetime] | None
+    grid: list[Chunk]
+    names: list[int]  # the grid's chunk starts, epoch seconds
+    series: str
+    scope: str
+    request: dict[str, Any]  # the part's request (no key in it)
+
+
+def facts_of(
+    part: Part,
+    accept: str,
+    service: str,
+    api_version: str,
+    *,
+    scope: Callable[[dict[str, Any]], str],
+) -> Facts:
+    """The facts of ``part``: its bucket, range and request rendered once, why it is not
+    cached, its chunks of the grid, its series key and (``scope``) what its key is bound to."""
+    sent = part.sent
+    bucket, span, request = bucket_of(sent), sent.time_range(), sent.to_request()
+    reason = uncacheable(part, api_version, bucket, span)
+    grid = chunks(span[0], span[1], bucket) if reason is None and bucket and span else []
+    key = series_key(sent, accept, service, api_version, request=request, span=span) if grid else ""
+    return Facts(
+        reason,
+        bucket,
+        span,
+        grid,
+        [int(c[0].timestamp()) for c in grid],
+        key,
+        scope(request),
+        request,
+    )

@@ -1,7 +1,7 @@
 """One pull through the cache: each planned part (window x fan-out value) is served from the
 final chunks it covers, and only the missing chunks are fetched (in runs aligned to the grid),
-stored as soon as they arrive (so a pull killed half-way resumes), then trimmed to the part's
-window by the one range rule.
+handed to the pull's writer as they arrive (see :mod:`.writer`: a pull killed half-way
+resumes from what it stored), then trimmed to the part's window by the one range rule.
 
 A chunk is stored as final only when the present the service stated is one the cache can
 trust (see :func:`.trust.final_chunks`); cached rows are served only to a key seen to work for
@@ -15,28 +15,26 @@ import dataclasses
 import functools
 import sqlite3
 import threading
-from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, overload
 
-from ..plan import Part, Window, bucket_of
+from ..plan import Part, Window
 from .cache import Cache
-from .grid import Chunk, chunk_of, chunks, horizon_for
-from .keys import series_key, uncacheable
+from .grid import Chunk, horizon_for
+from .keys import Facts, facts_of
 from .rows import (
     as_frame,
     assemble,
     contiguous_runs,
     newest,
-    rows_per_chunk,
-    rows_within,
-    stamps_of,
     within,
 )
+from .store import Reader
 from .trust import CLOCK_SKEW, KeyBinding, final_chunks
+from .writer import Writer, entry_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -77,19 +75,6 @@ class CacheStats:
         }
 
 
-@dataclass(frozen=True)
-class _Facts:
-    """What a pull needs to know of one part, computed once (each costs a request render)."""
-
-    reason: str | None  # why it is not cached (None: it may be)
-    bucket: timedelta | None
-    span: tuple[datetime, datetime] | None
-    grid: list[Chunk]
-    names: list[int]  # the grid's chunk starts, epoch seconds
-    series: str
-    scope: str
-
-
 class CachedPull:
     """The cache's side of one pull (thread-safe: parts run in the client's pool)."""
 
@@ -103,7 +88,7 @@ class CachedPull:
         api_version: str,
         horizon: timedelta | None,
         clock: Callable[[], datetime | None],
-        fingerprint: str,
+        fingerprint: str | Callable[[], str],
         refresh: bool = False,
         local_clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         skew: timedelta = CLOCK_SKEW,
@@ -116,16 +101,17 @@ class CachedPull:
         self.clock = clock
         self.local_clock = local_clock
         self.skew = skew
-        self.fingerprint = fingerprint
         self.refresh = refresh
         self.stats = [CacheStats(refresh=refresh) for _ in range(reports)]
         self._lock = threading.Lock()
-        self._written: dict[str, timedelta] = {}
-        self._segments: Counter[str] = Counter()  # segments this pull wrote, by series
-        self.keys = KeyBinding(cache.store, fingerprint, service, api_version)
-        self._writer: ThreadPoolExecutor | None = None
-        self._writes: list[Future[None]] = []
-        self._known: dict[int, _Facts] = {}  # by id() of the part (parts live through the pull)
+        self._written: dict[str, timedelta] = {}  # the bucket of each series handed to store
+        self._writer = Writer(cache, self._unstored)
+        # the key is recorded with the next rows stored (one transaction), off the part's thread
+        self.keys = KeyBinding(
+            cache.store, fingerprint, service, api_version, record=self._writer.see_key
+        )
+        self._reader = Reader(cache.store)
+        self._known: dict[int, Facts] = {}  # by id() of the part (parts live through the pull)
         #: series the index held nothing of when the pull began (a key not bound yet reads
         #: nothing, so its parts fetch without asking the index again)
         self._empty: set[str] = set()
@@ -154,54 +140,21 @@ class CachedPull:
         this pull stored into, so that a hit on it reads one file (a failure to do so leaves
         the cache as it was)."""
         with self._lock:
-            writer, writes, self._writer, self._writes = self._writer, self._writes, None, []
             self._fetching.clear()
-        for write in writes:
-            write.result()
-        if writer is not None:
-            writer.shutdown(wait=True)
-        for series, bucket in self._written.items():
-            if not self.cache.enabled:
-                return
-            if series in self._empty and self._segments[series] == 1:
-                continue  # one segment: nothing to merge (another process's writes wait)
-            try:
-                self._compact(series, bucket)
-            except (OSError, sqlite3.Error) as exc:
-                self.cache.disable(exc)
-
-    def _compact(self, series: str, bucket: timedelta) -> None:
-        """One segment for the stored chunks of ``series``, in the order of one answer.
-
-        A series whose rows hold several echoed series is left as is: their order (by first
-        appearance) depends on the range.
-        """
-        from ...normalize.stitching import canonical_order, concat_frames
-        from ...schema import schema_for, shape_of
-
-        entries = self.cache.store.entries(series)
-        segments = list(dict.fromkeys(segment for _, segment, _ in entries))
-        if len(segments) < 2:
+        self._writer.wait()
+        if not self.cache.enabled:
             return
-        frames, attrs, request = [], {}, None
-        for segment in segments:
-            held = [c for c, seg, _ in entries if seg == segment]
-            found = self.cache.store.read(segment, series, held)
-            if found is None:
-                return
-            starts = [datetime.fromtimestamp(c, UTC) for c in held]
-            frames.append(within(found[0], [chunk_of(start, bucket) for start in starts]))
-            attrs, request = found[1], found[2]
-        frame = concat_frames(frames)
-        dims = schema_for(shape_of(frame)).dimensions_of(frame)
-        if any(frame[d].nunique(dropna=False) > 1 for d in ("account_id", *dims) if d in frame):
-            return
-        frame = canonical_order(frame, request)
-        bounds = {
-            c: (int(chunk_of(datetime.fromtimestamp(c, UTC), bucket)[1].timestamp()), n)
-            for c, _, n in entries
-        }
-        self.cache.store.write(series, bounds, frame, attrs, request)
+        stored = self._writer.stored
+        written = {s: bucket for s, bucket in self._written.items() if stored[s]}
+        # a series the index held nothing of, stored once: one segment, nothing to merge
+        # (another process's writes wait)
+        once = {s for s in written if s in self._empty and stored[s] == 1}
+        self._writer.merge(written, skip=once)
+
+    def _unstored(self, report: int) -> None:
+        """Rows of report number ``report`` could not be stored."""
+        with self._lock:
+            self.stats[report].not_cached.append(_UNWRITABLE)
 
     def _count(self, report: int, **counts: int) -> None:
         with self._lock:
@@ -232,30 +185,18 @@ class CachedPull:
         if not series:
             return
         try:
-            held = self.cache.store.held(series)
+            held = self.cache.store.index.held(series)
         except sqlite3.Error:
             return  # each part asks for itself
         with self._lock:
             self._empty.update(series - held)
 
-    def _facts(self, part: Part) -> _Facts:
+    def _facts(self, part: Part) -> Facts:
         """The facts of ``part``, computed on first use."""
         known = self._known.get(id(part))
         if known is not None:
             return known
-        reason = uncacheable(part, self.api_version)
-        sent = part.sent
-        bucket, span = bucket_of(sent), sent.time_range()
-        grid = chunks(span[0], span[1], bucket) if reason is None and bucket and span else []
-        known = _Facts(
-            reason,
-            bucket,
-            span,
-            grid,
-            [int(c[0].timestamp()) for c in grid],
-            series_key(sent, self.accept, self.service, self.api_version) if grid else "",
-            self.keys.scope(part),
-        )
+        known = facts_of(part, self.accept, self.service, self.api_version, scope=self.keys.scope)
         self._known[id(part)] = known
         return known
 
@@ -267,17 +208,17 @@ class CachedPull:
         facts = self._facts(part)
         if self.refresh or not self.cache.enabled or facts.reason or not facts.grid:
             return None
-        if not self.keys.bound(facts.scope):
+        if facts.series in self._empty or not self.keys.bound(facts.scope):
             return None
         span, names, series = facts.span, facts.names, facts.series
         assert span is not None
         stored = self._lookup(series, names)
         if len(stored) != len(names) or len(set(stored.values())) != 1:
             return None
-        got = self.cache.store.read_table(next(iter(stored.values())), series, names)
-        if got is None or "time_stamp" not in got[0].column_names or not got[0].num_rows:
+        got = self._reader.entry(next(iter(stored.values())), series, names)
+        if got is None or "time_stamp" not in got.table.column_names or not got.table.num_rows:
             return None
-        table = got[0]
+        table = got.table
         ends = pc.min_max(table["time_stamp"]).as_py()
         if ends["min"] < span[0] or ends["max"] >= span[1]:
             return None
@@ -308,6 +249,8 @@ class CachedPull:
                 self.stats[part.report].not_cached.append(reason)
             return fetch(part)
         scope = facts.scope
+        if facts.series in self._empty:  # nothing to read: the key need not be known yet
+            return self._part(part, fetch, scope) if fetch is not None else None
         if self.keys.bound(scope) or self.refresh:
             return self._part(part, fetch, scope)
         if fetch is None:
@@ -326,7 +269,7 @@ class CachedPull:
         span, grid, series = facts.span, facts.grid, facts.series
         assert span is not None
         names = dict(zip(grid, facts.names, strict=True))
-        read = not self.refresh and self.keys.bound(scope)
+        read = not self.refresh and series not in self._empty and self.keys.bound(scope)
         stored = self._lookup(series, list(names.values())) if read else {}
         by_segment: dict[str, list[Chunk]] = {}
         for chunk in grid:
@@ -335,7 +278,7 @@ class CachedPull:
         pieces: list[pd.DataFrame] = []
         attrs: dict[str, Any] | None = None
         for segment, mine in by_segment.items():
-            found = self.cache.store.read(segment, series, [names[c] for c in mine])
+            found = self._reader.frame(segment, series, [names[c] for c in mine])
             if found is None:  # damaged or gone: a miss, fetched again below
                 for chunk in mine:
                     del stored[names[chunk]]
@@ -404,12 +347,12 @@ class CachedPull:
 
     def _lookup(self, series: str, keys: list[int]) -> dict[int, str]:
         try:
-            return self.cache.store.lookup(series, keys)
+            return self.cache.store.index.lookup(series, keys)
         except sqlite3.DatabaseError as exc:
             if not isinstance(exc, sqlite3.OperationalError):  # damaged: set aside, rebuilt
                 with contextlib.suppress(sqlite3.Error, OSError):
                     self.cache.store.recover(exc)
-                    return self.cache.store.lookup(series, keys)
+                    return self.cache.store.index.lookup(series, keys)
             self.cache.disable(exc)
             return {}
         except sqlite3.Error as exc:
@@ -418,70 +361,27 @@ class CachedPull:
 
     def _fetch_run(self, part: Part, run: list[Chunk], fetch: Fetch, series: str) -> pa.Table:
         """Fetch the chunks of ``run`` as one request (or the client's pieces), keep the rows
-        of the run's buckets and store the final ones (on the writer thread)."""
+        of the run's buckets and hand the final ones to the writer (which builds their entry
+        off this thread)."""
         from ...normalize.parts import owned
 
+        facts = self._facts(part)
         start, end = run[0][0], run[-1][1]
-        span = part.sent.time_range()
-        assert span is not None
-        zone = span[0].tzinfo
-        sent = part.sent.between(start.astimezone(zone), end.astimezone(zone))
-        got = fetch(dataclasses.replace(part, window=Window(start, end), sent=sent))
+        span, bucket = facts.span, facts.bucket
+        assert span is not None and bucket is not None
+        window = Window(start, end)
+        if part.window == window and span == (start, end):
+            got = fetch(part)  # the part is the run: sent as it is
+        else:
+            zone = span[0].tzinfo
+            sent = part.sent.between(start.astimezone(zone), end.astimezone(zone))
+            got = fetch(dataclasses.replace(part, window=window, sent=sent))
         got, _ = owned([got], [(start, end, False, False)])  # the run's buckets (v1 stamps)
-        bucket = bucket_of(sent)
-        assert bucket is not None
         final = self.final(run, got, bucket)  # by the Date of the answer just received
         self._count(part.report, misses=len(run), provisional=len(run) - len(final))
         if final:
-            store = functools.partial(self._store, part, series, got, final, run)
-            self._write_behind(part.report, store)
-        return got
-
-    def _write_behind(self, report: int, store: Callable[[], bool]) -> None:
-        """Run ``store`` on the pull's writer thread, in order: the parts go on while their
-        rows are written (:meth:`finish` waits for the writes)."""
-
-        def write() -> None:
-            try:
-                stored = store()
-            except Exception as exc:  # an Arrow or disk error: no cache rather than no pull
-                self.cache.disable(exc)
-                stored = False
-            if not stored:
-                with self._lock:
-                    self.stats[report].not_cached.append(_UNWRITABLE)
-
-        with self._lock:
-            if self._writer is None:
-                self._writer = ThreadPoolExecutor(1, "edgereports-cache")
-            self._writes.append(self._writer.submit(write))
-
-    def _store(
-        self,
-        part: Part,
-        series: str,
-        got: pa.Table,
-        final: list[Chunk],
-        run: list[Chunk],
-    ) -> bool:
-        """Store the rows of the ``final`` chunks of ``run`` (``got``: the rows of ``run``);
-        False when the cache cannot be written."""
-        if not self.cache.enabled:
-            return False
-        kept = got if final == run else rows_within(got, final)
-        attrs = (got.schema.pandas_metadata or {}).get("attributes") or {}
-        starts = [int(c[0].timestamp()) for c in final]
-        counts = rows_per_chunk(stamps_of(kept), starts)
-        chunks = {
-            start: (int(c[1].timestamp()), n)
-            for start, c, n in zip(starts, final, counts, strict=True)
-        }
-        try:
-            self.cache.store.write(series, chunks, kept, attrs, part.sent.to_request())
             with self._lock:
-                self._written[series] = bucket_of(part.sent) or timedelta(0)
-                self._segments[series] += 1
-            return True
-        except (OSError, sqlite3.Error) as exc:
-            self.cache.disable(exc)
-        return False
+                self._written[series] = bucket
+            prepare = functools.partial(entry_of, series, got, final, run, facts.request)
+            self._writer.submit(part.report, prepare)
+        return got

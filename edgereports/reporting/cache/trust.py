@@ -15,11 +15,12 @@ import contextlib
 import hashlib
 import sqlite3
 import threading
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
+from typing import Any
 
 import orjson
 
-from ..plan import Part
 from .grid import Chunk
 from .store import Store
 
@@ -89,14 +90,27 @@ class KeyBinding:
 
     Args:
         store: the cache's store.
-        fingerprint: the key's salted fingerprint in that store.
+        fingerprint: the key's salted fingerprint in that store, or what computes it (called
+            when first needed: a pull that reads nothing may leave it to the thread that
+            records the key).
         service: the service address.
         api_version: the API version.
+        record: records in the index that the key worked in a scope (called with the scope
+            and what gives the fingerprint; by default at once, by
+            :meth:`.store.Store.see_key`).
     """
 
-    def __init__(self, store: Store, fingerprint: str, service: str, api_version: str) -> None:
+    def __init__(
+        self,
+        store: Store,
+        fingerprint: str | Callable[[], str],
+        service: str,
+        api_version: str,
+        record: Callable[[str, Callable[[], str]], None] | None = None,
+    ) -> None:
         self.store = store
-        self.fingerprint = fingerprint
+        self.record = record or (lambda scope, key: store.see_key(scope, key()))
+        self._fingerprint = fingerprint
         self.service = service
         self.api_version = api_version
         #: held by the one part that fetches to prove a key not bound yet
@@ -106,9 +120,16 @@ class KeyBinding:
         self._unseen: set[str] = set()  # not bound in the index when this pull asked
         self._lock = threading.Lock()
 
-    def scope(self, part: Part) -> str:
-        """What a key is bound to: the service address, API version and account."""
-        account = part.sent.to_request().get("account_id")
+    def fingerprint(self) -> str:
+        """The key's fingerprint (computed on first use)."""
+        if callable(self._fingerprint):
+            self._fingerprint = self._fingerprint()
+        return self._fingerprint
+
+    def scope(self, request: Mapping[str, Any]) -> str:
+        """What a key is bound to: the service address, API version and the account of
+        ``request``."""
+        account = request.get("account_id")
         text = orjson.dumps([self.service, self.api_version, account])
         return hashlib.sha256(text).hexdigest()
 
@@ -125,7 +146,7 @@ class KeyBinding:
         if scope in self._unseen:
             return False
         try:
-            seen = self.store.key_seen(scope, self.fingerprint)
+            seen = self.store.key_seen(scope, self.fingerprint())
         except sqlite3.Error:
             return False
         with self._lock:
@@ -139,6 +160,6 @@ class KeyBinding:
         with self._lock:
             self._bound_now.add(scope)
         with contextlib.suppress(sqlite3.Error, OSError):
-            self.store.see_key(scope, self.fingerprint)
+            self.record(scope, self.fingerprint)
         with self._lock:
             self._seen.add(scope)
