@@ -218,3 +218,21 @@ def test_a_sound_index_is_not_set_aside_for_one_failed_query(tmp_path: Path) -> 
         cache.store.recover(sqlite3.DatabaseError("database disk image is malformed"))
     assert not list(tmp_path.glob(f"{INDEX}.damaged-*"))
     assert cache.store.key_seen("scope", "f")
+
+
+def test_a_pull_leaves_what_earlier_pulls_stored_where_it_is(
+    sandbox: SandboxHandle, tmp_path: Path
+) -> None:
+    """A pull stores its own chunks; the segments earlier pulls of the same subscribers
+    stored are neither read nor rewritten, so a pull's cost does not grow with the cache."""
+    early = hourly(sandbox, "2022-05-02", "2022-05-04")
+    client(sandbox, tmp_path).fetch(early)
+    before = {p.name: p.read_bytes() for p in _files(tmp_path)}
+    later = hourly(sandbox, "2022-05-10", "2022-05-12")
+    assert client(sandbox, tmp_path).fetch(later).attrs["cache"]["hits"] == 0
+    after = {p.name: p.read_bytes() for p in _files(tmp_path)}
+    assert before.items() <= after.items() and len(after) > len(before)
+    both = hourly(sandbox, "2022-05-02", "2022-05-12")
+    got, _ = counted(sandbox, lambda: client(sandbox, tmp_path).fetch(both))
+    pdt.assert_frame_equal(got, client(sandbox).fetch(both))
+    assert got.attrs["cache"]["hits"] == 2 * 4 and got.attrs["cache"]["misses"] == 2 * 6

@@ -136,20 +136,17 @@ class CachedPull:
         return self.stats[report].to_dict(str(self.cache.path))
 
     def finish(self) -> None:
-        """Wait for the rows still being written, then merge the segments of every series
-        this pull stored into, so that a hit on it reads one file (a failure to do so leaves
-        the cache as it was)."""
+        """Wait for the rows still being written, then put what this pull stored of each
+        series in several segments into one, so that a hit on those chunks reads one file (a
+        failure to do so leaves the cache as it was)."""
         with self._lock:
             self._fetching.clear()
         self._writer.wait()
         if not self.cache.enabled:
             return
         stored = self._writer.stored
-        written = {s: bucket for s, bucket in self._written.items() if stored[s]}
-        # a series the index held nothing of, stored once: one segment, nothing to merge
-        # (another process's writes wait)
-        once = {s for s in written if s in self._empty and stored[s] == 1}
-        self._writer.merge(written, skip=once)
+        # a series stored once is in one segment already (other processes' writes wait)
+        self._writer.merge({s: bucket for s, bucket in self._written.items() if stored[s] > 1})
 
     def _unstored(self, report: int) -> None:
         """Rows of report number ``report`` could not be stored."""

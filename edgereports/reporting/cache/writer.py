@@ -77,6 +77,8 @@ class Writer:
         self.failed = failed
         #: the entries stored, by series (a series stored once needs no merging)
         self.stored: Counter[str] = Counter()
+        #: the chunks stored, by series (the merge takes these, not what earlier pulls stored)
+        self.chunks: dict[str, set[int]] = {}
         self._lock = threading.Condition()
         self._queue: list[tuple[int, Prepare]] = []  # handed over, not built yet
         self._ready: list[tuple[int, Entry]] = []  # built, not stored yet
@@ -201,17 +203,21 @@ class Writer:
             return
         with self._lock:
             self.stored.update(entry.series for _, entry in entries)
+            for _, entry in entries:
+                self.chunks.setdefault(entry.series, set()).update(entry.chunks)
 
-    def merge(self, buckets: Mapping[str, timedelta], skip: Collection[str] = ()) -> None:
-        """One segment for each series of ``buckets`` (series -> bucket length) but those of
-        ``skip``, in the order of one answer, all in one transaction (a failure leaves the
-        cache as it was). Each segment file is read once, whatever the series it holds."""
+    def merge(self, buckets: Mapping[str, timedelta]) -> None:
+        """For each series of ``buckets`` (series -> bucket length), the chunks this writer
+        stored in one segment, in the order of one answer, all in one transaction (a failure
+        leaves the cache as it was). Each segment file is read once, whatever the series it
+        holds. What earlier pulls stored stays where it is: a pull's cost does not grow with
+        the cache."""
         merged: list[Entry] = []
         reader = Reader(self.cache.store, keep=None)
         try:
             for series, bucket in buckets.items():
-                if series not in skip and self.cache.enabled:
-                    entry = _merged(reader, series, bucket)
+                if self.cache.enabled:
+                    entry = _merged(reader, series, bucket, self.chunks.get(series, set()))
                     if entry is not None:
                         merged.append(entry)
             if merged and self.cache.enabled:
@@ -224,16 +230,18 @@ class _Off(Exception):
     """The cache was turned off (another write failed): nothing is written."""
 
 
-def _merged(reader: Reader, series: str, bucket: timedelta) -> Entry | None:
-    """The stored chunks of ``series`` as one entry, in the order of one answer; None when
-    they are in one segment already, one cannot be read, or their rows hold several echoed
-    series (their order, by first appearance, depends on the range)."""
+def _merged(
+    reader: Reader, series: str, bucket: timedelta, chunks: Collection[int]
+) -> Entry | None:
+    """The stored ``chunks`` of ``series`` as one entry, in the order of one answer; None
+    when they are in one segment already, one cannot be read, or their rows hold several
+    echoed series (their order, by first appearance, depends on the range)."""
     import pyarrow as pa
 
     from ...normalize.stitching import canonical_order, concat_frames
     from ...schema import schema_for, shape_of
 
-    held = reader.store.index.stored(series)
+    held = [h for h in reader.store.index.stored(series) if h[0] in chunks]
     segments = list(dict.fromkeys(segment for _, segment, _ in held))
     if len(segments) < 2:
         return None
