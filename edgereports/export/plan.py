@@ -20,6 +20,7 @@ from ..errors import ConfigError
 from ..query.timegrid import BUCKETS, floor
 from .client import Fetcher
 from .reports import MAX_WINDOW_DAYS, ReportJob
+from .values import fanout_values
 
 __all__ = [
     "UNIT",
@@ -226,8 +227,6 @@ def _sharded(report: ReportJob, begin: datetime, end: datetime) -> list[ExportWi
 
 def fanout_count(report: ReportJob) -> int:
     """The number of fan-out values of ``report`` (the product over its dimensions)."""
-    from .fanout import fanout_values  # here, not at the top: fanout builds on this module
-
     return math.prod(len(v) for v in fanout_values(report).values())
 
 

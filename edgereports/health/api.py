@@ -10,6 +10,7 @@ from ..errors import InputError
 from ..query import Report
 from ..query.timegrid import BUCKETS, ceil, floor, resolve_relative
 from ..query.times import TimeLike, is_keyword, parse_timestamp, parse_tz, render_time
+from .kinds import COLUMNS, KINDS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -18,10 +19,6 @@ if TYPE_CHECKING:
 
 __all__ = ["COLUMNS", "DEFAULT_HISTORY", "KINDS", "health"]
 
-#: The kinds of flag, in the order the docs explain them.
-KINDS = ("site_dark", "device_offline", "usage_drop", "usage_spike", "sim_idle")
-#: The columns of the flags frame.
-COLUMNS = ("kind", "subject", "start", "end", "severity", "evidence")
 #: How much history before ``start`` the baselines are learnt from.
 DEFAULT_HISTORY = timedelta(days=28)
 _HOUR = BUCKETS["HOUR"]

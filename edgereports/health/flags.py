@@ -12,6 +12,7 @@ import numpy.typing as npt
 
 from ..query.timegrid import BUCKETS, floor
 from .detect import GAP_SCORE, class_baseline, gaps, idle_runs, shifts
+from .kinds import KINDS
 from .series import hourly
 
 if TYPE_CHECKING:
@@ -188,8 +189,6 @@ def _frame(
     pulled: pd.DataFrame,
 ) -> pd.DataFrame:
     import pandas as pd
-
-    from .api import KINDS
 
     step = pd.Timedelta(BUCKETS["HOUR"])
     edge = hours[0] if len(hours) else pd.Timestamp(first)

@@ -26,6 +26,7 @@ SHARED = (
     "reports",
     "storage",
     "summary",
+    "values",
 )
 
 
