@@ -197,9 +197,10 @@ class FetchResult:
         return [f for f in self.failures if f.report == report]
 
 
-def settle(result: FetchResult, index: int, on_error: str) -> pd.DataFrame:
+def settle(result: FetchResult, index: int, on_error: str, stacklevel: int = 3) -> pd.DataFrame:
     """The frame of report ``index`` of a pull, or the error its failed parts make; the
-    warnings its ``attrs`` call for are emitted either way.
+    warnings its ``attrs`` call for are emitted either way, at ``stacklevel`` (3: the caller
+    of the function that called this one).
 
     With ``on_error="collect"`` a frame some of whose parts failed carries them in
     ``attrs["failures"]``; with ``"raise"`` it travels in a :class:`PartialFailure`.
@@ -215,7 +216,7 @@ def settle(result: FetchResult, index: int, on_error: str) -> pd.DataFrame:
     elif failures and frame is not None:
         frame.attrs["failures"] = [f.to_dict() for f in failures]
     if frame is not None:
-        warn_about(frame, stacklevel=3)
+        warn_about(frame, stacklevel=stacklevel)
     if error is not None:
         raise error from None
     assert frame is not None

@@ -261,3 +261,10 @@ def test_a_failed_other_period_is_collected_or_raised(
         with pytest.raises(er.ApiError) as info:
             client.fetch(report, compare="previous_period")
     assert any("compared period (previous_period" in note for note in info.value.__notes__)
+
+
+def test_the_warnings_of_a_compared_pull_point_at_the_caller(sandbox: SandboxHandle) -> None:
+    report = _v1(sandbox, "DAY", "2022-07-01T00:00+05:30", "2022-07-08T00:00+05:30")
+    with _client(sandbox, "v1") as client, pytest.warns(er.PartialBucketWarning) as seen:
+        client.fetch(report, compare="previous_period")
+    assert seen and {w.filename for w in seen} == {__file__}
