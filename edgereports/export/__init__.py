@@ -8,8 +8,8 @@ pyarrow, DuckDB, Spark and Trino skip names starting with ``_`` or ``.``.
 The map: the entry points (``run``, ``read``, ``maintain``, ``units``) hand each format to its
 folder, ``parquet/`` (day files, their state file, locks) or ``delta/`` (a table per report);
 both build on what they share here: the job file (``job``, ``reports``, ``storage``), the plan
-(``plan``, ``fanout``, ``estimate``), the client, the summary, ``bounds`` (the range rule of a
-read) and ``files`` (atomic writes).
+(``plan``, ``values``, ``fanout``, ``estimate``), the client, the summary, ``bounds`` (the
+range rule of a read) and ``files`` (atomic writes).
 
 Example:
     >>> from edgereports.export import read_export, run_export
