@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import base64
 import functools
+import inspect
+import os
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -57,6 +59,9 @@ __all__ = [
     "VocabularyWarning",
     "redact",
 ]
+
+#: The package's folder: frames of files under it are the library's own.
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 REDACTED = "***"
 
@@ -388,6 +393,21 @@ class EdgeReportsWarning(UserWarning):
         Traceback (most recent call last):
         edgereports.errors.VocabularyWarning: metrics[0].name 'new_metric' is not a known name ...
     """
+
+
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` that makes a warning name the first caller outside edgereports.
+
+    Called by the function that calls :func:`warnings.warn`; however deep in the package the
+    warning is raised (``er.fetch`` → ``client.fetch`` → ...), it names the user's line.
+    """
+    frame = inspect.currentframe()
+    frame = frame.f_back if frame is not None else None  # the function warning
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 class VocabularyWarning(EdgeReportsWarning):

@@ -219,3 +219,15 @@ def test_a_script_that_fetches_from_the_embedded_sandbox_exits() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "1"]
+
+
+def test_warnings_name_the_line_that_called_er_fetch(sandbox: SandboxHandle) -> None:
+    with pytest.warns(er.EdgeReportsWarning) as seen:
+        er.fetch(
+            "time_usage_enterprise",
+            start="2022-07-01T00:00:00+05:30",  # UTC days: the first and last in part
+            end="2022-07-08T00:00:00+05:30",
+            settings=_settings(sandbox),
+        )
+    assert {w.category for w in seen} >= {er.PartialBucketWarning}
+    assert {w.filename for w in seen} == {__file__}

@@ -10,13 +10,11 @@ from __future__ import annotations
 import contextlib
 import difflib
 import re
-import sys
 import warnings
 from collections.abc import Collection, Iterator, Sequence
 from contextvars import ContextVar
-from pathlib import Path
 
-from ..errors import QueryError, VocabularyWarning
+from ..errors import QueryError, VocabularyWarning, caller_stacklevel
 
 __all__ = [
     "AGGREGATIONS",
@@ -78,17 +76,6 @@ _QUIET: ContextVar[bool] = ContextVar("edgereports_quiet_vocabulary", default=Fa
 _UPPER_TOKEN = re.compile(r"[A-Z][A-Z0-9_]*")
 
 
-_PACKAGE = str(Path(__file__).resolve().parent)
-
-
-def _outside() -> int:
-    """The ``stacklevel`` of the first frame outside the package: the caller's own line."""
-    frame, level = sys._getframe(1), 1
-    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
 @contextlib.contextmanager
 def quiet() -> Iterator[None]:
     """Within the block (this thread or task only), unknown names pass without a warning.
@@ -143,7 +130,8 @@ def check_known(
         raise QueryError(message, field=field)
     if _QUIET.get():
         return
-    warnings.warn(message + "; sending it as given", VocabularyWarning, stacklevel=_outside())
+    level = caller_stacklevel()
+    warnings.warn(message + "; sending it as given", VocabularyWarning, stacklevel=level)
 
 
 def check_name(value: object, field: str, known: Collection[str], *, strict: bool) -> str:

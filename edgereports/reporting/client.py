@@ -448,7 +448,7 @@ class ReportingClient(UsesConnection):
         )
         for frame in result.frames:
             if frame is not None:
-                warn_about(frame, stacklevel=2)
+                warn_about(frame)
         return result
 
     # -- internals ------------------------------------------------------------------------

@@ -31,13 +31,13 @@ def align_pulled(result: FetchResult, comparison: Comparison, on_error: str) -> 
         PartialFailure, EdgeReportsError: as :meth:`ReportingClient.fetch` does; the other
             period's failures carry a note saying whose they are.
     """
-    frame = settle(result, 0, on_error, stacklevel=4)  # the warnings are fetch's caller's
+    frame = settle(result, 0, on_error)
     try:
         if on_error == "collect" and result.frames[1] is None:  # no row of the other period
             other = frame.iloc[0:0].copy()
             other.attrs = {"failures": [f.to_dict() for f in result.failures_of(1)]}
         else:
-            other = settle(result, 1, on_error, stacklevel=4)
+            other = settle(result, 1, on_error)
     except EdgeReportsError as exc:
         exc.add_note(
             f"these failures are of the compared period ({comparison.mode}, report 1 of the "

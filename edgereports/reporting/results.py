@@ -10,7 +10,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EmptyResultWarning, PartialBucketWarning, PartialFailure, TopTalkerWarning
+from ..errors import (
+    EmptyResultWarning,
+    PartialBucketWarning,
+    PartialFailure,
+    TopTalkerWarning,
+    caller_stacklevel,
+)
 from ..query.pinning import top_talker_message
 from ..query.terms import Expression
 from .plan import Window
@@ -197,10 +203,9 @@ class FetchResult:
         return [f for f in self.failures if f.report == report]
 
 
-def settle(result: FetchResult, index: int, on_error: str, stacklevel: int = 3) -> pd.DataFrame:
+def settle(result: FetchResult, index: int, on_error: str) -> pd.DataFrame:
     """The frame of report ``index`` of a pull, or the error its failed parts make; the
-    warnings its ``attrs`` call for are emitted either way, at ``stacklevel`` (3: the caller
-    of the function that called this one).
+    warnings its ``attrs`` call for are emitted either way.
 
     With ``on_error="collect"`` a frame some of whose parts failed carries them in
     ``attrs["failures"]``; with ``"raise"`` it travels in a :class:`PartialFailure`.
@@ -216,7 +221,7 @@ def settle(result: FetchResult, index: int, on_error: str, stacklevel: int = 3) 
     elif failures and frame is not None:
         frame.attrs["failures"] = [f.to_dict() for f in failures]
     if frame is not None:
-        warn_about(frame, stacklevel=stacklevel)
+        warn_about(frame)
     if error is not None:
         raise error from None
     assert frame is not None
@@ -296,9 +301,10 @@ def _aggregations(frame: pd.DataFrame) -> list[str | None]:
     return [m.get("aggregation_type") for m in metrics if isinstance(m, dict)]
 
 
-def warn_about(frame: pd.DataFrame, stacklevel: int) -> None:
+def warn_about(frame: pd.DataFrame) -> None:
     """Emit the warnings ``frame.attrs`` calls for (top talker, partial buckets, devices not
-    on the account, empty results), in that order."""
+    on the account, empty results), in that order, naming the caller's line outside the
+    package."""
     found: list[tuple[str | None, type[Warning]]] = [
         (describe_partial(frame), PartialBucketWarning),
         (_absent(frame), EmptyResultWarning),
@@ -310,7 +316,7 @@ def warn_about(frame: pd.DataFrame, stacklevel: int) -> None:
         found.insert(0, (top_talker_message(unpinned, aggregations), TopTalkerWarning))
     for message, category in found:
         if message:
-            warnings.warn(message, category, stacklevel=stacklevel + 1)
+            warnings.warn(message, category, stacklevel=caller_stacklevel())
 
 
 def _absent(frame: pd.DataFrame) -> str | None:
