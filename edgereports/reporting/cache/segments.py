@@ -14,7 +14,6 @@ only for the series and chunks it names.
 
 from __future__ import annotations
 
-import dataclasses
 import uuid
 import zlib
 from collections.abc import Mapping, Sequence
@@ -70,11 +69,10 @@ def name_of(data: pa.Buffer) -> str:
 
 
 def group(entries: Sequence[Entry]) -> list[list[Entry]]:
-    """``entries`` in files, their string columns run-end encoded: those of one schema
-    (metadata included: it carries the frame's pandas metadata) together, at most one entry
-    of a series in each, in order."""
+    """``entries`` in files: those of one schema (metadata included: it carries the frame's
+    pandas metadata) together, at most one entry of a series in each, in order."""
     groups: list[tuple[list[Entry], set[str]]] = []
-    for entry in (dataclasses.replace(e, table=_runs(e.table)) for e in entries):
+    for entry in entries:
         for same, series in groups:
             if entry.series not in series and same[0].table.schema.equals(
                 entry.table.schema, check_metadata=True
@@ -88,11 +86,12 @@ def group(entries: Sequence[Entry]) -> list[list[Entry]]:
 
 
 def encode(entries: Sequence[Entry]) -> pa.Buffer:
-    """One segment file holding ``entries`` (of one schema, their strings run-end encoded:
-    see :func:`group`)."""
+    """One segment file holding ``entries`` (of one schema: see :func:`group`), their rows one
+    after another in one table whose string columns are run-end encoded."""
     import pyarrow as pa
 
-    schema = entries[0].table.schema
+    table = _runs(pa.concat_tables([entry.table for entry in entries]))
+    schema = table.schema
     listed: list[dict[str, Any]] = []
     at = 0
     for entry in entries:
@@ -114,8 +113,7 @@ def encode(entries: Sequence[Entry]) -> pa.Buffer:
     meta[_ENTRIES] = orjson.dumps(listed, default=str)
     sink = pa.BufferOutputStream()
     with pa.ipc.new_file(sink, schema.with_metadata(meta)) as out:
-        for entry in entries:
-            out.write_table(entry.table)
+        out.write_table(table)
     return sink.getvalue()
 
 
