@@ -25,19 +25,12 @@ from ..plan import Part, Window
 from .cache import Cache
 from .grid import Chunk, horizon_for
 from .keys import Facts, facts_of
-from .rows import (
-    as_frame,
-    assemble,
-    contiguous_runs,
-    newest,
-    within,
-)
+from .rows import assemble, contiguous_runs, newest, rows_within
 from .store import Reader
 from .trust import CLOCK_SKEW, KeyBinding, final_chunks
 from .writer import Writer, entry_of
 
 if TYPE_CHECKING:
-    import pandas as pd
     import pyarrow as pa
 
     #: a run's answer, claimed by the part that fetches it, awaited by the others
@@ -272,16 +265,14 @@ class CachedPull:
         for chunk in grid:
             if names[chunk] in stored:
                 by_segment.setdefault(stored[names[chunk]], []).append(chunk)
-        pieces: list[pd.DataFrame] = []
-        attrs: dict[str, Any] | None = None
+        pieces: list[pa.Table] = []
         for segment, mine in by_segment.items():
-            found = self._reader.frame(segment, series, [names[c] for c in mine])
-            if found is None:  # damaged or gone: a miss, fetched again below
+            entry = self._reader.entry(segment, series, [names[c] for c in mine])
+            if entry is None:  # damaged or gone: a miss, fetched again below
                 for chunk in mine:
                     del stored[names[chunk]]
                 continue
-            frame, attrs, _ = found
-            pieces.append(within(frame, mine))
+            pieces.append(rows_within(entry.table, mine))
         missing = [c for c in grid if names[c] not in stored]
         if fetch is None and missing:
             return None
@@ -300,17 +291,10 @@ class CachedPull:
             fetched.append(got)
         if not pieces and not theirs and len(runs) == 1 and (grid[0][0], grid[-1][1]) == span:
             return fetched[0]  # the whole part in one answer: as the client would have it
-        for got in fetched:
-            frame = as_frame(got)
-            attrs = attrs if attrs is not None else {str(k): v for k, v in frame.attrs.items()}
-            pieces.append(frame)
+        pieces += fetched
         for claim, held in theirs.items():  # fetched by another part of this pull
-            frame = as_frame(claim.result())
-            attrs = attrs if attrs is not None else {str(k): v for k, v in frame.attrs.items()}
-            pieces.append(within(frame, held))
-        from ...normalize.parts import table_of
-
-        return table_of(assemble(pieces, part, span, attrs or {}))
+            pieces.append(rows_within(claim.result(), held))
+        return assemble(pieces, part, span)
 
     def _claim(
         self, series: str, missing: list[Chunk]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..plan import Part
 from .grid import Chunk
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = [
-    "as_frame",
     "assemble",
     "contiguous_runs",
     "newest",
@@ -51,12 +50,6 @@ def _times(frame: pd.DataFrame) -> pd.Series:
         frame["time_stamp"] if "time_stamp" in frame.columns else frame["date"].dt.tz_localize(UTC)
     )
     return times
-
-
-def as_frame(got: pa.Table) -> pd.DataFrame:
-    """A fetched part's rows as a frame."""
-    frame: pd.DataFrame = got.to_pandas()
-    return frame
 
 
 def newest(got: pa.Table) -> datetime | None:
@@ -139,17 +132,10 @@ def rows_within(table: pa.Table, spans: list[Chunk]) -> pa.Table:
     return table if bool(keep.all()) else table.filter(pa.array(keep))
 
 
-def assemble(
-    pieces: list[pd.DataFrame], part: Part, span: tuple[datetime, datetime], attrs: dict[str, Any]
-) -> pd.DataFrame:
-    """The part's owned rows: its pieces in ``[start, end)``, sorted as one answer is."""
-    from ...normalize.stitching import canonical_order, concat_frames
+def assemble(pieces: list[pa.Table], part: Part, span: tuple[datetime, datetime]) -> pa.Table:
+    """The part's owned rows: its pieces in ``[start, end)``, sorted as one answer is (the
+    first piece's metadata, and so its attrs, kept)."""
+    from ...normalize.parts import in_order, owned
 
-    request = part.sent.to_request()
-    frame = pieces[0] if len(pieces) == 1 else concat_frames(pieces)
-    frame = within(frame, [(span[0].astimezone(UTC), span[1].astimezone(UTC))])
-    if len(pieces) > 1:
-        frame = canonical_order(frame, request)
-    frame.attrs.clear()
-    frame.attrs.update(attrs)
-    return frame
+    table, _ = owned(pieces, [(span[0], span[1], False, False)] * len(pieces))
+    return in_order(table, part.sent.to_request()) if len(pieces) > 1 else table
