@@ -10,6 +10,7 @@ the account at that address (see :mod:`.trust`).
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import dataclasses
 import functools
@@ -390,7 +391,11 @@ class CachedPull:
             return None
         with self._lock:
             self._written[series] = bucket
-        return entry_of(series, table, stamps, final, run, facts.request)
+        # the run's chunk starts, from the part's grid (a run is contiguous, its final chunks
+        # the first of it)
+        at = bisect.bisect_left(facts.names, int(run[0][0].timestamp()))
+        starts = facts.names[at : at + len(final)]
+        return entry_of(series, table, stamps, final, starts, facts.request)
 
 
 class _Once:

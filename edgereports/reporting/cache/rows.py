@@ -27,6 +27,7 @@ __all__ = [
     "rows_and_stamps_within",
     "rows_per_chunk",
     "rows_within",
+    "stamps_before",
     "stamps_of",
     "within",
 ]
@@ -91,15 +92,25 @@ def stamps_of(got: pa.Table) -> np.ndarray:
 def rows_per_chunk(stamps: np.ndarray, starts: Sequence[int]) -> list[int]:
     """The rows in each chunk, given the rows' ``stamps`` (UTC microseconds) and the chunks'
     ``starts`` (epoch seconds; sorted chunks, disjoint, holding every row): one pass, each
-    row's chunk found by a binary search of the chunk starts."""
+    row's chunk found by division when the chunks are of one length (days), else by a binary
+    search of the chunk starts."""
     import numpy as np
 
     if not len(stamps):
         return [0] * len(starts)
     micros = np.asarray(starts, dtype="int64") * 1_000_000
-    index = np.searchsorted(micros, stamps, side="right") - 1
+    steps = np.diff(micros)
+    if len(steps) and bool((steps == steps[0]).all()):
+        index = (stamps - micros[0]) // steps[0]
+    else:
+        index = np.searchsorted(micros, stamps, side="right") - 1
     counts: list[int] = np.bincount(index, minlength=len(starts)).tolist()
     return counts
+
+
+def stamps_before(stamps: np.ndarray, end: int) -> bool:
+    """Every stamp (UTC microseconds) lies before ``end`` (epoch seconds)."""
+    return not len(stamps) or int(stamps.max()) < end * 1_000_000
 
 
 def within(frame: pd.DataFrame, spans: list[Chunk]) -> pd.DataFrame:

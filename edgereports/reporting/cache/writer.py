@@ -13,19 +13,18 @@ segment each, so that a hit on one reads one file.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import sqlite3
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import Future
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from .cache import Cache
 from .grid import Chunk, chunk_of
-from .rows import rows_and_stamps_within, rows_per_chunk, within
+from .rows import rows_and_stamps_within, rows_per_chunk, stamps_before, within
 from .segments import Entry
 from .store import Reader
 
@@ -50,19 +49,18 @@ def entry_of(
     got: pa.Table,
     stamps: np.ndarray,
     final: list[Chunk],
-    run: list[Chunk],
+    starts: Sequence[int],
     request: Any,
 ) -> Entry:
-    """The entry of the ``final`` chunks of ``run`` (``got``: the rows of ``run``, answering
-    ``request``, and their bucket starts ``stamps``; its pandas metadata holds the answer's
-    attrs)."""
-    kept, stamps = (got, stamps) if final == run else rows_and_stamps_within(got, stamps, final)
+    """The entry of the ``final`` chunks of a run, contiguous (``got``: the rows of the run,
+    answering ``request``, and their bucket starts ``stamps``; ``starts``: the final chunks'
+    starts, epoch seconds; its pandas metadata holds the answer's attrs)."""
+    end = int(final[-1][1].timestamp())
+    kept, stamps = (
+        (got, stamps) if stamps_before(stamps, end) else rows_and_stamps_within(got, stamps, final)
+    )
     attrs = (got.schema.pandas_metadata or {}).get("attributes") or {}
-    starts = [int(c[0].timestamp()) for c in final]
-    if all(a[1] == b[0] for a, b in itertools.pairwise(final)):  # a run: each ends at the next
-        ends = [*starts[1:], int(final[-1][1].timestamp())]
-    else:
-        ends = [int(c[1].timestamp()) for c in final]
+    ends = [*starts[1:], end]
     counts = rows_per_chunk(stamps, starts)
     chunks = dict(zip(starts, zip(ends, counts, strict=True), strict=True))
     return Entry(series, chunks, kept, attrs, request)
