@@ -124,16 +124,37 @@ def _runs(table: pa.Table) -> pa.Table:
     a column no row fills (the percentile of a sum) is one run, so the file is a fraction of
     the table's size (less to write, checksum and read)."""
     import pyarrow as pa
+
+    if not any(_is_string(c.type) or _unfilled(c) for c in table.columns):
+        return table
+    columns = [_encoded(c) for c in table.columns]
+    return pa.Table.from_arrays(columns, names=table.column_names, metadata=table.schema.metadata)
+
+
+def _encoded(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A column as :func:`_runs` stores it."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
-    runs = [_is_string(c.type) or _unfilled(c) for c in table.columns]
-    if not any(runs):
-        return table
-    columns = [
-        pc.run_end_encode(c, run_end_type=pa.int32()) if run else c
-        for c, run in zip(table.columns, runs, strict=True)
+    if _unfilled(column):
+        return _null_runs(column)
+    if _is_string(column.type):
+        encoded: pa.ChunkedArray = pc.run_end_encode(column, run_end_type=pa.int32())
+        return encoded
+    return column
+
+
+def _null_runs(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A column of nulls alone, run-end encoded: one run per chunk, made without a pass."""
+    import pyarrow as pa
+
+    ends, kind = pa.int32(), column.type
+    runs = [
+        pa.RunEndEncodedArray.from_arrays(pa.array([len(c)], ends), pa.nulls(1, kind))
+        for c in column.chunks
+        if len(c)
     ]
-    return pa.Table.from_arrays(columns, names=table.column_names, metadata=table.schema.metadata)
+    return pa.chunked_array(runs, pa.run_end_encoded(ends, kind))
 
 
 def _unfilled(column: pa.ChunkedArray) -> bool:
