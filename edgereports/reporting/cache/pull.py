@@ -114,6 +114,8 @@ class CachedPull:
         )
         self._reader = Reader(cache.store)
         self._known: dict[int, Facts] = {}  # by id() of the part (parts live through the pull)
+        #: the stored chunks the index listed for a part, by id() of the part
+        self._looked: dict[int, dict[int, str]] = {}
         #: series the index held nothing of when the pull began (a key not bound yet reads
         #: nothing, so its parts fetch without asking the index again)
         self._empty: set[str] = set()
@@ -196,6 +198,8 @@ class CachedPull:
         span, names, series = facts.span, facts.names, facts.series
         assert span is not None
         stored = self._lookup(series, names)
+        with self._lock:
+            self._looked[id(part)] = stored
         if len(stored) != len(names) or len(set(stored.values())) != 1:
             return None
         got = self._reader.entry(next(iter(stored.values())), series, names)
@@ -253,7 +257,12 @@ class CachedPull:
         assert span is not None
         names = dict(zip(grid, facts.names, strict=True))
         read = not self.refresh and series not in self._empty and self.keys.bound(scope)
-        stored = self._lookup(series, list(names.values())) if read else {}
+        stored: dict[int, str] = {}
+        if read:
+            # what the pull's thread found of the part already (a segment gone since is a
+            # miss, fetched again), else asked now
+            looked = self._looked.get(id(part))
+            stored = dict(looked) if looked is not None else self._lookup(series, facts.names)
         by_segment: dict[str, list[Chunk]] = {}
         for chunk in grid:
             if names[chunk] in stored:
