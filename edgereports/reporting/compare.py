@@ -61,26 +61,28 @@ def align(frame: pd.DataFrame, other: pd.DataFrame, comparison: Comparison) -> p
         ],
         ignore_index=True,
     )  # fmt: skip
-    rows["_side"] = np.repeat([0, 1], [len(frame), len(other)])
-    rows["_series"] = rows.groupby(keys, dropna=False, sort=False).ngroup()
+    side = np.repeat([0, 1], [len(frame), len(other)])
+    series = rows.groupby(keys, dropna=False, sort=False).ngroup().to_numpy()
     stamps = pd.concat([frame[when], other[when]], ignore_index=True)
     if comparison.bucket is not None and len(rows):
         step = micros(comparison.bucket)
         at = stamps.to_numpy(dtype="datetime64[us]").view("int64")
         starts = row_bucket_micros(at, comparison.bucket, at_end=comparison.at_end)
         first = [floor(t, comparison.bucket) for t in (comparison.start, comparison.other_start)]
-        origin = np.where(rows["_side"] == 0, *(epoch_micros(t) for t in first))
-        rows["_offset"] = (starts - origin) // step
+        offset = (starts - np.where(side == 0, *(epoch_micros(t) for t in first))) // step
     else:  # no buckets: rows meet by their rank in time within their series
-        ranks = stamps.groupby([rows["_side"], rows["_series"]]).rank(method="first")
-        rows["_offset"] = ranks.astype("int64")
-    on = ["_series", "_offset", "_n"]
-    rows["_n"] = rows.groupby(["_side", "_series", "_offset"], sort=False).cumcount()
-    rows["compare_time_stamp"] = stamps
-    rows["compare_value"] = pd.concat([frame["value"], other["value"]], ignore_index=True)
-    mine, theirs = rows[: len(frame)], rows[len(frame) :]
-    joined = mine[on].merge(theirs[[*on, "compare_time_stamp", "compare_value"]], on=on,
-                            how="left", sort=False)  # fmt: skip
+        ranks = stamps.groupby([side, series]).rank(method="first")
+        offset = ranks.to_numpy(dtype="int64")
+    # The n-th row of a series at an offset meets the other side's n-th (one, as a rule).
+    ids = pd.DataFrame({"_series": series, "_offset": offset})
+    sides = (ids[: len(frame)], ids[len(frame) :])  # grouped apart: cheaper than at once
+    ids["_n"] = np.concatenate(
+        [s.groupby(["_series", "_offset"], sort=False).cumcount() for s in sides]
+    )
+    theirs = ids[len(frame) :].assign(
+        compare_time_stamp=other[when].array, compare_value=other["value"].to_numpy(float)
+    )
+    joined = ids[: len(frame)].merge(theirs, on=["_series", "_offset", "_n"], how="left")
     out = frame.copy()
     out["compare_time_stamp"] = pd.Series(
         joined["compare_time_stamp"].array, index=frame.index
