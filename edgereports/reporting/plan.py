@@ -304,11 +304,11 @@ def branches(report: Report) -> list[Branch]:
         >>> [str(b) for b in branches(r)]
         ['msisdn=91', 'msisdn=92']
     """
-    return _branches(report, filters_of(report))
+    return _branches(report, report.exact_filters())
 
 
 def _branches(report: Report, filters: dict[str, Any]) -> list[Branch]:
-    """:func:`branches` with the report's filters known (:func:`filters_of`)."""
+    """:func:`branches` with the report's filters known (:meth:`Report.exact_filters`)."""
     fanned = _fanned_values(report, filters)
     groups = metric_groups(report)
     split = len(groups) > 1
@@ -416,20 +416,8 @@ class ReportFacts:
     devices: dict[str, list[str]] = field(default_factory=dict)
 
 
-def filters_of(report: Report) -> dict[str, Any]:
-    """The report's EXACT filters as ``{dimension: value or values}`` (account first)."""
-    filters: dict[str, Any] = {}
-    dims = ["account_id", *(f.dimension_name for c in report.clauses or () for f in c.filters)]
-    for dim in dict.fromkeys(dims):
-        values = list(dict.fromkeys(report.filter_values(dim)))
-        if values:
-            filters[dim] = values[0] if len(values) == 1 else values
-    return filters
-
-
 def report_facts(report: Report) -> ReportFacts:
     """The facts of ``report`` (:class:`ReportFacts`)."""
-    devices = {d: [str(v) for v in report.filter_values(d)] for d in DEVICE_IDS}
     return ReportFacts(
         request=report.to_request(),
         span=report.time_range(),
@@ -437,8 +425,10 @@ def report_facts(report: Report) -> ReportFacts:
         at_end=report.stamps_at_end,
         relative=report.relative,
         top_talker=unpinned_dimensions(report),
-        filters=filters_of(report),
-        devices={d: v for d, v in devices.items() if v},
+        filters=report.exact_filters(),
+        devices={
+            d: [str(v) for v in values] for d in DEVICE_IDS if (values := report.filter_values(d))
+        },
     )
 
 
