@@ -2,7 +2,7 @@
 
 A unit fetches the days ``[start, end)`` of one report (half-open, like every range here) and
 replaces exactly those days: for Delta, one overwrite with a predicate on ``day`` per window;
-for Parquet, today's atomic replace of each day's file, under the report's lock, and the
+for Parquet, the atomic replace of each day's file, under the report's lock, and the
 watermark moves only when the unit joins the data already there (never over a gap). Running a
 unit twice changes nothing; several processes or machines running Delta units at once, disjoint
 or overlapping, give the complete table (no lost commit, no duplicate row).
