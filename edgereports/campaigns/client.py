@@ -1,17 +1,11 @@
 """``CampaignClient`` and ``Campaign``: the four notification-campaign endpoints.
 
-Decisions where the service's documentation is silent (each field's rule: :class:`Campaign`):
-
-- Every form field the documentation does not mark "may be empty" is required and non-blank;
-  ``contentType`` defaults to ``Video`` and ``channelType`` to ``SMS`` (the values it shows).
-- ``timeZone``: -12..+14 hours (the range of real offsets), in quarter hours (every real offset
-  is: +5.5, +5.75, -3.5 ...). A start in the past is allowed (the service decides).
-- Booleans are sent as the text ``true``/``false``; files with the media type their extension
-  gives (:mod:`mimetypes`), no size limit checked (the service states none).
-- ``list()`` adds ``approved`` (``boolean``), parsed from the textual ``approval_status``, which
-  is kept as sent.
-- Onboarding is sent once, never retried (a retry after a lost answer could create the campaign
-  twice); the reads are retried. ``token`` never shows in a repr.
+Where the service's documentation is silent, the rules are the user guide's ("Content and
+campaigns") and :class:`Campaign`'s; besides them: a start in the past is allowed (the service
+decides); booleans are sent as the text ``true``/``false`` and files with the media type their
+extension gives (:mod:`mimetypes`), with no size limit (the service states none); ``list()``
+adds ``approved`` (``boolean``), parsed from the textual ``approval_status``, which is kept as
+sent; ``token`` never shows in a repr.
 """
 
 from __future__ import annotations
