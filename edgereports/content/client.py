@@ -333,15 +333,8 @@ class ContentClient(BaseClient):
     def remove_domain(self, origin: str) -> WhitelistChange:
         """Remove an origin from the CORS whitelist (content stays).
 
-        Args:
-            origin: ``scheme://host[:port]``; one trailing slash is removed with a warning.
-
-        Returns:
-            The service's confirmation.
-
-        Raises:
-            InputError: no scheme, not http(s), or a path, query or fragment.
-            ApiError: the service refused or did not answer ``SUCCESS``.
+        The origin it takes, the confirmation it returns and the errors it raises are those of
+        :meth:`allow_domain`.
         """
         return self._whitelist("DELETE", "delete-whitelist-domain", check_origin(origin))
 
