@@ -1,9 +1,8 @@
 """``er.fetch``: one call from a preset name or a report to a frame, and the clients it keeps.
 
 The client comes from ``client=``, from an embedded sandbox (``sandbox=True``) or from
-:meth:`Settings.from_env`. :data:`fetch_clients`, a :class:`ClientCache`, keeps one client per
-:class:`~edgereports.config.Settings`, so its connections (and what it learned) serve the next
-call, and the embedded sandbox; both are closed by ``fetch_clients.close()`` or at exit.
+:meth:`Settings.from_env`; :data:`fetch_clients` (a :class:`ClientCache`) keeps the clients and
+the embedded sandbox between calls.
 """
 
 from __future__ import annotations

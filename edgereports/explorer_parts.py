@@ -1,12 +1,5 @@
 """The explorer's parts that are not controls: its tags input, its table, its chart, its messages.
 
-- :func:`tags_input`: a ``TagsInput`` that refuses a value outside the values the explorer was
-  given with an :class:`~edgereports.errors.InputError` naming the parameter (not a raw
-  ``TraitError``).
-- :func:`table_html`: the frame's first rows (times in the zone of the chart).
-- :func:`error_text`: an error in one short line: a service error as ``HTTP 404: <its
-  message>``, never the request's URL or the raw JSON of the answer.
-
 ipywidgets and matplotlib are imported when a part is made, not with the module.
 """
 

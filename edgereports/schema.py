@@ -1,21 +1,9 @@
 """The pinned columns and dtypes of every frame (pandas and pyarrow forms), and the CSV layouts.
 
-Three frame shapes come out of :mod:`edgereports.normalize`:
-
-``timeseries``
-    ``time_stamp`` (bucket start, UTC), ``account_id``, one column per echoed dimension,
-    ``metric``, ``aggregation``, ``percentile``, ``value``.
-``current``
-    ``start_time``, ``end_time``, ``account_id``, echoed dimensions, ``metric``, ``aggregation``,
-    ``value``, ``value_text``.
-``sim_count``
-    ``date``, ``account_id``, ``physical``, ``esim``.
-
-The dtypes are the same on pandas 2.2 and 3.x: identifiers and names use
-``pd.StringDtype("pyarrow")`` (shown as ``string``; the storage is pinned so that pandas 2.2,
-whose default storage is ``python``, gives the same dtype as pandas 3), timestamps
-``datetime64[us, UTC]``, SIM dates naive ``datetime64[us]``, measures ``float64`` and counts
-``Int64``. This module imports only the errors of the package; its checks raise
+Three frame shapes come out of :mod:`edgereports.normalize`: :data:`TIMESERIES`,
+:data:`CURRENT` and :data:`SIM_COUNT` (docs/frames.md shows them). Their dtypes are the same on
+pandas 2.2 and 3.x: the ``string`` storage is pinned to pyarrow, since pandas 2.2 defaults to
+``python``. This module imports only the errors of the package; its checks raise
 :class:`InputError` (a ``ValueError``) naming the column or shape.
 """
 

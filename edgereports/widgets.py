@@ -1,4 +1,4 @@
-"""The ipywidgets explorer of the report presets, and a one-frame Parquet writer.
+"""The ipywidgets explorer of the report presets.
 
 ipywidgets, matplotlib and pyarrow are imported only when an explorer is built or a file is
 written. Every output of the explorer is a widget value (an HTML table, a PNG image, a text
@@ -69,8 +69,7 @@ class Explorer:
     the equivalent Python code), **Export** (the current frame to a Parquet file) and, in the
     Health tab, **Check health** (``er.health`` over the range; later charts draw the flags
     that concern them). **Compare** also fetches the previous period (or year) and draws it
-    lighter behind the chart. Errors
-    appear as a message in the widget, never as a traceback.
+    lighter behind the chart. Errors appear as a message in the widget, never as a traceback.
 
     Args:
         client: the reporting client (sandbox or live service).

@@ -1,8 +1,7 @@
 """The base of the content and campaign clients: connection, authentication, JSON calls.
 
-Both areas share the same rules: the API key in the ``api_key`` header and ``partner_name`` as
-a query parameter of every call. Retries, timeouts and the mapping of failures to the error
-tree (with the key redacted) are :class:`edgereports.http.HttpClient`'s.
+Retries, timeouts and the mapping of failures to the error tree (with the key redacted) are
+:class:`edgereports.http.HttpClient`'s.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """JSON records of the content and campaign endpoints → DataFrames with pinned dtypes.
 
-The frames of areas A and B keep the documented field names as columns, in the
-documented order, followed by any extra field the service sent (in first-seen order, as ``object``).
-Dtypes follow the conventions of the report frames: text ``string`` (pyarrow storage), timestamps
+The frames of areas A and B keep the documented field names as columns, in the documented order,
+followed by any extra field the service sent (in first-seen order, as ``object``). Dtypes follow
+the conventions of the report frames: text ``string`` (pyarrow storage), timestamps
 ``datetime64[us, UTC]``, integers ``Int64``, booleans ``boolean``. A missing field is a null; an
 empty answer is an empty frame with every column.
 """

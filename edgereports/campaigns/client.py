@@ -1,28 +1,11 @@
 """``CampaignClient`` and ``Campaign``: the four notification-campaign endpoints.
 
-Decisions where the service's documentation is silent (which campaign form fields are
-required, and their allowed values beyond those it lists):
-
-- Required: every form field the documentation does not mark "may be empty" must be given and
-  non-blank;
-  ``contentType`` defaults to ``Video`` and ``channelType`` to ``SMS`` (the values the documentation
-  shows), the booleans to ``False`` and the "may be empty" fields to ``""``.
-- ``smsText``: at most :data:`SMS_TEXT_MAX` (160) characters, one single-part SMS.
-- ``numberOfSms`` is at least 1; ``callToActionFrequency`` at least 0.
-- ``timeZone``: hours from UTC within -12..+14 (the range of real offsets), a whole number of
-  quarter hours (every real offset is: +5.5, +5.75, -3.5 ...); sent as ``5.5``, ``-4``, ``0``.
-- Start and end: naive datetimes are wall time in ``time_zone``; aware ones are converted to
-  it. Both are sent as ``YYYY-MM-DDTHH:MM:SS`` (seconds, no fraction); the end must be after
-  the start. A start in the past is allowed (the service decides).
-- Booleans are sent as the text ``true``/``false``; files with the media type that their
-  extension gives (:mod:`mimetypes`): ``video/*`` for ``content``, ``image/*`` for ``thumbnail``.
-  No size limit is checked (the service states none).
-- Results: :meth:`CampaignClient.list` and :meth:`CampaignClient.chart` are DataFrames with the
-  documented field names; :meth:`CampaignClient.status` is a frozen :class:`CampaignStatus`;
-  :meth:`CampaignClient.onboard` returns the service's message. ``list()`` adds ``approved``
-  (``boolean``), parsed from the textual ``approval_status``, which is kept as sent.
-- Onboarding is sent once, never retried (a retry after a lost answer could create the campaign
-  twice); the reads are retried. ``token`` never shows in a repr.
+Where the service's documentation is silent, the rules are the user guide's ("Content and
+campaigns") and :class:`Campaign`'s; besides them: a start in the past is allowed (the service
+decides); booleans are sent as the text ``true``/``false`` and files with the media type their
+extension gives (:mod:`mimetypes`), with no size limit (the service states none); ``list()``
+adds ``approved`` (``boolean``), parsed from the textual ``approval_status``, which is kept as
+sent; ``token`` never shows in a repr.
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..campaigns import CampaignClient
-from ..config import Settings
 from ..content import ContentClient
+from ._command import settings_from
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,12 +33,12 @@ __all__ = [
     "emit",
     "emit_value",
     "records",
-    "settings_from",
 ]
 
 Handler = Callable[[argparse.Namespace], int]
 #: Adds one action (name, help text, handler) to a command group; returns its parser.
 Leaf = Callable[[str, str, Handler], argparse.ArgumentParser]
+_CONNECTION = ("base_url", "partner_name")  # the flags that override the settings
 
 
 def output_flags(parser: argparse.ArgumentParser) -> None:
@@ -57,22 +57,12 @@ def connection_flags() -> argparse.ArgumentParser:
     return parent
 
 
-def settings_from(args: argparse.Namespace) -> Settings:
-    settings = Settings.from_env()
-    changes = {
-        name: getattr(args, name)
-        for name in ("base_url", "partner_name")
-        if getattr(args, name, None)
-    }
-    return dataclasses.replace(settings, **changes) if changes else settings
-
-
 def content_client(args: argparse.Namespace) -> ContentClient:
-    return ContentClient.from_settings(settings_from(args))
+    return ContentClient.from_settings(settings_from(args, _CONNECTION))
 
 
 def campaigns_client(args: argparse.Namespace) -> CampaignClient:
-    return CampaignClient.from_settings(settings_from(args))
+    return CampaignClient.from_settings(settings_from(args, _CONNECTION))
 
 
 def emit(df: pd.DataFrame, args: argparse.Namespace, columns: tuple[str, ...] = ()) -> int:
@@ -124,13 +114,12 @@ def emit_value(name: str, text: str, args: argparse.Namespace) -> int:
     return 0
 
 
-def add_group(
-    sub: Any, conn: argparse.ArgumentParser, name: str, helptext: str, description: str
-) -> Leaf:
+def add_group(sub: Any, name: str, helptext: str, description: str) -> Leaf:
     """Add the command group ``name``; return the function that adds one action to it.
 
     Each action gets the connection flags, the output flags and its ``handler``.
     """
+    conn = connection_flags()
     group = sub.add_parser(name, help=helptext, description=description)
     leaves = group.add_subparsers(dest=f"{name}_command", metavar="ACTION", required=True)
 

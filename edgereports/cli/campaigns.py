@@ -14,7 +14,6 @@ from ..errors import InputError
 from ._content_campaigns import (
     add_group,
     campaigns_client,
-    connection_flags,
     emit,
     emit_value,
     records,
@@ -117,10 +116,10 @@ def _cmd_campaign_chart(args: argparse.Namespace) -> int:
     return emit(campaigns_client(args).chart(), args)
 
 
-def _add_campaigns(sub: Any, conn: argparse.ArgumentParser) -> None:
+def add_parser(subparsers: Any) -> None:
+    """Add the ``campaigns`` command group to the ``edgereports`` parser."""
     leaf = add_group(
-        sub,
-        conn,
+        subparsers,
         "campaigns",
         "notification campaigns: onboard, list, status, chart",
         "The notification-campaign endpoints.",
@@ -145,12 +144,3 @@ def _add_campaigns(sub: Any, conn: argparse.ArgumentParser) -> None:
     p = leaf("status", "show the status of one campaign", _cmd_campaign_status)
     p.add_argument("campaign_name", metavar="NAME")
     leaf("chart", "show the campaign chart", _cmd_campaign_chart)
-
-
-def add_parser(subparsers: Any) -> None:
-    """Add the ``campaigns`` command group to the ``edgereports`` parser.
-
-    Args:
-        subparsers: the object ``ArgumentParser.add_subparsers()`` returned.
-    """
-    _add_campaigns(subparsers, connection_flags())

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InputError
 from ._content_campaigns import (
     add_group,
-    connection_flags,
     content_client,
     emit,
     emit_value,
@@ -109,10 +108,10 @@ def _cmd_whitelist(args: argparse.Namespace) -> int:
     return records([change], args)
 
 
-def _add_content(sub: Any, conn: argparse.ArgumentParser) -> None:
+def add_parser(subparsers: Any) -> None:
+    """Add the ``content`` command group to the ``edgereports`` parser."""
     leaf = add_group(
-        sub,
-        conn,
+        subparsers,
         "content",
         "video content: onboard, list, URLs, signing, playback, whitelist",
         "The video-content endpoints.",
@@ -159,12 +158,3 @@ def _add_content(sub: Any, conn: argparse.ArgumentParser) -> None:
     p = leaf("whitelist", "list, add or remove CORS whitelist origins", _cmd_whitelist)
     p.add_argument("action", choices=("list", "add", "remove"))
     p.add_argument("origin", nargs="?", metavar="ORIGIN", help="scheme://host[:port]")
-
-
-def add_parser(subparsers: Any) -> None:
-    """Add the ``content`` command group to the ``edgereports`` parser.
-
-    Args:
-        subparsers: the object ``ArgumentParser.add_subparsers()`` returned.
-    """
-    _add_content(subparsers, connection_flags())

@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ._command import add_command
+
 __all__ = ["add_parser", "cmd_demo"]
 
 DESCRIPTION = """\
@@ -39,20 +41,14 @@ exit status: 0 ok, 1 a preset failed (the others are written), 2 bad arguments o
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``demo`` subcommand to an ``add_subparsers()`` object.
-
-    Args:
-        subparsers: what ``ArgumentParser.add_subparsers()`` returned.
-
-    Returns:
-        The subcommand's parser (its handler, :func:`cmd_demo`, is set as ``handler``).
-    """
-    p: argparse.ArgumentParser = subparsers.add_parser(
+    """Add the ``demo`` subcommand (run by :func:`cmd_demo`); returns its parser."""
+    p = add_command(
+        subparsers,
         "demo",
+        cmd_demo,
         help="run every preset into Parquet, PNG charts and an HTML page",
         description=DESCRIPTION,
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--out", default="demo-output", help="output directory (default demo-output)")
     p.add_argument(
@@ -75,7 +71,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     live.add_argument(
         "--customer-site-id", action="append", default=[], help="a customer site (repeat)"
     )
-    p.set_defaults(handler=cmd_demo)
     return p
 
 

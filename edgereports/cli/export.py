@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from ..errors import EdgeReportsError, ExportLocked, InputError
+from ._command import add_command, add_progress
 from ._errors import ShortErrors, say
 
 __all__ = ["EXIT_FAILED", "EXIT_LOCKED", "EXIT_OK", "EXIT_USAGE", "add_parser", "run"]
@@ -53,20 +54,14 @@ examples:
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``export`` subcommand to an argparse subparsers object.
-
-    Args:
-        subparsers: what ``ArgumentParser.add_subparsers()`` returned.
-
-    Returns:
-        The subcommand's parser (its handler is set as ``handler``).
-    """
-    p: argparse.ArgumentParser = subparsers.add_parser(
+    """Add the ``export`` subcommand (run by :func:`run`); returns its parser."""
+    p = add_command(
+        subparsers,
         "export",
+        run,
         help="run a scheduled export job (TOML) to partitioned Parquet",
         description=DESCRIPTION,
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("jobfile", metavar="JOBFILE", help="the TOML job file")
     p.add_argument(
@@ -110,13 +105,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="ignore the watermarks and rebuild each report from its start date",
     )
-    p.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="progress bars (default: when stderr is a terminal)",
-    )
-    p.set_defaults(handler=run, progress=None)
+    add_progress(p, "progress bars (default: when stderr is a terminal)")
     return p
 
 

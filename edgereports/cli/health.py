@@ -15,6 +15,8 @@ from typing import Any
 
 from ..config import Settings
 from ..errors import ConfigError, InputError
+from ._command import add_command
+from .report import emit
 
 __all__ = ["add_parser", "cmd_health"]
 
@@ -44,20 +46,14 @@ error, 2 bad input.
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``health`` subcommand to an ``add_subparsers()`` object.
-
-    Args:
-        subparsers: what ``ArgumentParser.add_subparsers()`` returned.
-
-    Returns:
-        The subcommand's parser (its handler is :func:`cmd_health`).
-    """
-    p: argparse.ArgumentParser = subparsers.add_parser(
+    """Add the ``health`` subcommand (run by :func:`cmd_health`); returns its parser."""
+    p = add_command(
+        subparsers,
         "health",
+        cmd_health,
         help="flag dark sites, offline devices, usage drops and spikes, idle SIMs",
         description=DESCRIPTION,
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     when = p.add_argument_group("range (--last, or --start and --end)")
     when.add_argument("--last", metavar="PERIOD", help="e.g. 7d, 2w or 48h, up to now")
@@ -83,7 +79,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     out.add_argument(
         "--json", nargs="?", const="-", metavar="FILE", help="JSON records to FILE or stdout"
     )
-    p.set_defaults(handler=cmd_health)
     return p
 
 
@@ -157,14 +152,7 @@ def cmd_health(args: argparse.Namespace) -> int:
             {**row, "start": row["start"].isoformat(), "end": row["end"].isoformat()}
             for row in flags.to_dict(orient="records")
         ]
-        text = json.dumps(records, indent=1) + "\n"
-        if args.json == "-":
-            sys.stdout.write(text)
-        else:
-            try:
-                Path(args.json).write_text(text, encoding="utf-8")
-            except OSError as exc:
-                raise InputError(f"cannot write {args.json}: {exc.strerror or exc}") from None
+        emit(args.json, json.dumps(records, indent=1) + "\n")
     else:
         print(flags_table(flags))
     if args.json and not len(flags):

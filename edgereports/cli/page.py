@@ -13,6 +13,7 @@ from typing import Any
 
 from ..errors import EdgeReportsError, InputError
 from ..reporting.periods import COMPARE_MODES
+from ._command import add_command, add_progress
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "add_parser", "run"]
 
@@ -40,20 +41,14 @@ examples:
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``page`` subcommand to an argparse subparsers object.
-
-    Args:
-        subparsers: what ``ArgumentParser.add_subparsers()`` returned.
-
-    Returns:
-        The subcommand's parser (its handler is :func:`run`).
-    """
-    p: argparse.ArgumentParser = subparsers.add_parser(
+    """Add the ``page`` subcommand (run by :func:`run`); returns its parser."""
+    p = add_command(
+        subparsers,
         "page",
+        run,
         help="write a job file's reports over the last period as one HTML page",
         description=DESCRIPTION,
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("jobfile", metavar="JOBFILE", help="the TOML job file")
     p.add_argument("--last", required=True, metavar="PERIOD", help="the period: 7d, 4w, 24h, ...")
@@ -65,13 +60,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--health", action="store_true", help="add the account's health flags")
     p.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
     p.add_argument("--title", help="the page's title (default: the job's name and period)")
-    p.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="progress bars (default: when stdout and stderr are terminals)",
-    )
-    p.set_defaults(handler=run, progress=None)
+    add_progress(p, "progress bars (default: when stdout and stderr are terminals)")
     return p
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from .. import presets
@@ -13,7 +14,7 @@ from ..errors import QueryError
 from ..query import Report
 from ..query.timegrid import relative_end
 
-__all__ = ["add_parsers", "add_report_arguments", "report_from_args"]
+__all__ = ["add_parsers", "add_report_arguments", "parse_where", "report_from_args"]
 
 
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
@@ -148,13 +149,23 @@ def report_from_args(args: argparse.Namespace) -> Report:
     return report
 
 
-def _filtered(report: Report, items: list[str]) -> Report:
-    """``report`` with the ``--where DIM=V1,V2`` filters added."""
+def parse_where(items: list[str]) -> Iterator[tuple[str, list[str]]]:
+    """The ``--where DIM=V1,V2`` flags, as each one's dimension and values.
+
+    Raises:
+        QueryError: a flag without ``=``.
+    """
     for item in items:
         dim, sep, values = item.partition("=")
         if not sep:
             raise QueryError(f"--where {item!r} must look like DIM=V1,V2", field="where")
-        report = report.filter(dim.strip(), [v.strip() for v in values.split(",")])
+        yield dim.strip(), [v.strip() for v in values.split(",")]
+
+
+def _filtered(report: Report, items: list[str]) -> Report:
+    """``report`` with the ``--where DIM=V1,V2`` filters added."""
+    for dim, values in parse_where(items):
+        report = report.filter(dim, values)
     return report
 
 

@@ -7,7 +7,6 @@ Exit status: 0 success; 1 a service, transport or data error, including a partia
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import re
 import sys
 import warnings
@@ -16,9 +15,10 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..config import DEFAULT_MAX_WORKERS, Settings
+from ..config import DEFAULT_MAX_WORKERS
 from ..errors import EdgeReportsError, EdgeReportsWarning, InputError, PartialFailure
 from ..export.files import atomic_write, check_writable, save_parquet
+from ._command import add_command, add_progress, settings_from
 from ._errors import say
 from .query import add_report_arguments, report_from_args
 
@@ -30,6 +30,7 @@ __all__ = [
     "add_output_arguments",
     "add_parser",
     "cmd_report",
+    "emit",
     "fetch_and_write",
     "parse_compare",
     "parse_duration",
@@ -86,20 +87,14 @@ def parse_duration(text: str | None) -> timedelta | None:
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``report`` subcommand to an ``add_subparsers()`` object.
-
-    Args:
-        subparsers: what ``ArgumentParser.add_subparsers()`` returned.
-
-    Returns:
-        The subcommand's parser (its handler is :func:`cmd_report`).
-    """
-    p: argparse.ArgumentParser = subparsers.add_parser(
+    """Add the ``report`` subcommand (run by :func:`cmd_report`); returns its parser."""
+    p = add_command(
+        subparsers,
         "report",
+        cmd_report,
         help="fetch a report and print it, or write JSON, CSV or Parquet",
         description="Fetch a report (windows, fan-out and retries included) as one tidy table.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_report_arguments(p)
     add_output_arguments(p)
@@ -131,13 +126,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="the buckets a range covers only in part (a range off the UTC grid): keep them, "
         "named on stderr (default), or drop them",
     )
-    net.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="progress bar (default: when stderr is a terminal)",
-    )
-    p.set_defaults(handler=cmd_report)
+    add_progress(net, "progress bar (default: when stderr is a terminal)")
     return p
 
 
@@ -210,9 +199,7 @@ def _fetch(args: argparse.Namespace) -> pd.DataFrame:
 
     report = report_from_args(args)
     window = parse_duration(args.window)
-    settings = Settings.from_env()
-    if args.reporting_url:
-        settings = dataclasses.replace(settings, reporting_url=args.reporting_url)
+    settings = settings_from(args, ("reporting_url",))
     if args.workers < 1 or args.retries < 0:
         raise InputError("--workers must be 1 or more and --retries 0 or more")
     with ReportingClient.from_settings(
@@ -294,10 +281,10 @@ def write_frame(frame: pd.DataFrame, args: argparse.Namespace) -> None:
     if args.parquet:
         _atomic(args.parquet, lambda path: save_parquet(frame, path, make_parents=False))
     elif args.csv:
-        _emit(args.csv, frame.to_csv(index=False))
+        emit(args.csv, frame.to_csv(index=False))
     elif args.json:
         text = frame.to_json(orient="records", date_format="iso", date_unit="us")
-        _emit(args.json, (text or "[]") + "\n")
+        emit(args.json, (text or "[]") + "\n")
     else:
         print(_table(frame, None if args.all else _TABLE_ROWS))
         return
@@ -309,7 +296,12 @@ def write_frame(frame: pd.DataFrame, args: argparse.Namespace) -> None:
 _TABLE_ROWS = 10
 
 
-def _emit(target: str, text: str) -> None:
+def emit(target: str, text: str) -> None:
+    """Write ``text`` to the file ``target`` (atomically), or to stdout for ``-``.
+
+    Raises:
+        InputError: the disk refused the file.
+    """
     if target == "-":
         sys.stdout.write(text)
         sys.stdout.flush()

@@ -7,13 +7,13 @@ Exit status as for ``edgereports report``: 0 success; 1 a service, transport or 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from ..config import Settings
 from ..errors import InputError, QueryError
 from ..query import ServiceReport
 from ..reporting import ReportingServiceClient
+from ._command import add_command, settings_from
+from .query import parse_where
 from .report import add_output_arguments, fetch_and_write
 
 if TYPE_CHECKING:
@@ -34,12 +34,13 @@ EDGEREPORTS_CORE_ID (or --core-id). How to obtain a token is not documented by t
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``service-report`` subcommand to an ``add_subparsers()`` object."""
-    p: argparse.ArgumentParser = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "service-report",
+        cmd_service_report,
         help="fetch one report of the v2 reporting service (access points, UEs)",
         description="Fetch one request of the v2 reporting service as a tidy table.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     g = p.add_argument_group("request")
     g.add_argument("--start", help="range start: ISO-8601 with offset")
@@ -53,7 +54,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     net.add_argument("--base-url", help="the service address (default EDGEREPORTS_BASE_URL)")
     net.add_argument("--core-id", help="the mobile core id (default EDGEREPORTS_CORE_ID)")
     net.add_argument("--retries", type=int, default=4, help="retries per request (default 4)")
-    p.set_defaults(handler=cmd_service_report)
     return p
 
 
@@ -71,11 +71,8 @@ def service_report_from_args(args: argparse.Namespace) -> ServiceReport:
     else:
         raise QueryError("give --last PERIOD, or both --start and --end", field="start_date_time")
     report = report.step(args.step)
-    for item in args.where:
-        dim, sep, values = item.partition("=")
-        if not sep:
-            raise QueryError(f"--where {item!r} must look like DIM=V1,V2", field="where")
-        report = report.where(**{dim.strip(): [v.strip() for v in values.split(",")]})
+    for dim, values in parse_where(args.where):
+        report = report.where(**{dim: values})
     name, sep, agg = args.metric.partition(":")
     if not sep:
         raise QueryError(f"--metric {args.metric!r} must look like NAME:AGG", field="metrics")
@@ -89,11 +86,7 @@ def cmd_service_report(args: argparse.Namespace) -> int:
 
 def _fetch(args: argparse.Namespace) -> pd.DataFrame:
     report = service_report_from_args(args)
-    settings = Settings.from_env()
-    if args.base_url:
-        settings = dataclasses.replace(settings, base_url=args.base_url)
-    if args.core_id:
-        settings = dataclasses.replace(settings, core_id=args.core_id)
+    settings = settings_from(args, ("base_url", "core_id"))
     if args.retries < 0:
         raise InputError("--retries must be 0 or more")
     with ReportingServiceClient.from_settings(settings, retries=args.retries) as client:

@@ -1,8 +1,4 @@
-"""The result types and column list of the content client, the content_id check, redaction.
-
-:class:`AppKey` and :class:`PlaybackUrl` hold secrets: their reprs are redacted, so a notebook
-cell, a log line or a traceback never shows them.
-"""
+"""The result types and column list of the content client, the content_id check, redaction."""
 
 from __future__ import annotations
 

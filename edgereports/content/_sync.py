@@ -1,8 +1,4 @@
-"""Waiting for onboarded content to sync to the edge, with a progress bar.
-
-``success`` (any case) in ``content_upload_status`` means synced; every other value, or a
-content_id that get-all does not list yet, counts as still in progress.
-"""
+"""Waiting for onboarded content to sync to the edge, with a progress bar."""
 
 from __future__ import annotations
 

@@ -1,24 +1,14 @@
 """``ContentClient``: the eight video-content endpoints (area A), checked and safe.
 
-Decisions where the service's documentation is silent:
+Decisions where the service's documentation is silent (the methods say the rest):
 
-- Results: a collection read from the service is a DataFrame (:meth:`ContentClient.list`,
-  :meth:`ContentClient.wait_until_synced`); the result of a write or a single object is a small
-  frozen dataclass (:class:`OnboardingItem`, :class:`WhitelistChange`) or plain text.
-- :meth:`ContentClient.get_url` refuses an ``int`` or a purely numeric string: that is what the
-  row ``id`` of get-all looks like, and the service documents ``content_id`` as the one to use.
+- A collection read from the service is a DataFrame; the result of a write or a single object
+  is a small frozen dataclass (:class:`OnboardingItem`, :class:`WhitelistChange`) or text.
 - App keys and playback URLs are secrets: :class:`AppKey` and :class:`PlaybackUrl` have redacted
-  reprs, so a notebook cell, a log line or a traceback never shows them.
-- Syncing: ``success`` (any case) in ``content_upload_status`` means synced; every other
-  value, or a content_id that get-all does not list yet, counts as still in progress. The
-  default wait is 10 minutes, twice the documented "up to about 5 minutes for large videos".
-- A whitelist add or delete whose ``status`` is not ``SUCCESS`` raises :class:`ApiError`.
-- No limit on the number of URLs per :meth:`ContentClient.add` (the service states none); a
-  URL given twice in one call is refused.
+  reprs, and an app key the service echoes in an error is redacted from it, like the API key.
 - ``content/add`` is sent once, never retried: after a lost answer a retry could onboard the
-  same content twice, so the error is raised instead. Reads and whitelist changes (idempotent)
-  are retried.
-- An app key the service might echo in an error is redacted from it, like the API key.
+  same content twice. Reads and whitelist changes (idempotent) are retried. No limit on the
+  URLs per call (the service states none).
 """
 
 from __future__ import annotations
@@ -343,15 +333,8 @@ class ContentClient(BaseClient):
     def remove_domain(self, origin: str) -> WhitelistChange:
         """Remove an origin from the CORS whitelist (content stays).
 
-        Args:
-            origin: ``scheme://host[:port]``; one trailing slash is removed with a warning.
-
-        Returns:
-            The service's confirmation.
-
-        Raises:
-            InputError: no scheme, not http(s), or a path, query or fragment.
-            ApiError: the service refused or did not answer ``SUCCESS``.
+        The origin it takes, the confirmation it returns and the errors it raises are those of
+        :meth:`allow_domain`.
         """
         return self._whitelist("DELETE", "delete-whitelist-domain", check_origin(origin))
 

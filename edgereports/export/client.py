@@ -43,8 +43,8 @@ def make_client(job: Job) -> ReportingClient:
     """Build the reporting client of a job from its connection and the environment.
 
     With a ``rate_limit`` (the job's, else ``EDGEREPORTS_RATE_LIMIT``) the client paces its
-    requests with a budget kept in :func:`budget_file`: the
-    processes of one job on one host (units run side by side) share the budget.
+    requests with a budget kept in :func:`budget_file`: the processes of one job on one host (units
+    run side by side) share the budget.
 
     Raises:
         ConfigError: no API key or no reporting URL is configured.

@@ -1,10 +1,8 @@
 """What a report's identity is, and which of its values are rows (the fleet that changes).
 
 A report's identity (what an export table holds) is its metrics, dimensions, granularity and
-the filters it does not fan out over. The values it fans out over (the EXACT filter values of
-a dimension it groups by: subscribers, sites, IMSIs) are rows: a job may add values (they are
-backfilled from the report's start, alone) or remove values (their history stays), and still
-write to the same table. Changing anything else is another report.
+the filters it does not fan out over; the EXACT filter values of a dimension it groups by are
+rows, which a job may add or remove (docs/export.md, "Fleets that change").
 """
 
 from __future__ import annotations

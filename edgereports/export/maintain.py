@@ -1,13 +1,9 @@
 """Maintenance of exported reports (``edgereports export JOB --maintain``): fewer, larger files.
 
-Delta: each report's table is compacted (the small files of each ``day`` partition are
-rewritten as one; a commit that changes no row, so readers and writers go on), given a
-checkpoint (and the export's checkpoint interval when an older table lacks it), and vacuumed:
-files no longer part of the table and older than the job's ``retention`` (default 7 days)
-are deleted. A reader holding a snapshot older than ``retention`` may then miss files: keep
-``retention`` above your longest read. Parquet: each report is locked like a run, its
-leftover temporary files are removed, and every day file of several row groups is rewritten
-as one (atomically, like any write: a reader sees the old file or the new one).
+Delta: each table is compacted per ``day``, given a checkpoint (and the export's checkpoint
+interval), and vacuumed of files older than ``retention``. Parquet: each report is locked like a
+run, its temporary files are removed, and every day file of several row groups is rewritten as
+one, atomically. What this means for readers: docs/export.md ("Maintenance").
 """
 
 from __future__ import annotations

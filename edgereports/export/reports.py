@@ -38,9 +38,9 @@ __all__ = [
 
 #: How far back each run re-fetches unless a report says otherwise.
 DEFAULT_LOOKBACK = timedelta(days=2)
-#: The rows one export window holds at most by default (fan-out values x buckets x
-#: metrics): a window is fetched, held in memory and written whole, so this bounds memory
-#: (about 100 MB of frame) while letting one request per subscriber cover months.
+#: The rows one export window holds at most by default (fan-out values x buckets x metrics):
+#: a window is held in memory whole, so this bounds memory while letting one request per
+#: subscriber cover months.
 WINDOW_ROWS = 1_000_000
 #: The longest default window in days: a year, the longest window one request asks for.
 MAX_WINDOW_DAYS = 366

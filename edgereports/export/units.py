@@ -1,13 +1,7 @@
 """Units of work: one report x a range of UTC days, run alone, idempotently, on any machine.
 
-A unit fetches the days ``[start, end)`` of one report (half-open, like every range here) and
-replaces exactly those days: for Delta, one overwrite with a predicate on ``day`` per window;
-for Parquet, today's atomic replace of each day's file, under the report's lock, and the
-watermark moves only when the unit joins the data already there (never over a gap). Running a
-unit twice changes nothing; several processes or machines running Delta units at once, disjoint
-or overlapping, give the complete table (no lost commit, no duplicate row).
-
-An orchestrator fans units out (``examples/`` has a Dagster asset, an Airflow DAG and a shell
+What a unit replaces, and how units run side by side: docs/export.md ("Units of work"). An
+orchestrator fans units out (``examples/`` has a Dagster asset, an Airflow DAG and a shell
 loop); :func:`split_units` lists them and :func:`run_unit` runs one.
 
 Example:

@@ -1,22 +1,10 @@
 """The detectors: hourly series of each subject in, flags out (numpy only, no I/O).
 
 Every subject is judged against its own history (the hours before the range looked at), per
-*hour class*: the local hour of day, on weekdays and at weekends apart (48 classes). Estimates
-per class are shrunk towards the subject's own overall figure, so a class seen rarely borrows
-from the rest. The methods (docs/health.md explains them with their thresholds):
-
-- **offline gaps** (``device_offline``, ``site_dark``): a run of hours with no time online is
-  scored by how unlikely the subject's own history makes it, ``-log10`` of the product over
-  its hours of the chance of being offline in that hour's class. A gap scoring at least
-  :data:`GAP_SCORE` is flagged.
-- **idle SIM** (``sim_idle``): a run of at least :data:`IDLE_HOURS` hours without a byte in
-  which the device was online in several hours; scored like a gap with the chance that an
-  online hour passes no byte.
-- **usage** (``usage_drop``, ``usage_spike``): per online hour, ``log10`` of the bytes per
-  second online, against its class's median in the history, in units of the history's spread;
-  a CUSUM per direction (:data:`CUSUM_DROP`, :data:`CUSUM_SPIKE`: reference and threshold)
-  finds sustained shifts, starting where the sum last left zero and ending where it peaked;
-  one whose median rate is within :data:`MIN_RATIO` times normal is not flagged.
+*hour class* (the local hour of day, weekdays and weekends apart: 48 classes), with estimates
+shrunk towards its overall figure. The methods, explained with their thresholds in
+docs/health.md: offline gaps (:func:`gaps`), idle SIMs (:func:`idle_runs`) and sustained usage
+shifts found by a CUSUM (:func:`shifts`).
 """
 
 from __future__ import annotations

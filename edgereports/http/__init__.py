@@ -9,11 +9,8 @@ every failure to the error tree of :mod:`edgereports.errors` with redacted URLs 
 Creating a client installs a logging filter that redacts keys from the records of the
 ``urllib3``, ``requests`` and ``edgereports`` loggers (urllib3 logs request URLs at DEBUG).
 
-A :class:`Pacer` is a request budget (requests per second, evenly spaced, shared by threads):
-every attempt waits for its slot and a 429 pauses it for every thread.
-
-Modules: ``session`` (retry policy, adapter, :func:`make_session`), ``client``
-(:class:`HttpClient`), ``pacing`` (:class:`Pacer`), ``redaction`` (the logging filter).
+A :class:`Pacer` (``pacing``) is a request budget shared by threads; ``redaction`` holds the
+logging filter.
 """
 
 from __future__ import annotations

@@ -353,10 +353,7 @@ def _retry_after(value: str | None) -> float | None:
 
 
 def _read_body(response: requests.Response) -> None:
-    """Read the body in one piece and keep it as ``response.content``.
-
-    ``response.content`` reads a streamed body in small chunks, many reads through urllib3
-    for a large answer; with no chunk size urllib3 reads the whole length at once.
-    Errors are those of ``response.content`` (requests maps them in ``iter_content``).
-    """
+    """Read the body in one piece (``response.content`` reads it in small chunks) and keep it
+    as ``response.content``; errors are those of ``response.content`` (requests maps them in
+    ``iter_content``)."""
     response._content = b"".join(response.iter_content(None))  # what .content would cache

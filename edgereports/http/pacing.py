@@ -1,17 +1,10 @@
 """``Pacer``: one request budget (requests per second) shared by every thread of a client.
 
-Starts are spaced evenly, ``1 / per_second`` apart, with no burst: whatever the number of
-threads, a one-second window holds about ``per_second`` starts, never a clump of them. A 429
-pauses the whole budget: :meth:`Pacer.pause` moves the next start past the ``Retry-After``,
-for the thread waiting for its turn as for those behind it.
-
-A pacer made with no rate (``Pacer(None)``, what a client without ``rate_limit=`` gets) holds
-no start until the service answers 429: it then takes the service's pace from what it
-measured (the starts the service accepted in the last second, less a tenth) and keeps to it,
-slower after each further 429, and the ``Retry-After`` pauses every start (a service that
-accepted nothing in that second teaches no pace: its ``Retry-After`` alone holds the starts).
-A pull against a service that limits its rate then slows down instead of spending its retries
-and failing.
+Starts are spaced evenly, ``1 / per_second`` apart, with no burst; a 429 pauses the whole budget
+past its ``Retry-After``. A pacer made with no rate (``Pacer(None)``, what a client without
+``rate_limit=`` gets) holds no start until the service answers 429, then keeps to the pace the
+service accepted (:meth:`Pacer.pause`), so a pull against a service that limits its rate slows down
+instead of spending its retries and failing.
 
 The hook in the transport: :class:`~edgereports.http.HttpClient` calls :meth:`Pacer.acquire`
 before its first attempt and before each of its own retries, the session's urllib3 retry policy
@@ -109,8 +102,7 @@ class Pacer:
                 self._sleep(wait)  # a pause that begins meanwhile moves _next: loop again
                 slept += wait
             with self._lock:
-                # the schedule through a sleep's small lateness; after a longer hold-up (or
-                # idle time) the spacing counts from now, so no clump of starts follows it
+                # within the slack the schedule holds; after a hold-up it counts from now
                 late = now - self._next
                 self._next = (self._next if late <= self._slack else now) + self._interval
         return slept
@@ -127,8 +119,9 @@ class Pacer:
                 self._next = max(self._next, now + seconds)
 
     def _learn(self, now: float) -> None:
-        """Slow to the pace the service accepted in the last second (a 429 just came); when
-        it accepted nothing there is no pace to learn: the ``Retry-After`` alone holds."""
+        """Slow to the pace the service accepted in the last second, less a tenth (a 429 just
+        came); when it accepted nothing there is no pace to learn: the ``Retry-After`` alone
+        holds."""
         starts = sum(1 for t in self._starts if t > now - 1.0)
         refused = sum(1 for t in self._refused if t > now - 1.0)
         accepted = starts - refused

@@ -150,7 +150,7 @@ class EnvOnceSession(requests.Session):
     session keeps what the environment says per scheme, host and port (and per request and
     session settings), so proxies, certificates and ``.netrc`` from the environment still
     apply, read when a host is first used. It keeps no credential: for a host with a
-    ``.netrc`` entry requests reads the file as before; only "no entry" is remembered.
+    ``.netrc`` entry requests reads the file each time; only "no entry" is remembered.
 
     Example:
         >>> EnvOnceSession().trust_env

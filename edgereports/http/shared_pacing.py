@@ -1,13 +1,12 @@
 """``SharedPacer``: one request budget shared by the processes of one host, through a file.
 
-The same schedule as :class:`~edgereports.http.Pacer` (starts ``1 / per_second`` apart, a 429
-pauses every start), kept in a small file instead of memory: the next start as a wall-clock
-time, read and moved under an exclusive :func:`fcntl.flock`. Every process that paces with the
-same file (the units of one export job on one machine) shares the budget: N processes at
-``rate_limit`` send ``rate_limit`` requests per second between them, not N times it. A start
-that comes late never keeps the old schedule (the next one counts from it), so any second holds
-at most ``per_second + 1`` starts. No server is involved; machines do not share a file (across
-hosts the orchestrator's own limits divide the budget).
+:class:`~edgereports.http.Pacer`'s schedule, kept in a small file instead of memory: the next start
+as a wall-clock time, read and moved under an exclusive :func:`fcntl.flock`. Every process that
+paces with the same file (the units of one export job on one machine) shares the budget: N
+processes at ``rate_limit`` send ``rate_limit`` requests per second between them, not N times it. A
+start that comes late never keeps the old schedule (the next one counts from it), so any second
+holds at most ``per_second + 1`` starts. No server is involved; machines do not share a file
+(across hosts the orchestrator's own limits divide the budget).
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Build the report page of a job file: every report over the last N days, in one HTML file.
 
-The reports are the export job's (the same TOML file), each over the page's range; the range
-is a relative period (``7d``, ``4w``, ``24h``) resolved against the service's clock. A report
-that fails becomes a section that names it and says why, and the page is still written.
+The reports are the export job's (the same TOML file), each over the page's range, a relative
+period (``7d``, ``4w``, ``24h``) resolved against the service's clock.
 """
 
 from __future__ import annotations

@@ -1,9 +1,4 @@
-"""The sections of a report page: one per report, and pluggable ones (health flags).
-
-A section maker is any function that takes the :class:`PageContext` and returns sections;
-:func:`~edgereports.page.build_page` runs the report sections, then each maker given. The
-health section is one such maker: :func:`health_sections`.
-"""
+"""The sections of a report page: one per report, then the pluggable makers' (health flags)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,4 @@
-"""What a chart's labels say a number is: top talkers, counted things, bucket names.
-
-- A row grouped by a dimension no filter pins (``df.attrs["top_talker"]``) is labelled with one
-  member, the top talker: a COUNT row is named ``total (top talker X)``, a MAX, MIN or AVG row
-  ``X only (the top talker; other members not shown)``, never as one member of a breakdown.
-- ``ue_connections`` COUNT totals five-minute samples (one per connected device and slot);
-  its MAX and AVG count devices connected at once: the axis says which.
-- DAY and HOUR buckets are UTC days and hours: in a zone that is not UTC a bucket straddles
-  two local days, so the axis says ``UTC day``.
-"""
+"""What a chart's labels say a number is: top talkers, counted things, bucket names."""
 
 from __future__ import annotations
 

@@ -1,11 +1,4 @@
-"""Where a chart puts a row in time, and how it shows partial and provisional buckets.
-
-- A v2 row is stamped at the end of the piece it covers: it is drawn at the start of that
-  bucket (:func:`placed`), as a v1 row is, so v1 and v2 charts of the same days agree.
-- A bucket the range covers only in part (``df.attrs["partial_buckets"]``) and the buckets the
-  service may still revise (from ``df.attrs["provisional_from"]``) are hatched, and the title
-  says so (:func:`time_note`).
-"""
+"""Where a chart puts a row in time, and how it shows partial and provisional buckets."""
 
 from __future__ import annotations
 
@@ -30,7 +23,8 @@ _PROVISIONAL_HATCH = "...."
 
 def placed(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` with each row's ``time_stamp`` at the start of the bucket it covers (a v2 row is
-    stamped at the end of its piece); other frames as they are."""
+    stamped at the end of its piece), as a v1 row is, so v1 and v2 charts of the same days
+    agree; other frames as they are."""
     rule = frame_buckets(df.attrs)
     if rule is None or not rule[1] or "time_stamp" not in df.columns:
         return df
@@ -61,7 +55,8 @@ def _last_bucket(df: pd.DataFrame) -> pd.Timestamp:
 
 
 def mark_buckets(ax: Axes, df: pd.DataFrame, width_days: float) -> None:
-    """Hatch the partial buckets and the provisional ones on ``ax`` (x in matplotlib days)."""
+    """Hatch the partial buckets (``df.attrs["partial_buckets"]``) and the provisional ones
+    (from ``df.attrs["provisional_from"]``) on ``ax`` (x in matplotlib days)."""
     rule = frame_buckets(df.attrs)
     if rule is None or df.empty:
         return

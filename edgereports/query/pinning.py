@@ -84,9 +84,7 @@ def top_talker_label(value: object, aggregation: str | None) -> str:
 def top_talker_message(dimensions: list[str], aggregations: Iterable[str | None] = ()) -> str:
     """The warning for a report grouped by unpinned ``dimensions``: what its rows are, the fix.
 
-    What a row is depends on its aggregation: a COUNT row totals the whole scope and is labelled
-    with one member (the top talker); a MAX, MIN or AVG row is that member's own value, not a
-    total. With no aggregation known, both readings are named.
+    With no aggregation known, both readings are named.
 
     Example:
         >>> print(top_talker_message(["customer_site_id"], ["MAX"]))

@@ -333,6 +333,21 @@ operator='EXACT')
                     values.extend(f.expressions)
         return tuple(values)
 
+    def exact_filters(self) -> dict[str, Any]:
+        """The EXACT filters as ``{dimension: value or values}``, ``account_id`` first.
+
+        Example:
+            >>> Report(account_id="A").where(msisdn=["91", "92"]).exact_filters()
+            {'account_id': 'A', 'msisdn': ['91', '92']}
+        """
+        filters: dict[str, Any] = {}
+        dims = ["account_id", *(f.dimension_name for c in self.clauses or () for f in c.filters)]
+        for dim in dict.fromkeys(dims):
+            values = list(dict.fromkeys(self.filter_values(dim)))
+            if values:
+                filters[dim] = values[0] if len(values) == 1 else values
+        return filters
+
     def validate(self) -> Report:
         """Check the whole request; returns ``self``.
 

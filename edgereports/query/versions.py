@@ -1,10 +1,10 @@
 """The report API versions: v1 and the live service's v2, their names.
 
-A :class:`~edgereports.query.Report` carries the version it is written for (``api_version``,
-never sent). Each version has its own vocabulary: a name known only to the other version is a
-:class:`~edgereports.errors.QueryError` that names its counterpart when there is one
-(``enodeb_ip`` in v1 is ``enb_ip`` in v2); a name known to neither passes with a warning, as
-before. v2 also documents which aggregations each metric allows (:data:`V2_AGGREGATIONS`).
+A :class:`~edgereports.query.Report` carries the version it is written for (``api_version``, never
+sent). Each version has its own vocabulary: a name known only to the other version is a
+:class:`~edgereports.errors.QueryError` that names its counterpart when there is one (``enodeb_ip``
+in v1 is ``enb_ip`` in v2); a name known to neither passes with a warning. v2 also documents which
+aggregations each metric allows (:data:`V2_AGGREGATIONS`).
 
 Example:
     >>> vocabulary("v2").dimensions[:3]

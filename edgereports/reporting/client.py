@@ -17,11 +17,11 @@ from ..normalize.output import check_output, convert
 from ..query import Report
 from .assemble import assemble_pull, parse_json
 from .cache import check_horizon
-from .compare import align_pulled
+from .compare import align
 from .connection import UsesConnection, open_connection
 from .plan import DEFAULT_POINTS, plan_pull
 from .points import PointsBudget
-from .results import FetchResult, settle, warn_about
+from .results import FetchResult, settle, settle_periods, warn_about
 from .rules import check_partial
 from .runner import CSV, JSON, PartRunner
 
@@ -414,7 +414,8 @@ class ReportingClient(UsesConnection):
         result, comparison = self._pull(reports, window, accept, refresh, partial, compare)
         if comparison is None:
             return convert(settle(result, 0, on_error), output)
-        return align_pulled(result, comparison, on_error)
+        frame, other = settle_periods(result, comparison.mode, on_error)
+        return align(frame, other, comparison)
 
     def fetch_many(
         self,

@@ -9,42 +9,15 @@ account, echoed dimensions, metric, aggregation and percentile.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EdgeReportsError
-from ..query.timegrid import floor
+from ..query.timegrid import epoch_micros, floor, micros, row_bucket_micros
 from .periods import COMPARE_MODES, Comparison, plan_comparison
-from .results import FetchResult, settle
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["COMPARE_MODES", "Comparison", "align", "align_pulled", "plan_comparison"]
-
-
-def align_pulled(result: FetchResult, comparison: Comparison, on_error: str) -> pd.DataFrame:
-    """The frame of a pull of both periods (report 0, then the other period's): the first
-    settled (:func:`~.results.settle`) and aligned with the other (:func:`align`).
-
-    Raises:
-        PartialFailure, EdgeReportsError: as :meth:`ReportingClient.fetch` does; the other
-            period's failures carry a note saying whose they are.
-    """
-    frame = settle(result, 0, on_error)
-    try:
-        if on_error == "collect" and result.frames[1] is None:  # no row of the other period
-            other = frame.iloc[0:0].copy()
-            other.attrs = {"failures": [f.to_dict() for f in result.failures_of(1)]}
-        else:
-            other = settle(result, 1, on_error)
-    except EdgeReportsError as exc:
-        exc.add_note(
-            f"these failures are of the compared period ({comparison.mode}, report 1 of the "
-            "pull); the report's own period was fetched"
-        )
-        raise
-    return align(frame, other, comparison)
+__all__ = ["COMPARE_MODES", "Comparison", "align", "plan_comparison"]
 
 
 def align(frame: pd.DataFrame, other: pd.DataFrame, comparison: Comparison) -> pd.DataFrame:
@@ -68,8 +41,9 @@ def align(frame: pd.DataFrame, other: pd.DataFrame, comparison: Comparison) -> p
     import numpy as np
     import pandas as pd
 
-    from ..schema import FLOAT, TIMESTAMP, schema_for, shape_of
+    from ..schema import FLOAT, STRING, TIMESTAMP, schema_for, shape_of
 
+    facts = _facts(comparison, other)
     shape = shape_of(frame)
     spec = schema_for(shape)
     when = "time_stamp" if shape == "timeseries" else "start_time"
@@ -77,12 +51,38 @@ def align(frame: pd.DataFrame, other: pd.DataFrame, comparison: Comparison) -> p
     keys = ["account_id", *dims, "metric", "aggregation"]
     if shape == "timeseries":
         keys.append("percentile")
-    series = _series_ids(frame, other, keys)
-    mine = _keyed(frame, series[: len(frame)], when, comparison.start, comparison)
-    theirs = _keyed(other, series[len(frame) :], when, comparison.other_start, comparison)
-    theirs = theirs.rename(columns={when: "compare_time_stamp", "value": "compare_value"})
-    on = ["_series", "_offset", "_n"]  # unique on each side, by construction
-    joined = mine[on].merge(theirs, on=on, how="left", sort=False)
+    # Both periods' rows in one table: a key column one side lacks is null there, and a row
+    # meets the row of the other side with the same series, offset and rank at that offset.
+    rows = pd.concat(
+        [
+            df.assign(**{k: pd.Series(pd.NA, index=df.index, dtype=STRING) for k in keys
+                         if k not in df})[keys]
+            for df in (frame, other)
+        ],
+        ignore_index=True,
+    )  # fmt: skip
+    side = np.repeat([0, 1], [len(frame), len(other)])
+    series = rows.groupby(keys, dropna=False, sort=False).ngroup().to_numpy()
+    stamps = pd.concat([frame[when], other[when]], ignore_index=True)
+    if comparison.bucket is not None and len(rows):
+        step = micros(comparison.bucket)
+        at = stamps.to_numpy(dtype="datetime64[us]").view("int64")
+        starts = row_bucket_micros(at, comparison.bucket, at_end=comparison.at_end)
+        first = [floor(t, comparison.bucket) for t in (comparison.start, comparison.other_start)]
+        offset = (starts - np.where(side == 0, *(epoch_micros(t) for t in first))) // step
+    else:  # no buckets: rows meet by their rank in time within their series
+        ranks = stamps.groupby([side, series]).rank(method="first")
+        offset = ranks.to_numpy(dtype="int64")
+    # The n-th row of a series at an offset meets the other side's n-th (one, as a rule).
+    ids = pd.DataFrame({"_series": series, "_offset": offset})
+    sides = (ids[: len(frame)], ids[len(frame) :])  # grouped apart: cheaper than at once
+    ids["_n"] = np.concatenate(
+        [s.groupby(["_series", "_offset"], sort=False).cumcount() for s in sides]
+    )
+    theirs = ids[len(frame) :].assign(
+        compare_time_stamp=other[when].array, compare_value=other["value"].to_numpy(float)
+    )
+    joined = ids[: len(frame)].merge(theirs, on=["_series", "_offset", "_n"], how="left")
     out = frame.copy()
     out["compare_time_stamp"] = pd.Series(
         joined["compare_time_stamp"].array, index=frame.index
@@ -96,67 +96,21 @@ def align(frame: pd.DataFrame, other: pd.DataFrame, comparison: Comparison) -> p
     out["change"] = pd.Series(change, index=frame.index, dtype=FLOAT)
     out["change_pct"] = pd.Series(pct, index=frame.index, dtype=FLOAT)
     matched = int(joined["compare_time_stamp"].notna().sum())
+    facts.update(unmatched=len(frame) - matched, unmatched_other=len(other) - matched)
     out.attrs.update(frame.attrs)
-    out.attrs["compare"] = _facts(comparison, other, len(frame) - matched, len(other) - matched)
+    out.attrs["compare"] = facts
     return out
 
 
-def _series_ids(frame: pd.DataFrame, other: pd.DataFrame, keys: list[str]) -> Any:
-    """One integer per series (the ``keys``' values) over the rows of both frames, in order;
-    a column one frame lacks is null there, and nulls meet nulls."""
-    import pandas as pd
-
-    from ..schema import STRING
-
-    def columns(df: pd.DataFrame) -> pd.DataFrame:
-        missing = {k: pd.Series(pd.NA, index=df.index, dtype=STRING) for k in keys if k not in df}
-        return df.assign(**missing)[keys]
-
-    both = pd.concat([columns(frame), columns(other)], ignore_index=True)
-    return both.groupby(keys, dropna=False, sort=False).ngroup().to_numpy()
-
-
-def _keyed(
-    frame: pd.DataFrame, series: Any, when: str, start: datetime, comparison: Comparison
-) -> pd.DataFrame:
-    """Each row's series, offset (and rank among rows of one series at one offset), time and
-    value."""
-    import pandas as pd
-
-    out = pd.DataFrame({"_series": series}, index=frame.index)
-    stamps = frame[when]
-    if comparison.bucket is not None and len(frame):
-        out["_offset"] = _offsets(frame, start, comparison.bucket)
-    else:  # no buckets: rows meet by their rank in time within their series
-        out["_offset"] = stamps.groupby(series).rank(method="first").astype("int64")
-    # Two rows of one series in one bucket (not expected): the n-th meets the n-th.
-    out["_n"] = out.groupby(["_series", "_offset"], sort=False).cumcount()
-    out[when] = stamps
-    out["value"] = frame["value"].astype(float)
-    return out.reset_index(drop=True)
-
-
-def _offsets(frame: pd.DataFrame, start: datetime, bucket: timedelta) -> pd.Series:
-    """Each row's bucket count from the bucket holding ``start``: the bucket a row covers
-    (:func:`~edgereports.normalize.bucket_start`: a v2 row, stamped at the end of its piece,
-    covers the bucket before its stamp)."""
-    import pandas as pd
-
-    from ..normalize.buckets import bucket_start
-
-    first = pd.Timestamp(floor(start, bucket))
-    return ((bucket_start(frame) - first) // pd.Timedelta(bucket)).astype("int64")
-
-
-def _facts(comparison: Comparison, other: pd.DataFrame, mine: int, theirs: int) -> dict[str, Any]:
+def _facts(comparison: Comparison, other: pd.DataFrame) -> dict[str, Any]:
+    """What ``attrs["compare"]`` says of the other period (the counts of unmatched rows are
+    added once the rows have met)."""
     request = comparison.report.to_request()
     facts: dict[str, Any] = {
         "mode": comparison.mode,
         "start": request["start_date_time"],
         "end": request["end_date_time"],
         "request": request,
-        "unmatched": mine,
-        "unmatched_other": theirs,
     }
     for name in ("partial_buckets", "provisional_from", "dropped_after_end", "failures"):
         if other.attrs.get(name):

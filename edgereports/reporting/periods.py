@@ -48,6 +48,7 @@ class Comparison:
         other_start: the other period's start.
         bucket: the bucket length, or None for a report without buckets (rows then meet by
             their rank in time within their series).
+        at_end: the rows are stamped at the end of the piece they cover (v2).
     """
 
     mode: str
@@ -55,6 +56,7 @@ class Comparison:
     start: datetime
     other_start: datetime
     bucket: timedelta | None
+    at_end: bool = False
 
 
 def plan_comparison(report: Report, compare: object, bucket: timedelta | None) -> Comparison:
@@ -102,7 +104,7 @@ def plan_comparison(report: Report, compare: object, bucket: timedelta | None) -
         mode = "range"
     other_span = other.time_range()
     assert other_span is not None
-    return Comparison(mode, other, span[0], other_span[0], bucket)
+    return Comparison(mode, other, span[0], other_span[0], bucket, report.stamps_at_end)
 
 
 def bucket_count(start: datetime, end: datetime, bucket: timedelta) -> int:

@@ -179,7 +179,13 @@ def window_plan(
         >>> len(window_plan(r)), len(window_plan(r, points=1_000))
         (1, 5)
     """
-    bucket = bucket_of(report)
+    return _windows(report, bucket_of(report), window, points)
+
+
+def _windows(
+    report: Report, bucket: timedelta | None, window: timedelta | None, points: int
+) -> list[Window] | None:
+    """:func:`window_plan` with the report's bucket length known."""
     span = report.time_range()
     if bucket is None or span is None:
         return None
@@ -270,12 +276,16 @@ def metric_groups(report: Report) -> list[tuple[Metric, ...]]:
     return [tuple(g) for g in groups]
 
 
-def _fanned_values(report: Report) -> list[tuple[str, tuple[Expression, ...]]]:
-    """The grouped-by dimensions whose EXACT filters list several distinct values."""
+def _fanned_values(
+    report: Report, filters: dict[str, Any]
+) -> list[tuple[str, tuple[Expression, ...]]]:
+    """The grouped-by dimensions whose EXACT filters (``filters``, as
+    :attr:`ReportFacts.filters` lists them) name several distinct values."""
     out = []
     for dim in report.dimensions or ():
+        given = filters.get(dim, ())
         seen: dict[str, Expression] = {}
-        for value in report.filter_values(dim):
+        for value in given if isinstance(given, list) else (given,):
             seen.setdefault(str(value).strip(), value)
         if len(seen) > 1:
             out.append((dim, tuple(seen.values())))
@@ -294,7 +304,12 @@ def branches(report: Report) -> list[Branch]:
         >>> [str(b) for b in branches(r)]
         ['msisdn=91', 'msisdn=92']
     """
-    fanned = _fanned_values(report)
+    return _branches(report, report.exact_filters())
+
+
+def _branches(report: Report, filters: dict[str, Any]) -> list[Branch]:
+    """:func:`branches` with the report's filters known (:meth:`Report.exact_filters`)."""
+    fanned = _fanned_values(report, filters)
     groups = metric_groups(report)
     split = len(groups) > 1
     out: list[Branch] = []
@@ -338,7 +353,12 @@ def _windowed(report: Report, window: Window | None) -> Report:
 
 
 def plan_parts(
-    index: int, report: Report, window: timedelta | None, *, points: int = DEFAULT_POINTS
+    index: int,
+    report: Report,
+    window: timedelta | None,
+    *,
+    points: int = DEFAULT_POINTS,
+    facts: ReportFacts | None = None,
 ) -> list[list[Part]]:
     """The requests of report number ``index``: per fan-out branch, one per window.
 
@@ -350,14 +370,17 @@ def plan_parts(
         report: the report.
         window: a forced window length, else the budget decides.
         points: the budget of one request in points (buckets x metrics).
+        facts: the report's facts when they are known (else worked out here).
 
     Raises:
         InputError: ``window`` is not a whole number of the report's buckets.
     """
+    facts = facts or report_facts(report)
     plan = []
-    for b, fan in enumerate(branches(report)):
-        whole = bool(unpinned_dimensions(fan.report))
-        windows = None if whole else window_plan(fan.report, window, points=points)
+    for b, fan in enumerate(_branches(report, facts.filters)):
+        # Fanned-out values are pinned, so a branch has the report's top talkers and bucket.
+        whole = bool(facts.top_talker)
+        windows = None if whole else _windows(fan.report, facts.bucket, window, points)
         if windows is None:
             plan.append([Part(index, b, fan, None, fan.report)])
         else:
@@ -395,13 +418,6 @@ class ReportFacts:
 
 def report_facts(report: Report) -> ReportFacts:
     """The facts of ``report`` (:class:`ReportFacts`)."""
-    filters: dict[str, Any] = {}
-    dims = ["account_id", *(f.dimension_name for c in report.clauses or () for f in c.filters)]
-    for dim in dict.fromkeys(dims):
-        values = list(dict.fromkeys(report.filter_values(dim)))
-        if values:
-            filters[dim] = values[0] if len(values) == 1 else values
-    devices = {d: [str(v) for v in report.filter_values(d)] for d in DEVICE_IDS}
     return ReportFacts(
         request=report.to_request(),
         span=report.time_range(),
@@ -409,8 +425,10 @@ def report_facts(report: Report) -> ReportFacts:
         at_end=report.stamps_at_end,
         relative=report.relative,
         top_talker=unpinned_dimensions(report),
-        filters=filters,
-        devices={d: v for d, v in devices.items() if v},
+        filters=report.exact_filters(),
+        devices={
+            d: [str(v) for v in values] for d in DEVICE_IDS if (values := report.filter_values(d))
+        },
     )
 
 
@@ -466,8 +484,12 @@ def plan_pull(
     for i, r in enumerate(reports):
         r.to_request()
         check_range(r, max_range, i if len(reports) > 1 else None)
-    comparison = None if compare is None else _compared(reports[0], compare, max_range)
-    if present is not None and any(r.relative for r in reports):
+    facts = [report_facts(r) for r in reports]
+    comparison = None
+    if compare is not None:
+        comparison = plan_comparison(reports[0], compare, facts[0].bucket)
+        check_range(comparison.report, max_range, 1)
+    if present is not None and any(f.relative for f in facts):
         now = present()
         return plan_pull(
             [r.at(now) for r in reports],
@@ -476,22 +498,14 @@ def plan_pull(
             compare=compare,
             max_range=max_range,
         )
-    pulled = [(r, None) for r in reports] + (
-        [(comparison.report, comparison)] if comparison else []
-    )
+    pulled: list[tuple[Report, ReportFacts, Comparison | None]]
+    pulled = [(r, f, None) for r, f in zip(reports, facts, strict=True)]
+    if comparison is not None:
+        pulled.append((comparison.report, report_facts(comparison.report), comparison))
     return [
-        Plan(report_facts(r), plan_parts(i, r, window, points=points), other)
-        for i, (r, other) in enumerate(pulled)
+        Plan(f, plan_parts(i, r, window, points=points, facts=f), other)
+        for i, (r, f, other) in enumerate(pulled)
     ]
-
-
-def _compared(report: Report, compare: object, max_range: timedelta | None) -> Comparison:
-    """The other period of ``compare=`` (:func:`~.periods.plan_comparison`), its range
-    checked."""
-    bucket = bucket_of(report)
-    comparison = plan_comparison(report, compare, bucket)
-    check_range(comparison.report, max_range, 1)
-    return comparison
 
 
 def check_range(report: Report, max_range: timedelta | None, index: int | None = None) -> None:

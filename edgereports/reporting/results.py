@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..errors import (
+    EdgeReportsError,
     EmptyResultWarning,
     PartialBucketWarning,
     PartialFailure,
@@ -33,6 +34,7 @@ __all__ = [
     "describe_failures",
     "describe_partial",
     "settle",
+    "settle_periods",
     "warn_about",
 ]
 
@@ -226,6 +228,35 @@ def settle(result: FetchResult, index: int, on_error: str) -> pd.DataFrame:
         raise error from None
     assert frame is not None
     return frame
+
+
+def settle_periods(
+    result: FetchResult, mode: str, on_error: str
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The frames of a pull of two periods (``compare=``): the report's own (report 0) and
+    the other period's (report 1), each settled (:func:`settle`).
+
+    With ``on_error="collect"`` an other period none of whose parts gave rows is an empty
+    frame carrying its failures.
+
+    Raises:
+        PartialFailure, EdgeReportsError: as :func:`settle`; the other period's failures carry
+            a note saying whose they are.
+    """
+    frame = settle(result, 0, on_error)
+    try:
+        if on_error == "collect" and result.frames[1] is None:  # no row of the other period
+            other = frame.iloc[0:0].copy()
+            other.attrs = {"failures": [f.to_dict() for f in result.failures_of(1)]}
+        else:
+            other = settle(result, 1, on_error)
+    except EdgeReportsError as exc:
+        exc.add_note(
+            f"these failures are of the compared period ({mode}, report 1 of the pull); the "
+            "report's own period was fetched"
+        )
+        raise
+    return frame, other
 
 
 def describe_partial(frame: pd.DataFrame) -> str | None:

@@ -10,23 +10,11 @@ Running it needs the ``[sandbox]`` extra (Flask, cheroot, numba): ``pip install
 'edgereports[sandbox]'``. Importing this package does not; :func:`serve` and the command say in
 one line what is missing (``extras.py``).
 
-The map, in three parts that import downwards only (``web`` → ``engine`` → ``model``):
-
-- ``model/``, the synthetic network: ``network`` (the inventory), ``activity`` (per-device
-  activity: the model and its constants), ``quality`` (latency, jitter and packet loss),
-  ``hashing`` (the counter-based draws), ``kernel`` (the numba kernels of every device-hour),
-  ``incidents`` (ground truth injected into the activity: ``serve(incidents=...)``) and
-  ``accumulate`` (sums over devices and hours, running the kernels).
-- ``engine/``, the report engine: ``request``/``fields`` (what a report request may say),
-  ``metrics`` (what every metric and aggregation means), ``answer`` (scope, dimensions,
-  buckets, quirks), ``render`` (JSON and CSV layouts).
-- ``web/``, the HTTP shell: ``server`` (:func:`serve` and :class:`SandboxHandle`), ``app``
-  (auth and request flow), ``wsgi_server`` (the HTTP server, keep-alive), ``state`` (what a
-  running sandbox shares), ``faults`` (fault injection), ``admin`` (``/sandbox/...`` routes),
-  ``openapi``/``openapi_schemas``, and one module per area of the service: ``reporting``
-  (errors and limits of endpoint 13), ``content``, ``content_store`` and ``playback``
-  (area A), ``campaigns`` (area B, form fields and states).
-- Shared at the top: ``clock`` (the sandbox's "now"), ``problems`` (error bodies), ``extras``.
+The map, in three parts that import downwards only (``web`` → ``engine`` → ``model``; each
+package's docstring names its modules): ``model/``, the synthetic network (and the incidents
+injected into it: ``serve(incidents=...)``); ``engine/``, the report engine; ``web/``, the HTTP
+shell (:func:`serve`, auth, faults, one module per area of the service). Shared at the top:
+``clock`` (the sandbox's "now"), ``problems`` (error bodies), ``extras``.
 
 Example:
     >>> from edgereports.sandbox import serve

@@ -1,9 +1,4 @@
-"""The engine of a run into Delta tables (``format = "delta"``), whole or as a unit of work.
-
-Each report's table is created first; the watermark comes from the table; the windows are
-fetched concurrently and each is committed as it arrives, one commit at a time in a process
-(other processes, running other units, commit beside it).
-"""
+"""The engine of a run into Delta tables (``format = "delta"``), whole or as a unit of work."""
 
 from __future__ import annotations
 

@@ -1,11 +1,9 @@
 """The Delta Lake format of the export: one transactional table per report, local or on S3.
 
-``OUTPUT/<report>`` is a Delta table written with :func:`deltalake.write_deltalake`
-(the optional extra ``edgereports[delta]``), partitioned by ``day`` (the UTC day of the bucket,
-a ``date`` column), with the pinned frame schema of :mod:`edgereports.schema`. ``OUTPUT`` is a
-local directory or an object-store URI (``s3://bucket/prefix``); endpoint and credentials come
-from the environment in the form ``deltalake``/``object_store`` read them (``AWS_ENDPOINT_URL``,
-``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``, ``AWS_REGION``, ``AWS_ALLOW_HTTP``...).
+``OUTPUT/<report>`` is a Delta table (the optional extra ``edgereports[delta]``), partitioned by
+``day`` (the UTC day of the bucket, a ``date`` column), with the pinned frame schema of
+:mod:`edgereports.schema`. ``OUTPUT`` is a local directory or an object-store URI
+(``s3://bucket/prefix``; settings and credentials: ``storage.py``).
 
 Writing the UTC days ``[start, end)`` of a report is one commit: an overwrite with the
 predicate ``day >= start AND day < end``, so a unit replaces exactly its days, whatever ran
@@ -145,10 +143,7 @@ def open_table(
     """Open the report's table, creating it empty first when missing (and ``create``).
 
     A run opens each table once and reads its state (definition, values, watermark) from that
-    one snapshot. Several processes creating the same table at once: one wins, the others
-    find it made. Tables are created with a checkpoint, and one every
-    :data:`CHECKPOINT_INTERVAL` commits after it, so opening one replays at most that many
-    commits whatever its age.
+    one snapshot.
 
     Returns:
         The table (a ``deltalake.DeltaTable``), or ``None`` when it is missing and not created.
@@ -175,7 +170,7 @@ def open_table(
                 storage_options=options,
             )
         table = deltalake.DeltaTable(location, storage_options=options)
-        if table.version() == 0:  # a checkpoint from the start: every read costs the same
+        if table.version() == 0:  # a checkpoint from the start, then every CHECKPOINT_INTERVAL
             table.create_checkpoint()
     else:
         table = deltalake.DeltaTable(location, storage_options=options)
@@ -251,12 +246,11 @@ def record_values(table: Any, report: ReportJob, values: Values, retired: Values
 def table_watermark(table: Any | None, report: ReportJob) -> datetime | None:
     """The end of the contiguous data the table holds from the report's start (or ``None``).
 
-    Read from the table's application transactions, on one snapshot of the table: the
-    contiguous end recorded by the last commit that extended it (``edgereports/<report>/from/
-    <start>``, a lower bound), then day after day from there: a day written complete moves it
-    to the day's end, a day written in part to the end of its data (a day a full refresh
-    removed is recorded as written up to its own start: it stops there). A table whose units
-    ran in order is read in two look-ups, however old it is.
+    Read from the table's application transactions: the contiguous end recorded by the last
+    commit that extended it (:func:`contiguous_id`, a lower bound), then day after day from
+    there: a day written complete moves it to the day's end, a day written in part to the end of
+    its data (a day a full refresh removed is recorded as written up to its own start: it stops
+    there). A table whose units ran in order is read in two look-ups, however old it is.
     """
     if table is None:
         return None
@@ -352,8 +346,7 @@ def write_days(
         end: the end of the data fetched (a UTC midnight, or inside the last day).
         metadata: JSON-ready facts stored in the commit (request, window; no secret).
         contiguous: the end of the data held contiguously from the report's start once this
-            commit is in (recorded, so the next run reads its watermark in two look-ups);
-            ``None`` when this write does not extend it.
+            commit is in (``None`` when this write does not extend it).
         values: replace only the rows of these fan-out values (by dimension); a backfill of
             added values (the days stay recorded as they were), or a write that keeps the
             history of removed values.
@@ -437,9 +430,8 @@ def remove_outside(
         return 0
     empty = _arrow_schema(report, _dimensions(report)).empty_table()
     txns = [deltalake.Transaction(_app_id(report, d), _seconds(_midnight(d))) for d in removed]
-    txns.append(
-        deltalake.Transaction(contiguous_id(report), _seconds(end))
-    )  # it holds [begin, end)
+    # the table now holds [begin, end)
+    txns.append(deltalake.Transaction(contiguous_id(report), _seconds(end)))
     predicate = f"day < '{first.isoformat()}' OR day > '{last.isoformat()}'"
     _commit(table, empty, predicate, txns, metadata)
     return len(outside)
@@ -499,9 +491,8 @@ def read_delta(
     """Read the rows of ``[start, end)`` of a table as an Arrow table, its shape and the
     definition it records (the report's request without its range).
 
-    The range rule of every read: the bucket holding ``start`` is kept (its HOUR or DAY from
-    the definition the table records). The ``day`` partitions outside the range are skipped;
-    the ``day`` column is dropped.
+    The range rule of every read (:mod:`..bounds`) keeps the bucket holding ``start``; the
+    ``day`` partitions outside the range are skipped and the ``day`` column is dropped.
     """
     deltalake = require_deltalake()
 

@@ -87,7 +87,7 @@ def report_state(
 def damaged_days(report_dir: Path) -> list[date]:
     """The days whose ``part.parquet`` does not read as Parquet (truncated, overwritten).
 
-    Only the footer of each file is read (a few KiB), so this is cheap for years of days.
+    Only the footer of each file is read.
     """
     damaged: list[date] = []
     for day, path in partitions(report_dir).items():

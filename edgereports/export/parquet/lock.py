@@ -1,5 +1,4 @@
-"""The export lock: one writer per report directory or per day, failing fast with
-``ExportLocked``.
+"""The export lock: one writer per report directory or per day, failing fast otherwise.
 
 Each report directory holds a lock file ``_lock``. A run takes an exclusive, non-blocking
 :func:`fcntl.flock` on the lock file of every report it writes, then writes its holder (pid,

@@ -4,7 +4,6 @@
 definition (the request without its range, no secret), the frame shape and the toolkit version.
 It is written to a temporary file in the same directory, flushed to disk and moved into place
 with :func:`os.replace`, so a run killed at any moment leaves either the old or the new state.
-Readers such as pyarrow, Spark and Trino skip names that start with ``_`` or ``.``.
 """
 
 from __future__ import annotations

@@ -194,8 +194,7 @@ def write_window(
     stray = sorted(_from_number(int(n)) for n in np.unique(day_numbers) if int(n) not in wanted)
     if stray:
         raise ValueError(f"rows of day(s) {stray} fall outside the window's days")
-    # the copies go to the system allocator, which reuses and hands back freed memory at once
-    # (Arrow's default mimalloc pool keeps per-thread pages of each size around)
+    # the system allocator returns freed memory at once (Arrow's default pool keeps its pages)
     system = pa.system_memory_pool()
     rows = files = removed = size = 0
     for day in days:

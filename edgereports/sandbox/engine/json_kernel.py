@@ -1,12 +1,10 @@
 """The fixed-width JSON writer's inner loop, compiled by numba (``render.py`` documents the layout).
 
-Numpy writes each point's row template and stamp (broadcast copies, at memory speed); this
-writes the numbers into the rows in place, right-aligned and padded with JSON whitespace,
-exactly as ``render.value_matrix`` writes them (integers when no value of the array has a
-fraction, else up to three decimals with trailing zeros and a bare point blanked). Numpy's
-column-wise formatting made a dozen passes and temporary matrices per number column.
-Compiled on first use, cached on disk, and releases the GIL. This module imports numba:
-import it lazily.
+Numpy writes each point's row template and stamp; this writes the numbers into the rows in
+place, right-aligned and padded with JSON whitespace, exactly as ``render.value_matrix`` writes
+them (integers when no value of the array has a fraction, else up to three decimals with
+trailing zeros and a bare point blanked). Compiled on first use, cached on disk, and releases
+the GIL. This module imports numba: import it lazily.
 """
 
 from __future__ import annotations

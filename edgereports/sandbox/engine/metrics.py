@@ -35,11 +35,11 @@ of the slots' values, a slot's value being the mean of the samples in it (over t
 connected then); slots without a sample are left out. So ``MIN <= AVG <= MAX``, a DAY's
 ``MAX`` is the largest of its hours' and its ``MIN`` the smallest of its hours' that have a
 sample. ``EXISTS`` is 1 when the bucket has a sample. A bucket without any sample gives 0 for
-every aggregation. Samples are multiples of 1/8, so COUNTs are exact.
+every aggregation.
 
-COUNTs of seconds, bytes, connections and quality samples are exact; other values are rounded
-to three decimals. With a dimension that names one element among several (the top talker),
-``COUNT`` totals the whole scope and the other aggregations are the element's (``answer.py``).
+COUNTs are exact (quality samples are multiples of 1/8); other values are rounded to three
+decimals. With a top talker, ``COUNT`` totals the whole scope and the other aggregations are
+the element's (``answer.py``).
 """
 
 from __future__ import annotations

@@ -1,18 +1,14 @@
-"""Rendering of report answers as JSON (fast, fixed-width) and as CSV (docs/frames.md).
+"""Rendering of report answers as JSON (fixed-width for large ones) and as CSV (docs/frames.md).
 
-Time series of up to 2,000 points are written compactly, byte for byte as ``orjson.dumps``
-writes the answer as dicts, but without building the dicts: each point is the text before its
-number (``{"time_stamp":"...","name":...,"value":``, made with numpy and memoised for the
-regular grids of stamps a fan-out asks for again and again) joined with the number as orjson
-writes it (whole arrays at once). Larger ones are assembled in one buffer: every point of an
-inner array is one fixed-width row of bytes (the timestamp, name and aggregation are fixed
-width; numbers are right-aligned and padded with JSON whitespace); numpy copies the rows'
-template and stamps (a regular grid's stamps memoised too), a compiled loop
-(``json_kernel.py``) writes the numbers in place, so a 100k-point answer costs less than
-``orjson.dumps`` of the same data. ``render_json_buffer`` hands that buffer out without
-copying it, from memory the caller may recycle. Both writers give the same JSON values:
-integers when integral, ``.5`` for half bytes, otherwise up to three decimals. Other shapes go
-through orjson.
+A time series of up to ``SMALL_ANSWER`` points is written byte for byte as ``orjson.dumps``
+writes the answer as dicts, without building the dicts: each point's text before its number
+(memoised for the regular grids of stamps a fan-out asks for again and again) joined with the
+number as orjson writes it. A larger one is one buffer in which every point is a fixed-width
+row of bytes (numbers right-aligned and padded with JSON whitespace): numpy copies the rows'
+template and stamps, ``json_kernel.py`` writes the numbers in place, and
+``render_json_buffer`` hands the buffer out without copying it. Both writers give the same
+JSON values: integers when integral, ``.5`` for half bytes, otherwise up to three decimals.
+Other shapes go through orjson.
 
 CSV layouts:
 
@@ -54,7 +50,7 @@ GRID_STAMPS = 10_000
 _ZERO = ord("0")
 _SPACE = ord(" ")
 _PAIRS = np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode(), dtype=np.uint8)
-_PAIRS16 = _PAIRS.view(np.uint16)  # "07" as one native uint16: gathers are much cheaper
+_PAIRS16 = _PAIRS.view(np.uint16)  # "07" as one native uint16: two digits per gather
 _POW10 = 10 ** np.arange(1, 19, dtype=np.int64)
 
 
@@ -202,7 +198,7 @@ def _series_json(ans: SeriesAnswer, alloc: Callable[[int], U8] = _empty) -> memo
         if np.isfinite(values).all() and (values >= 0).all():
             iw, frac = number_layout(values)
             wn = iw + 4 * frac
-        else:  # outside the kernel's domain: numpy's writer, as it always did
+        else:  # outside the kernel's domain: numpy's writer
             nums = value_matrix(values)
             iw, frac, wn = -1, False, nums.shape[1]
             values = nums  # type: ignore[assignment]
@@ -257,8 +253,7 @@ def render_json_buffer(
     """Return the JSON body of an answer without a final copy (what a server sends).
 
     A large time series is assembled in one buffer: this returns a view of it (bytes of
-    ``len()`` one each), where :func:`render_json` copies it into ``bytes``, a copy into
-    freshly mapped memory that cost as much as a third of the writing.
+    ``len()`` one each), where :func:`render_json` copies it into ``bytes``.
 
     Args:
         ans: the answer.

@@ -19,10 +19,8 @@ quality (``quality.py``): the bases ``L``, ``J`` and ``P`` sum those samples (la
 loss, in eighths), so that a base divided by ``C`` is a mean per sample. Reporting metrics are
 these bases, scaled.
 
-The arithmetic of every device-hour is in ``kernel.py`` (compiled; the fast path keeps only
-the sums per hour; the other one also sums per device and per 5-minute slot), and
-``accumulate.py`` sums it over a set of devices and a run of hours. This module holds the
-model's constants, which both use.
+The arithmetic of every device-hour is in ``kernel.py``, and ``accumulate.py`` sums it over a
+set of devices and a run of hours; this module holds the model's constants, which both use.
 """
 
 from __future__ import annotations

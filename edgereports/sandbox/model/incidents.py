@@ -1,21 +1,11 @@
 """Incidents: ground truth injected into the synthetic network's activity.
 
-An incident changes what some devices do during a run of whole UTC hours; every report is
-computed from the changed activity, so v1, v2, CSV and current status all agree about it. SIMs
-stay active (SIM counts do not change). Kinds:
-
-- ``site_dark``: every device of a customer site (``subject``) has no session at all;
-- ``device_offline``: one device (``subject``: its MSISDN) has no session;
-- ``usage_drop``: the device's mean uplink and downlink rates are multiplied by ``factor``
-  (default 0.1); its sessions stay as they were;
-- ``usage_spike``: the same with a factor above 1 (default 6);
-- ``sim_idle``: the device keeps attaching (its sessions stay) but passes no bytes; at least 24
-  hours ("idle for days").
-
-Where incidents overlap on one device, no session beats no bytes, which beats a rate factor
-(factors multiply). An incident is given as ``{"kind", "subject", "start", "hours"}`` (and an
-optional ``"factor"``); ``start`` is an ISO 8601 instant with an offset (or a tz-aware
-datetime) on a whole UTC hour, because the network draws its activity per UTC hour.
+An incident changes what some devices do during a run of whole UTC hours (activity is drawn
+per UTC hour), and every report is computed from the changed activity; SIMs stay active.
+``site_dark`` and ``device_offline`` remove the sessions, ``sim_idle`` the bytes, ``usage_drop``
+and ``usage_spike`` scale the rates; on one device no session beats no bytes, which beats a rate
+factor (factors multiply). docs/sandbox.md ("Incidents") gives the subjects, the defaults and
+the form of an incident.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ work is cut or which kernel does it.
 Three kernels share the per-device-hour functions:
 
 - :func:`hourly_sums` and :func:`quality_sums`, the fast path: nothing kept but the sums per
-  hour (compiled to SIMD code, so the activity of a device-hour costs next to nothing);
+  hour;
 - :func:`device_detail`, for everything else: a window inside the hours, sums per device (the
   top talker) and sums per 5-minute slot (the profile behind MAX, MIN and PERCENTILE).
 

@@ -20,7 +20,7 @@ customer site.
   how likely it is online per hour (by local time of day in India, +05:30, and weekday) and its
   mean uplink and downlink rates. The activity itself is in ``activity.py``.
 - Each device also has a latency level (by profile, ``quality.py``) and a quality key, from a
-  hash of (seed, device) so that adding them changed no other number.
+  hash of (seed, device) of its own, so that they change no other number.
 """
 
 from __future__ import annotations

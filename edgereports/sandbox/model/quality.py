@@ -14,9 +14,9 @@ counted in eighths (of a millisecond, of a percent), so sums of samples are exac
   weekend day hours, an exponential loss of mean 0.5 % (at least 0.125 %, at most 100 %);
   otherwise 0. Percent of packets.
 
-Like the activity, every value is a pure function of (seed, device, hour): the MurmurHash3
-finaliser of the device's quality key (``network.py``'s ``qkey``) and the hour, cut into 12-bit
-uniforms (``kernel.py`` does the arithmetic). Nothing here changes the activity's numbers.
+Like the activity, every value is a pure function of (seed, device, hour), drawn with the
+device's quality key (``network.py``'s ``qkey``; ``kernel.py`` does the arithmetic), so nothing
+here changes the activity's numbers.
 """
 
 from __future__ import annotations

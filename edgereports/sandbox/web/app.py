@@ -1,12 +1,11 @@
 """The sandbox's Flask application: routes of all three areas, auth, faults and JSON errors.
 
-Request flow for the API areas (reporting ``/connectivity/v1``, content
-``/api/v1/stream-tech``, campaigns ``/rmn-api/api/v1/rmn``): count the request, apply the
-rate-limit mode (``throttle.py``) and faults (``faults.py``), check credentials (header
-``api_key`` then query ``partner_name`` for content and campaigns: 401 without the right
-key, 400 without ``partner_name``, 403 for another partner; query ``apikey`` for reporting,
-query ``Authorization`` for the v2 report, header ``Authorization: Bearer`` for the
-reporting service), then the route. Every error is a JSON body
+Request flow for the API areas (reporting ``/connectivity/v1``, content ``/api/v1/stream-tech``,
+campaigns ``/rmn-api/api/v1/rmn``): count the request, apply the rate-limit mode (``throttle.py``)
+and faults (``faults.py``), check credentials (header ``api_key`` then query ``partner_name`` for
+content and campaigns: 401 without the right key, 400 without ``partner_name``, 403 for another
+partner; query ``apikey`` for reporting, query ``Authorization`` for the v2 report, header
+``Authorization: Bearer`` for the reporting service), then the route. Every error is a JSON body
 (``problems.py``); an unexpected exception is a 500 JSON body with no traceback.
 """
 

@@ -1,10 +1,9 @@
 """Recycled body buffers: large answers are written into memory the process already touched.
 
-A large answer written into fresh memory pays a page fault per page (the allocator maps and
-unmaps blocks that large on every request), which on a loaded machine dominates the time to
-write it. The pool keeps a few buffers; a response takes one, writes its answer into it, and gives
-it back once the server has sent the last byte (never earlier: a buffer is in one response at a
-time; one a response abandons is left to the garbage collector).
+Fresh memory pays a page fault per page (the allocator maps and unmaps blocks that large on
+every request). The pool keeps a few buffers; a response takes one, writes its answer into it,
+and gives it back once the server has sent the last byte (never earlier: a buffer is in one
+response at a time; one a response abandons is left to the garbage collector).
 """
 
 from __future__ import annotations

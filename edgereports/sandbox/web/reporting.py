@@ -2,21 +2,17 @@
 
 The request is validated by ``engine/request.py``, answered by ``engine/answer.py`` and
 written by ``engine/render.py`` (JSON by default, CSV for ``Accept: text/csv``; another
-``Accept`` gives 406).
-Errors: 401 for a missing or wrong ``apikey``, 415 when the body is not declared JSON, 413 for
-bodies over 1 MiB, 400 for malformed JSON or an invalid or ambiguous request, 404 for an
-unknown account. Every request that reaches the endpoint is counted; the JSON bodies that reach
-validation are remembered (``SandboxHandle.report_requests()``).
+``Accept`` gives 406). Errors: 401 for a missing or wrong ``apikey``, 415 when the body is not
+declared JSON, 413 for a body over ``Limits.json_body``, 400 for malformed JSON, an invalid or
+ambiguous request or one over a limit (``Limits`` and the engine's; the message says which
+and what to do), 404 for an unknown account. Every request that reaches the endpoint is
+counted; the JSON bodies that reach validation are remembered
+(``SandboxHandle.report_requests()``).
 
-Every answer (200) carries a ``Server-Timing`` header (W3C Server Timing) with two durations in
-milliseconds: ``gen`` from the start of the handler to the computed answer (credentials,
-``Accept``, reading and parsing the body, validation, the engine) and ``ser`` for rendering
-it, e.g. ``Server-Timing: gen;dur=12.345, ser;dur=4.567``. The server's work around the
+Every answer (200) carries a ``Server-Timing`` header with two durations in milliseconds:
+``gen`` from the start of the handler to the computed answer (credentials, ``Accept``, the
+body, validation, the engine) and ``ser`` for rendering it. The server's work around the
 handler (HTTP parsing, routing, writing the response) is in neither.
-
-Limits: a body of at most 1 MiB (else 413); a range of at most 1,100 days, 20 metric entries,
-1,000 expressions per filter; at most 500,000 points per answer and 200 million device-hours
-of work per request (else 400 saying which limit and what to do).
 """
 
 from __future__ import annotations
@@ -111,9 +107,8 @@ def answer_response(
     """Render an answer as CSV or JSON into a 200 response with its ``Server-Timing``.
 
     A large JSON answer is written into a buffer of ``state.buffers`` and handed to the server
-    from there in blocks of ``BODY_BLOCK`` bytes, with its ``Content-Length`` (WSGI servers
-    take ``bytes`` only; a block's copy is small and stays in cache); the buffer goes back to
-    the pool once the last block is out.
+    from there in blocks of ``BODY_BLOCK`` bytes (WSGI servers take ``bytes`` only), with its
+    ``Content-Length``; the buffer goes back to the pool once the last block is out.
     """
     if want_csv:
         return timed_response(render_csv(ans), "text/csv", started, answered)

@@ -1,11 +1,8 @@
 """The rate-limit mode: at most N API requests per key in any one-second window, else 429.
 
-A sliding window with no burst: a request is admitted when fewer than N requests of the same
-key were admitted in the second before it; otherwise it is answered 429 with ``Retry-After``
-(the seconds until the oldest of them leaves the window, to the millisecond) and counted.
-Refused requests do not take a place in the window. The key is the credential the request
-presents (query ``apikey`` or ``Authorization``, header ``Authorization`` or ``api_key``), else
-the client's address; it is kept in memory only and never shown.
+A sliding window with no burst, as docs/sandbox.md ("Rate-limit mode") describes it. The key
+(the credential a request presents, else the client's address) is kept in memory only and
+never shown.
 """
 
 from __future__ import annotations

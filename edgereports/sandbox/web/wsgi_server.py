@@ -1,19 +1,16 @@
 """The HTTP server under the sandbox's Flask app: cheroot, with keep-alive and a thread pool.
 
-cheroot (CherryPy's WSGI server) keeps HTTP/1.1 connections alive, so a client that fans out
-hundreds of requests over one session does not pay a TCP connection and a thread per request
-as it does with werkzeug's development server (which closes every connection); it keeps up to
-``KEEP_ALIVE`` idle connections and queues ``BACKLOG`` new ones. Three hooks adapt it to the
-sandbox:
+cheroot (CherryPy's WSGI server) keeps HTTP/1.1 connections alive (werkzeug's development
+server closes every one), up to ``KEEP_ALIVE`` idle ones, and queues ``BACKLOG`` new ones. Three
+hooks adapt it to the sandbox:
 
 - request headers whose names hold an underscore (``api_key``) are handed to the app as they
   were sent, under the environ key ``RAW_HEADERS`` (the CGI-style ``HTTP_API_KEY`` cannot tell
   ``api_key`` from ``api-key``);
 - a response the app marks with ``DROP_FLAG`` (the ``drop`` fault: half the body) closes the
   connection after it, so the client sees an incomplete body instead of waiting for the rest;
-- a large block of a body with a ``Content-Length`` goes to the socket directly: cheroot's
-  writer copies its pending buffer into a new ``bytes`` on every send, which makes a large
-  answer slower than under werkzeug, and even in blocks its copies cost CPU on every answer.
+- a large block of a body with a ``Content-Length`` goes to the socket directly (cheroot's
+  writer copies its pending buffer into a new ``bytes`` on every send).
 
 Request lines are logged (with credentials redacted) to the ``edgereports.sandbox`` logger
 unless ``quiet``.
@@ -39,8 +36,8 @@ THREADS = 32
 SHUTDOWN_TIMEOUT = 2
 #: Pending connections the listening socket queues (cheroot's default, 5, drops bursts).
 BACKLOG = 128
-#: Idle keep-alive connections kept open. cheroot's default, 10, answered "Connection: close"
-#: past ten, so a client with sixteen connections reconnected for about a third of its requests.
+#: Idle keep-alive connections kept open (cheroot's default, 10, is below the sixteen
+#: connections a client keeps by default: the rest would reconnect).
 KEEP_ALIVE = 128
 #: Blocks of a body at least this large skip cheroot's socket writer.
 DIRECT_BYTES = 64 * 1024
