@@ -89,21 +89,31 @@ def stamps_of(got: pa.Table) -> np.ndarray:
     return stamps(got)
 
 
-def rows_per_chunk(stamps: np.ndarray, starts: Sequence[int]) -> list[int]:
-    """The rows in each chunk, given the rows' ``stamps`` (UTC microseconds) and the chunks'
-    ``starts`` (epoch seconds; sorted chunks, disjoint, holding every row): one pass, each
-    row's chunk found by division when the chunks are of one length (days), else by a binary
-    search of the chunk starts."""
+def rows_per_chunk(stamps: np.ndarray, starts: Sequence[int], end: int) -> list[int]:
+    """The rows in each chunk, given the rows' ``stamps`` (UTC microseconds), the chunks'
+    ``starts`` and the ``end`` of the last (epoch seconds; contiguous chunks holding every
+    row): one pass, each row's chunk found by division when the chunks are of one length
+    (days), else by a binary search of the chunk starts.
+
+    Example:
+        >>> import numpy as np
+        >>> day = 86_400
+        >>> rows_per_chunk(np.array([0, 1, day * 1_000_000]), [0, day], 2 * day)
+        [2, 1]
+        >>> feb, mar = 28 * day, 31 * day  # months: the last chunk may be the longest
+        >>> rows_per_chunk(np.array([0, (feb + 30 * day) * 1_000_000]), [0, feb], feb + mar)
+        [1, 1]
+    """
     import numpy as np
 
     if not len(stamps):
         return [0] * len(starts)
-    micros = np.asarray(starts, dtype="int64") * 1_000_000
-    steps = np.diff(micros)
-    if len(steps) and bool((steps == steps[0]).all()):
-        index = (stamps - micros[0]) // steps[0]
+    bounds = np.asarray([*starts, end], dtype="int64") * 1_000_000
+    steps = np.diff(bounds)
+    if bool((steps == steps[0]).all()):
+        index = (stamps - bounds[0]) // steps[0]
     else:
-        index = np.searchsorted(micros, stamps, side="right") - 1
+        index = np.searchsorted(bounds[:-1], stamps, side="right") - 1
     counts: list[int] = np.bincount(index, minlength=len(starts)).tolist()
     return counts
 

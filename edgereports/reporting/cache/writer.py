@@ -61,7 +61,7 @@ def entry_of(
     )
     attrs = (got.schema.pandas_metadata or {}).get("attributes") or {}
     ends = [*starts[1:], end]
-    counts = rows_per_chunk(stamps, starts)
+    counts = rows_per_chunk(stamps, starts, end)
     chunks = dict(zip(starts, zip(ends, counts, strict=True), strict=True))
     return Entry(series, chunks, kept, attrs, request)
 
