@@ -18,17 +18,18 @@ Both ratios are printed, measured in the same run; nothing here is a test.
 4. Cold cost (``--cold``, or after the steps above): HOUR byte usage of 10 subscribers over
    30, 90 and 180 days that ended a week before the clock of a sandbox in a child process
    (no latency, so the client's own work is what differs), pulled into an empty cache and
-   without a cache, alternated in one process, 9 rounds each: the cold pull with the cache
-   should take at most 1.3x the pull without. Printed: the ratio of the best wall times, and
-   the ratio of the median CPU times of this process (the client's threads; the sandbox runs
-   in another), which a loaded machine disturbs less; then the same for a cache directory kept
-   across the rounds, each round a range of its own, earlier in time (a cache in use: a
-   pull's cost must not grow with what the cache holds).
+   without a cache, alternated in one process, 9 rounds each (``--rounds``): the cold pull
+   with the cache should take at most 1.3x the pull without. Printed: the ratio of the best
+   wall times, and the ratio of the median CPU times of this process (the client's threads;
+   the sandbox runs in another), which a loaded machine disturbs less; then the same for a
+   cache directory kept across the rounds, each round a range of its own, earlier in time (a
+   cache in use: a pull's cost must not grow with what the cache holds).
 
 Usage::
 
-    python benchmarks/bench_cache.py            # steps 1-4
-    python benchmarks/bench_cache.py --cold     # step 4 only
+    python benchmarks/bench_cache.py                        # steps 1-4
+    python benchmarks/bench_cache.py --cold                 # step 4 only
+    python benchmarks/bench_cache.py --cold --rounds 40     # more rounds (a loaded machine)
 """
 
 from __future__ import annotations
@@ -132,8 +133,9 @@ COLD_SUBSCRIBERS = 10
 COLD_ROUNDS = 9
 
 
-def cold() -> None:
-    """The cold pull with the cache against the same pull without, at 30, 90 and 180 days."""
+def cold(rounds: int = COLD_ROUNDS) -> None:
+    """The cold pull with the cache against the same pull without, at 30, 90 and 180 days
+    (``rounds`` rounds each)."""
     from datetime import datetime, timedelta
     from statistics import median
 
@@ -161,7 +163,7 @@ def cold() -> None:
             best = dict.fromkeys(("cache", "none", "used"), float("inf"))
             cpu: dict[str, list[float]] = {"cache": [], "none": [], "used": []}
             rows: dict[str, int] = {}
-            for round_ in range(COLD_ROUNDS + 1):  # the first warms imports and connections
+            for round_ in range(rounds + 1):  # the first warms imports and connections
                 for name in ("none", "cache", "used"):
                     # "cache": a new, empty cache directory; "used": one directory for every
                     # round, each round a range of its own, earlier in time (the cache holds
@@ -191,11 +193,11 @@ def cold() -> None:
             print(
                 f"  {days:>3} days, {rows['cache']:>7,} rows: without {best['none']:.3f} s, "
                 f"cold with cache {best['cache']:.3f} s, ratio "
-                f"{best['cache'] / best['none']:.2f}x (target <= 1.3x, best of {COLD_ROUNDS}); "
+                f"{best['cache'] / best['none']:.2f}x (target <= 1.3x, best of {rounds}); "
                 f"CPU ratio {median(cpu['cache']) / median(cpu['none']):.2f}x (medians)"
             )
             print(
-                f"  {'':>3}       into a cache of its earlier rounds (1 to {COLD_ROUNDS} ranges): "
+                f"  {'':>3}       into a cache of its earlier rounds (1 to {rounds} ranges): "
                 f"{best['used']:.3f} s, ratio {best['used'] / best['none']:.2f}x; "
                 f"CPU ratio {median(cpu['used']) / median(cpu['none']):.2f}x"
             )
@@ -204,6 +206,10 @@ def cold() -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cold", action="store_true", help="run step 4 only")
-    if not parser.parse_args().cold:
+    parser.add_argument(
+        "--rounds", type=int, default=COLD_ROUNDS, help="rounds of step 4 (default %(default)s)"
+    )
+    args = parser.parse_args()
+    if not args.cold:
         main()
-    cold()
+    cold(args.rounds)

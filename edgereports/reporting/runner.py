@@ -165,9 +165,7 @@ class PartRunner:
 
     def _cached_part(self, pull: CachedPull, part: Part, accept: str) -> Rows:
         """``part`` served from the cache's chunks, its missing chunks fetched."""
-        got = pull.part(part, lambda missing: self._part(missing, accept).table())
-        rows: Rows = _rows.Rows.of(got)
-        return rows
+        return pull.part(part, lambda missing: self._part(missing, accept))
 
     def _part(self, part: Part, accept: str) -> Rows:
         return self._window_rows(part.sent, part.window, accept, str(part))
@@ -216,5 +214,4 @@ class PartRunner:
 
 def _hit(pull: CachedPull, part: Part) -> Rows | None:
     """The rows of ``part`` when the cache holds all of them, else None."""
-    table = pull.hit(part)
-    return None if table is None else _rows.Rows.of(table)
+    return pull.hit(part)

@@ -74,6 +74,28 @@ def test_cold_then_warm_sends_nothing_and_equals_the_uncached_frame(
     )
 
 
+def test_day_buckets_in_months_of_different_lengths_are_counted_per_month(
+    sandbox: SandboxHandle, tmp_path: Path
+) -> None:
+    """DAY chunks are UTC months: February (28 days) then March (31), one request each; the
+    rows of March's last days are March's, and a warm pull serves both months."""
+    report = presets.time_usage_subscriber(
+        account_id=sandbox.account_id,
+        msisdn=subscribers(sandbox),
+        start="2022-02-01",
+        end="2022-04-01",
+    )
+    plain = client(sandbox).fetch(report)
+    cold = client(sandbox, tmp_path).fetch(report)
+    assert cold.attrs["cache"]["misses"] == 2 * 2 and not cold.attrs["cache"]["not_cached"]
+    pdt.assert_frame_equal(cold, plain)
+    cached = Cache(tmp_path)
+    assert cached.info()["chunks"] == 2 * 2 and cached.info()["rows"] == len(plain)
+    warm, sent = counted(sandbox, lambda: client(sandbox, tmp_path).fetch(report))
+    assert sent == 0 and warm.attrs["cache"]["hits"] == 2 * 2
+    pdt.assert_frame_equal(warm, plain)
+
+
 def test_refresh_fetches_and_rewrites(sandbox: SandboxHandle, tmp_path: Path) -> None:
     report = hourly(sandbox, "2022-06-01", "2022-06-04")
     cached = client(sandbox, tmp_path)

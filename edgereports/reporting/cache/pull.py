@@ -10,6 +10,7 @@ the account at that address (see :mod:`.trust`).
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import dataclasses
 import functools
@@ -21,11 +22,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, overload
 
+from ..._dependencies import lazy_import
+from ...errors import EdgeReportsError
 from ..plan import Part, Window
 from .cache import Cache
 from .grid import Chunk, horizon_for
 from .keys import Facts, facts_of
-from .rows import assemble, contiguous_runs, newest, rows_within
+from .rows import assemble, contiguous_runs, in_run, newest, rows_within
+from .segments import Entry
 from .store import Reader
 from .trust import CLOCK_SKEW, KeyBinding, final_chunks
 from .writer import Writer, entry_of
@@ -33,15 +37,20 @@ from .writer import Writer, entry_of
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from ...normalize.parts import Rows
+
     #: a run's answer, claimed by the part that fetches it, awaited by the others
-    Claim = Future[pa.Table]
+    Claim = Future[Rows]
+
+# a pull's rows are Arrow tables (pandas and pyarrow load with the first pull, not the cache)
+_parts = lazy_import("edgereports.normalize.parts")
 
 __all__ = ["CacheStats", "CachedPull"]
 
 _UNWRITABLE = "the cache directory could not be written"
 
-#: fetches a part: its rows, as an Arrow table
-Fetch = Callable[[Part], "pa.Table"]
+#: fetches a part: its rows (their table built when asked for)
+Fetch = Callable[[Part], "Rows"]
 
 
 @dataclass
@@ -98,31 +107,20 @@ class CachedPull:
         self.stats = [CacheStats(refresh=refresh) for _ in range(reports)]
         self._lock = threading.Lock()
         self._written: dict[str, timedelta] = {}  # the bucket of each series handed to store
-        self._writer = Writer(cache, self._unstored)
+        self._writer = Writer(cache)
         # the key is recorded with the next rows stored (one transaction), off the part's thread
         self.keys = KeyBinding(
             cache.store, fingerprint, service, api_version, record=self._writer.see_key
         )
         self._reader = Reader(cache.store)
         self._known: dict[int, Facts] = {}  # by id() of the part (parts live through the pull)
+        #: the stored chunks the index listed for a part, by id() of the part
+        self._looked: dict[int, dict[int, str]] = {}
         #: series the index held nothing of when the pull began (a key not bound yet reads
         #: nothing, so its parts fetch without asking the index again)
         self._empty: set[str] = set()
         #: the chunks a part of this pull fetches (or fetched), by series: one fetch each
         self._fetching: dict[str, dict[Chunk, Claim]] = {}
-
-    def final(self, run: list[Chunk], frame: pa.Table, bucket: timedelta) -> list[Chunk]:
-        """The chunks of ``run`` that may be stored as final after ``frame`` was fetched
-        (see :func:`.trust.final_chunks`)."""
-        return final_chunks(
-            run,
-            newest(frame),
-            bucket,
-            stated=self.clock(),
-            local=self.local_clock(),
-            horizon=horizon_for(bucket, self.horizon),
-            skew=self.skew,
-        )
 
     def attrs(self, report: int) -> dict[str, Any]:
         """``df.attrs["cache"]`` of report number ``report``."""
@@ -135,16 +133,13 @@ class CachedPull:
         with self._lock:
             self._fetching.clear()
         self._writer.wait()
+        for report in self._writer.unstored:
+            self.stats[report].not_cached.append(_UNWRITABLE)
         if not self.cache.enabled:
             return
         stored = self._writer.stored
         # a series stored once is in one segment already (other processes' writes wait)
         self._writer.merge({s: bucket for s, bucket in self._written.items() if stored[s] > 1})
-
-    def _unstored(self, report: int) -> None:
-        """Rows of report number ``report`` could not be stored."""
-        with self._lock:
-            self.stats[report].not_cached.append(_UNWRITABLE)
 
     def _count(self, report: int, **counts: int) -> None:
         with self._lock:
@@ -203,6 +198,8 @@ class CachedPull:
         span, names, series = facts.span, facts.names, facts.series
         assert span is not None
         stored = self._lookup(series, names)
+        with self._lock:
+            self._looked[id(part)] = stored
         if len(stored) != len(names) or len(set(stored.values())) != 1:
             return None
         got = self._reader.entry(next(iter(stored.values())), series, names)
@@ -214,7 +211,7 @@ class CachedPull:
             return None
         return table, len(names)
 
-    def hit(self, part: Part) -> pa.Table | None:
+    def hit(self, part: Part) -> Rows | None:
         """The owned rows of ``part`` when the cache holds every chunk of it, else None (and
         nothing counted): a whole hit costs no thread of the pool."""
         if self.refresh or self._facts(part).reason is not None:
@@ -222,10 +219,10 @@ class CachedPull:
         return self.part(part, None)
 
     @overload
-    def part(self, part: Part, fetch: Fetch) -> pa.Table: ...
+    def part(self, part: Part, fetch: Fetch) -> Rows: ...
     @overload
-    def part(self, part: Part, fetch: None) -> pa.Table | None: ...
-    def part(self, part: Part, fetch: Fetch | None) -> pa.Table | None:
+    def part(self, part: Part, fetch: None) -> Rows | None: ...
+    def part(self, part: Part, fetch: Fetch | None) -> Rows | None:
         """The owned rows of ``part``, from the cache where it holds them (with no ``fetch``:
         None unless it holds them all)."""
         facts = self._facts(part)
@@ -254,13 +251,18 @@ class CachedPull:
         with self.keys.proving:
             return self._part(part, fetch, scope)
 
-    def _part(self, part: Part, fetch: Fetch | None, scope: str) -> pa.Table | None:
+    def _part(self, part: Part, fetch: Fetch | None, scope: str) -> Rows | None:
         facts = self._facts(part)
         span, grid, series = facts.span, facts.grid, facts.series
         assert span is not None
         names = dict(zip(grid, facts.names, strict=True))
         read = not self.refresh and series not in self._empty and self.keys.bound(scope)
-        stored = self._lookup(series, list(names.values())) if read else {}
+        stored: dict[int, str] = {}
+        if read:
+            # what the pull's thread found of the part already (a segment gone since is a
+            # miss, fetched again), else asked now
+            looked = self._looked.get(id(part))
+            stored = dict(looked) if looked is not None else self._lookup(series, facts.names)
         by_segment: dict[str, list[Chunk]] = {}
         for chunk in grid:
             if names[chunk] in stored:
@@ -278,7 +280,7 @@ class CachedPull:
             return None
         self._count(part.report, hits=len(stored))
         runs, theirs = self._claim(series, missing)
-        fetched: list[pa.Table] = []
+        fetched: list[tuple[list[Chunk], Rows]] = []
         for run, claim in runs:
             assert fetch is not None
             try:
@@ -288,13 +290,14 @@ class CachedPull:
                 raise
             claim.set_result(got)
             self.keys.bind(scope)
-            fetched.append(got)
+            fetched.append((run, got))
         if not pieces and not theirs and len(runs) == 1 and (grid[0][0], grid[-1][1]) == span:
-            return fetched[0]  # the whole part in one answer: as the client would have it
-        pieces += fetched
+            return fetched[0][1]  # the whole part in one answer: as the client would have it
+        pieces += [in_run(got.table(), run)[0] for run, got in fetched]
         for claim, held in theirs.items():  # fetched by another part of this pull
-            pieces.append(rows_within(claim.result(), held))
-        return assemble(pieces, part, span)
+            pieces.append(rows_within(claim.result().table(), held))
+        rows: Rows = _parts.Rows.of(assemble(pieces, part, span))
+        return rows
 
     def _claim(
         self, series: str, missing: list[Chunk]
@@ -340,29 +343,80 @@ class CachedPull:
             self.cache.disable(exc)
             return {}
 
-    def _fetch_run(self, part: Part, run: list[Chunk], fetch: Fetch, series: str) -> pa.Table:
-        """Fetch the chunks of ``run`` as one request (or the client's pieces), keep the rows
-        of the run's buckets and hand the final ones to the writer (which builds their entry
-        off this thread)."""
-        from ...normalize.parts import owned
-
+    def _fetch_run(self, part: Part, run: list[Chunk], fetch: Fetch, series: str) -> Rows:
+        """Fetch the chunks of ``run`` as one request (or the client's pieces), and hand its
+        rows to the writer, which keeps the rows of the run's final chunks when it stores
+        them (its table is built once, for the writer and the pull's assembly alike)."""
         facts = self._facts(part)
         start, end = run[0][0], run[-1][1]
         span, bucket = facts.span, facts.bucket
         assert span is not None and bucket is not None
         window = Window(start, end)
         if part.window == window and span == (start, end):
-            got = fetch(part)  # the part is the run: sent as it is
+            answer = fetch(part)  # the part is the run: sent as it is
         else:
             zone = span[0].tzinfo
             sent = part.sent.between(start.astimezone(zone), end.astimezone(zone))
-            got = fetch(dataclasses.replace(part, window=window, sent=sent))
-        got, _ = owned([got], [(start, end, False, False)])  # the run's buckets (v1 stamps)
-        final = self.final(run, got, bucket)  # by the Date of the answer just received
-        self._count(part.report, misses=len(run), provisional=len(run) - len(final))
-        if final:
-            with self._lock:
-                self._written[series] = bucket
-            prepare = functools.partial(entry_of, series, got, final, run, facts.request)
-            self._writer.submit(part.report, prepare)
+            answer = fetch(dataclasses.replace(part, window=window, sent=sent))
+        got: Rows = _parts.Rows(_Once(answer.make))  # built once: by the writer or the assembly
+        # finality by the clocks of the answer just received, judged when the rows are stored
+        stated, local = self.clock(), self.local_clock()
+        self._count(part.report, misses=len(run))
+        prepare = functools.partial(self._entry, part, run, got, series, stated, local)
+        self._writer.submit(part.report, prepare)
         return got
+
+    def _entry(
+        self,
+        part: Part,
+        run: list[Chunk],
+        got: Rows,
+        series: str,
+        stated: datetime | None,
+        local: datetime,
+    ) -> Entry | None:
+        """The entry of the final chunks of ``run`` (``got``: its answer, received when the
+        service stated ``stated`` and the local clock read ``local``); None when none is final
+        (the chunks are counted provisional) or the answer's rows cannot be built (the pull's
+        assembly reports that)."""
+        facts = self._facts(part)
+        bucket = facts.bucket
+        assert bucket is not None
+        try:
+            table, stamps = in_run(got.table(), run)
+        except EdgeReportsError:
+            return None
+        final = final_chunks(
+            run,
+            newest(stamps),
+            bucket,
+            stated=stated,
+            local=local,
+            horizon=horizon_for(bucket, self.horizon),
+            skew=self.skew,
+        )
+        self._count(part.report, provisional=len(run) - len(final))
+        if not final:
+            return None
+        with self._lock:
+            self._written[series] = bucket
+        # the run's chunk starts, from the part's grid (a run is contiguous, its final chunks
+        # the first of it)
+        at = bisect.bisect_left(facts.names, int(run[0][0].timestamp()))
+        starts = facts.names[at : at + len(final)]
+        return entry_of(series, table, stamps, final, starts, facts.request)
+
+
+class _Once:
+    """Makes a table once, for whichever thread asks first (the writer or the assembly)."""
+
+    def __init__(self, make: Callable[[], pa.Table]) -> None:
+        self._make = make
+        self._table: pa.Table | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self) -> pa.Table:
+        with self._lock:
+            if self._table is None:
+                self._table = self._make()
+            return self._table

@@ -22,9 +22,12 @@ if TYPE_CHECKING:
 __all__ = [
     "assemble",
     "contiguous_runs",
+    "in_run",
     "newest",
+    "rows_and_stamps_within",
     "rows_per_chunk",
     "rows_within",
+    "stamps_before",
     "stamps_of",
     "within",
 ]
@@ -52,11 +55,12 @@ def _times(frame: pd.DataFrame) -> pd.Series:
     return times
 
 
-def newest(got: pa.Table) -> datetime | None:
-    """The start of the newest bucket of a fetched part (None when it holds no row)."""
-    if not got.num_rows:
+def newest(stamps: np.ndarray) -> datetime | None:
+    """The start of the newest bucket of a fetched run, given its rows' ``stamps`` (UTC
+    microseconds; None when it holds no row)."""
+    if not len(stamps):
         return None
-    return _EPOCH + _MICROSECOND * int(stamps_of(got).max())
+    return _EPOCH + _MICROSECOND * int(stamps.max())
 
 
 def _micros(frame: pd.DataFrame) -> np.ndarray:
@@ -85,18 +89,38 @@ def stamps_of(got: pa.Table) -> np.ndarray:
     return stamps(got)
 
 
-def rows_per_chunk(stamps: np.ndarray, starts: Sequence[int]) -> list[int]:
-    """The rows in each chunk, given the rows' ``stamps`` (UTC microseconds) and the chunks'
-    ``starts`` (epoch seconds; sorted chunks, disjoint, holding every row): one pass, each
-    row's chunk found by a binary search of the chunk starts."""
+def rows_per_chunk(stamps: np.ndarray, starts: Sequence[int], end: int) -> list[int]:
+    """The rows in each chunk, given the rows' ``stamps`` (UTC microseconds), the chunks'
+    ``starts`` and the ``end`` of the last (epoch seconds; contiguous chunks holding every
+    row): one pass, each row's chunk found by division when the chunks are of one length
+    (days), else by a binary search of the chunk starts.
+
+    Example:
+        >>> import numpy as np
+        >>> day = 86_400
+        >>> rows_per_chunk(np.array([0, 1, day * 1_000_000]), [0, day], 2 * day)
+        [2, 1]
+        >>> feb, mar = 28 * day, 31 * day  # months: the last chunk may be the longest
+        >>> rows_per_chunk(np.array([0, (feb + 30 * day) * 1_000_000]), [0, feb], feb + mar)
+        [1, 1]
+    """
     import numpy as np
 
     if not len(stamps):
         return [0] * len(starts)
-    micros = np.asarray(starts, dtype="int64") * 1_000_000
-    index = np.searchsorted(micros, stamps, side="right") - 1
+    bounds = np.asarray([*starts, end], dtype="int64") * 1_000_000
+    steps = np.diff(bounds)
+    if bool((steps == steps[0]).all()):
+        index = (stamps - bounds[0]) // steps[0]
+    else:
+        index = np.searchsorted(bounds[:-1], stamps, side="right") - 1
     counts: list[int] = np.bincount(index, minlength=len(starts)).tolist()
     return counts
+
+
+def stamps_before(stamps: np.ndarray, end: int) -> bool:
+    """Every stamp (UTC microseconds) lies before ``end`` (epoch seconds)."""
+    return not len(stamps) or int(stamps.max()) < end * 1_000_000
 
 
 def within(frame: pd.DataFrame, spans: list[Chunk]) -> pd.DataFrame:
@@ -122,14 +146,36 @@ def within(frame: pd.DataFrame, spans: list[Chunk]) -> pd.DataFrame:
 
 def rows_within(table: pa.Table, spans: list[Chunk]) -> pa.Table:
     """The rows of a fetched part whose bucket starts in one of ``spans``."""
+    return rows_and_stamps_within(table, stamps_of(table), spans)[0]
+
+
+def rows_and_stamps_within(
+    table: pa.Table, stamps: np.ndarray, spans: list[Chunk]
+) -> tuple[pa.Table, np.ndarray]:
+    """The rows of ``table`` (whose bucket starts are ``stamps``) that start in one of
+    ``spans``, and their stamps."""
     import numpy as np
     import pyarrow as pa
 
-    stamps = stamps_of(table)
     keep = np.zeros(len(stamps), dtype=bool)
     for run in contiguous_runs(spans):
         keep |= (stamps >= _epoch_micros(run[0][0])) & (stamps < _epoch_micros(run[-1][1]))
-    return table if bool(keep.all()) else table.filter(pa.array(keep))
+    if bool(keep.all()):
+        return table, stamps
+    return table.filter(pa.array(keep)), stamps[keep]
+
+
+def in_run(table: pa.Table, run: list[Chunk]) -> tuple[pa.Table, np.ndarray]:
+    """The rows of a fetched run's answer whose buckets lie in the run (the range rule; v1
+    stamps), and their stamps (UTC microseconds): the table itself when every row does."""
+    from ...normalize.parts import owned
+
+    stamps = stamps_of(table)
+    low, high = _epoch_micros(run[0][0]), _epoch_micros(run[-1][1])
+    if not len(stamps) or (int(stamps.min()) >= low and int(stamps.max()) < high):
+        return table, stamps
+    kept, _ = owned([table], [(run[0][0], run[-1][1], False, False)])  # runs kept as slices
+    return kept, stamps_of(kept)
 
 
 def assemble(pieces: list[pa.Table], part: Part, span: tuple[datetime, datetime]) -> pa.Table:

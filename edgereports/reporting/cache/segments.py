@@ -87,7 +87,8 @@ def group(entries: Sequence[Entry]) -> list[list[Entry]]:
 
 def encode(entries: Sequence[Entry]) -> pa.Buffer:
     """One segment file holding ``entries`` (of one schema: see :func:`group`), their rows one
-    after another in one table whose string columns are run-end encoded."""
+    after another in one table whose string columns (and those no row fills) are run-end
+    encoded."""
     import pyarrow as pa
 
     table = _runs(pa.concat_tables([entry.table for entry in entries]))
@@ -118,19 +119,49 @@ def encode(entries: Sequence[Entry]) -> pa.Buffer:
 
 
 def _runs(table: pa.Table) -> pa.Table:
-    """``table`` with its string columns run-end encoded: a frame's strings (account,
-    subscriber, metric) hold one value for long runs of rows, so the file is a fraction of
+    """``table`` with its string columns, and those that hold nulls alone, run-end encoded:
+    a frame's strings (account, subscriber, metric) hold one value for long runs of rows, and
+    a column no row fills (the percentile of a sum) is one run, so the file is a fraction of
     the table's size (less to write, checksum and read)."""
+    import pyarrow as pa
+
+    if not any(_is_string(c.type) or _unfilled(c) for c in table.columns):
+        return table
+    columns = [_encoded(c) for c in table.columns]
+    return pa.Table.from_arrays(columns, names=table.column_names, metadata=table.schema.metadata)
+
+
+def _encoded(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A column as :func:`_runs` stores it."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if not any(_is_string(kind) for kind in table.schema.types):
-        return table
-    columns = [
-        pc.run_end_encode(c, run_end_type=pa.int32()) if _is_string(c.type) else c
-        for c in table.columns
+    if _unfilled(column):
+        return _null_runs(column)
+    if _is_string(column.type):
+        encoded: pa.ChunkedArray = pc.run_end_encode(column, run_end_type=pa.int32())
+        return encoded
+    return column
+
+
+def _null_runs(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A column of nulls alone, run-end encoded: one run per chunk, made without a pass."""
+    import pyarrow as pa
+
+    ends, kind = pa.int32(), column.type
+    runs = [
+        pa.RunEndEncodedArray.from_arrays(pa.array([len(c)], ends), pa.nulls(1, kind))
+        for c in column.chunks
+        if len(c)
     ]
-    return pa.Table.from_arrays(columns, names=table.column_names, metadata=table.schema.metadata)
+    return pa.chunked_array(runs, pa.run_end_encoded(ends, kind))
+
+
+def _unfilled(column: pa.ChunkedArray) -> bool:
+    """Every row of ``column`` is null (and it has a type that can be run-end encoded)."""
+    import pyarrow as pa
+
+    return 0 < len(column) == column.null_count and not pa.types.is_null(column.type)
 
 
 def _is_string(kind: pa.DataType) -> bool:

@@ -64,10 +64,12 @@ class Store:
         self.root = root
         self.max_bytes = max_bytes
         self.index = Index(root / INDEX)
+        self._salt: str | None = None  # read once: a thread that stores opens no connection
         (root / SEGMENTS).mkdir(exist_ok=True)
         try:
             if self.index.create():  # the first layout: index the segments again
                 self._rebuild()
+            self._salt = self.index.salt(uuid.uuid4().hex)
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                 raise
@@ -84,6 +86,7 @@ class Store:
     def _set_aside(self, error: BaseException) -> None:
         """Rename a damaged index out of the way, and rebuild it from the sound segments."""
         aside = self.index.set_aside()
+        self._salt = None  # the new index has a salt of its own
         self.index.create()
         rebuilt = self._rebuild()
         warnings.warn(
@@ -123,7 +126,9 @@ class Store:
     def fingerprint(self, key: str) -> str:
         """A salted fingerprint of ``key`` (PBKDF2-SHA256 with this cache's salt): what binds
         entries to a key, never the key itself."""
-        salt = self.index.salt(uuid.uuid4().hex)
+        salt = self._salt
+        if salt is None:
+            salt = self._salt = self.index.salt(uuid.uuid4().hex)
         digest = hashlib.pbkdf2_hmac("sha256", key.encode("utf-8"), salt.encode(), _ROUNDS)
         return digest.hex()
 

@@ -1,34 +1,35 @@
 """Storing a pull's rows: behind the pull, in batches, then merged per series.
 
-The parts of a pull hand their final rows to one writer thread as they arrive; it builds
-their entries at once, and stores those at hand together once the oldest has waited a moment
-(:data:`GATHER`) or the pull ends: one segment file per schema and one transaction of the
-index. A cold pull whose answers arrive at once writes one file, not one per part, and a pull
-killed half-way resumes from what was stored before. When the pull ends, the series it stored
-into in several segments are merged into one segment each, so that a hit on one reads one
-file.
+The parts of a pull hand their rows to one writer thread as they arrive; once the oldest has
+waited a moment (:data:`GATHER`) it builds the entries of the final chunks of those at hand
+and stores them together: one segment file per schema and one transaction of the index. What
+is left when the pull ends is built and stored on the pull's own thread, which builds the
+answers' tables for its frame there anyway. A cold pull whose answers arrive at once writes
+one file, not one per part, and a pull killed half-way resumes from what was stored before.
+When the pull ends, the series it stored into in several segments are merged into one
+segment each, so that a hit on one reads one file.
 """
 
 from __future__ import annotations
 
 import contextlib
-import itertools
 import sqlite3
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import Future
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from .cache import Cache
 from .grid import Chunk, chunk_of
-from .rows import rows_per_chunk, rows_within, stamps_of, within
+from .rows import rows_and_stamps_within, rows_per_chunk, stamps_before, within
 from .segments import Entry
 from .store import Reader
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
     import pyarrow as pa
 
@@ -46,20 +47,21 @@ Prepare = Callable[[], Entry | None]
 def entry_of(
     series: str,
     got: pa.Table,
+    stamps: np.ndarray,
     final: list[Chunk],
-    run: list[Chunk],
+    starts: Sequence[int],
     request: Any,
 ) -> Entry:
-    """The entry of the ``final`` chunks of ``run`` (``got``: the rows of ``run``, answering
-    ``request``; its pandas metadata holds the answer's attrs)."""
-    kept = got if final == run else rows_within(got, final)
+    """The entry of the ``final`` chunks of a run, contiguous (``got``: the rows of the run,
+    answering ``request``, and their bucket starts ``stamps``; ``starts``: the final chunks'
+    starts, epoch seconds; its pandas metadata holds the answer's attrs)."""
+    end = int(final[-1][1].timestamp())
+    kept, stamps = (
+        (got, stamps) if stamps_before(stamps, end) else rows_and_stamps_within(got, stamps, final)
+    )
     attrs = (got.schema.pandas_metadata or {}).get("attributes") or {}
-    starts = [int(c[0].timestamp()) for c in final]
-    if all(a[1] == b[0] for a, b in itertools.pairwise(final)):  # a run: each ends at the next
-        ends = [*starts[1:], int(final[-1][1].timestamp())]
-    else:
-        ends = [int(c[1].timestamp()) for c in final]
-    counts = rows_per_chunk(stamps_of(kept), starts)
+    ends = [*starts[1:], end]
+    counts = rows_per_chunk(stamps, starts, end)
     chunks = dict(zip(starts, zip(ends, counts, strict=True), strict=True))
     return Entry(series, chunks, kept, attrs, request)
 
@@ -69,19 +71,18 @@ class Writer:
 
     Args:
         cache: the cache.
-        failed: called with a report's number when rows of it could not be stored.
     """
 
-    def __init__(self, cache: Cache, failed: Callable[[int], None]) -> None:
+    def __init__(self, cache: Cache) -> None:
         self.cache = cache
-        self.failed = failed
+        #: the reports (by number) some rows of which could not be stored
+        self.unstored: set[int] = set()
         #: the entries stored, by series (a series stored once needs no merging)
         self.stored: Counter[str] = Counter()
         #: the chunks stored, by series (the merge takes these, not what earlier pulls stored)
         self.chunks: dict[str, set[int]] = {}
         self._lock = threading.Condition()
-        self._queue: list[tuple[int, Prepare]] = []  # handed over, not built yet
-        self._ready: list[tuple[int, Entry]] = []  # built, not stored yet
+        self._queue: list[tuple[int, Prepare]] = []  # handed over, not stored yet
         #: (scope, fingerprint) of keys seen to work
         self._keys: list[tuple[str, Callable[[], str]]] = []
         self._fingerprints: list[Callable[[], str]] = []  # not computed yet
@@ -103,12 +104,13 @@ class Writer:
             self._keys.append((scope, fingerprint))
             self._fingerprints.append(fingerprint)
             self._start()
+            self._lock.notify_all()  # computed at once
 
     def _start(self) -> None:
-        """Wake the drain, or start one (the lock held)."""
-        if len(self._queue) + len(self._ready) + len(self._keys) == 1:
+        """Start the drain, unless one runs (the lock held); it sleeps until the oldest of
+        what was handed over is due."""
+        if len(self._queue) + len(self._keys) == 1:
             self._oldest = time.monotonic()
-        self._lock.notify_all()
         if self._running or self._closing:
             return
         self._running = True
@@ -122,46 +124,39 @@ class Writer:
             self._lock.notify_all()
             while self._running:  # the drain ends once its current step is done
                 self._lock.wait()
-            batch, ready, keys = self._queue, self._ready, self._keys
-            self._queue, self._ready, self._keys = [], [], []
+            batch, keys = self._queue, self._keys
+            self._queue, self._keys = [], []
             drains, self._drains = self._drains, []
         for drain in drains:
             drain.result()
-        ready += self._prepare(batch)
+        ready = self._prepare(batch)
         if ready or keys:
             self._write(ready, keys)
 
     def _drain(self) -> None:
-        """Build the entries as they arrive, and store those at hand together once the
-        oldest has waited :data:`GATHER` seconds (what is left when the pull ends is stored
-        by :meth:`wait`)."""
+        """Store what was handed over once the oldest of it has waited :data:`GATHER`
+        seconds, building the entries then (a pull that ends sooner builds and stores them
+        in :meth:`wait`, on its own thread, where its assembly finds the tables built); a
+        key's fingerprint is computed as soon as the key is seen to work."""
         try:
             while True:
                 with self._lock:
                     batch: list[tuple[int, Prepare]] = []
-                    ready: list[tuple[int, Entry]] = []
                     keys: list[tuple[str, Callable[[], str]]] = []
                     fingerprints, self._fingerprints = self._fingerprints, []
                     while not fingerprints:
-                        if self._closing:
-                            return
-                        if self._queue:
-                            batch, self._queue = self._queue, []
-                            break
-                        if not self._ready and not self._keys:
+                        if self._closing or not (self._queue or self._keys):
                             return
                         due = self._oldest + GATHER - time.monotonic()
                         if due <= 0:
-                            ready, keys, self._ready, self._keys = self._ready, self._keys, [], []
+                            batch, keys, self._queue, self._keys = self._queue, self._keys, [], []
                             break
                         self._lock.wait(due)
+                        fingerprints, self._fingerprints = self._fingerprints, []
                 for fingerprint in fingerprints:  # computed now, not when the pull ends
                     with contextlib.suppress(Exception):  # (if it fails, it fails then)
                         fingerprint()
-                if batch:
-                    built = self._prepare(batch)
-                    with self._lock:
-                        self._ready += built
+                ready = self._prepare(batch)
                 if ready or keys:
                     self._write(ready, keys)
         finally:
@@ -169,20 +164,27 @@ class Writer:
                 self._running = False
                 self._lock.notify_all()
 
+    def _failed(self, report: int) -> None:
+        with self._lock:
+            self.unstored.add(report)
+
     def _prepare(self, batch: list[tuple[int, Prepare]]) -> list[tuple[int, Entry]]:
-        """The entries of ``batch`` (those that cannot be built are reported failed)."""
+        """The entries of ``batch`` (those that cannot be built are reported failed; a
+        ``prepare`` that returns None has nothing to store)."""
         entries: list[tuple[int, Entry]] = []
         for report, prepare in batch:
-            entry = None
-            if self.cache.enabled:
-                try:
-                    entry = prepare()
-                except Exception as exc:  # an Arrow error: no cache rather than no pull
-                    self.cache.disable(exc)
+            try:
+                entry = prepare()
+            except Exception as exc:  # an Arrow error: no cache rather than no pull
+                self.cache.disable(exc)
+                self._failed(report)
+                continue
             if entry is None:
-                self.failed(report)
-            else:
+                continue
+            if self.cache.enabled:
                 entries.append((report, entry))
+            else:
+                self._failed(report)
         return entries
 
     def _write(
@@ -199,7 +201,7 @@ class Writer:
             if not isinstance(exc, _Off):
                 self.cache.disable(exc)
             for report, _ in entries:
-                self.failed(report)
+                self._failed(report)
             return
         with self._lock:
             self.stored.update(entry.series for _, entry in entries)
