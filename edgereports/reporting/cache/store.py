@@ -15,9 +15,9 @@ of every entry it holds are misses, fetched again. An index that SQLite cannot r
 aside (renamed ``*.damaged-<time>``) and rebuilt from the segments that pass both checks.
 
 Access: the index keeps, per scope (service address, API version, account), salted
-fingerprints of the keys seen to work there (PBKDF2 of the key with a salt of this cache;
-never the key), with when they last did. Rows are served only to a key whose fingerprint is
-bound to the scope and was seen working in the last day.
+fingerprints of the keys seen to work there (HMAC-SHA256 of the key under a salt of this
+cache; never the key), with when they last did. Rows are served only to a key whose
+fingerprint is bound to the scope and was seen working in the last day.
 
 With ``max_bytes``, the oldest segments are evicted first (with every entry they hold) once
 the total size is over the bound.
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import os
 import sqlite3
 import threading
@@ -49,9 +50,6 @@ if TYPE_CHECKING:
 __all__ = ["INDEX", "KEY_PROOF_SECONDS", "SEGMENTS", "Reader", "Store"]
 
 SEGMENTS = "segments"
-#: PBKDF2 rounds of a key's fingerprint (computed once per client and cache): keys
-#: are long random strings, the salt keeps a fingerprint from matching across caches.
-_ROUNDS = 2_000
 #: How long a key seen to work reads the cache before it must work again (a revoked key is
 #: refused by its next answer at the latest a day after it was last seen working).
 KEY_PROOF_SECONDS = 24 * 3600.0
@@ -124,13 +122,14 @@ class Store:
     # -- access ---------------------------------------------------------------------------
 
     def fingerprint(self, key: str) -> str:
-        """A salted fingerprint of ``key`` (PBKDF2-SHA256 with this cache's salt): what binds
-        entries to a key, never the key itself."""
+        """A salted fingerprint of ``key`` (HMAC-SHA256 under this cache's salt): what binds
+        entries to a key, never the key itself. Keys are long random strings, so one keyed
+        hash is as strong as a slow one; the salt keeps a fingerprint from matching across
+        caches."""
         salt = self._salt
         if salt is None:
             salt = self._salt = self.index.salt(uuid.uuid4().hex)
-        digest = hashlib.pbkdf2_hmac("sha256", key.encode("utf-8"), salt.encode(), _ROUNDS)
-        return digest.hex()
+        return hmac.new(salt.encode(), key.encode("utf-8"), hashlib.sha256).hexdigest()
 
     def key_seen(self, scope: str, fingerprint: str, within: float = KEY_PROOF_SECONDS) -> bool:
         """A key of this fingerprint has been seen to work in ``scope`` in the last ``within``
