@@ -109,11 +109,6 @@ def save_state(report_dir: Path, state: ReportState) -> None:
     atomic_write_bytes(report_dir / STATE_FILE, text.encode("utf-8"))
 
 
-def now_utc() -> datetime:
-    """The current instant in UTC."""
-    return datetime.now(UTC)
-
-
 def _iso(when: datetime | None) -> str | None:
     return None if when is None else when.astimezone(UTC).isoformat()
 
