@@ -283,9 +283,10 @@ def _fanned_values(
     :attr:`ReportFacts.filters` lists them) name several distinct values."""
     out = []
     for dim in report.dimensions or ():
-        given = filters.get(dim, ())
+        given = filters.get(dim)  # one value, several, or none
+        values = given if isinstance(given, list) else [] if given is None else [given]
         seen: dict[str, Expression] = {}
-        for value in given if isinstance(given, list) else (given,):
+        for value in values:
             seen.setdefault(str(value).strip(), value)
         if len(seen) > 1:
             out.append((dim, tuple(seen.values())))
