@@ -65,23 +65,25 @@ def to_arrow(df: pd.DataFrame) -> pa.Table:
     shape = df.attrs.get("shape") or shape_of(df)
     frame = schema_for(shape)
     schema = frame.arrow_schema(frame.dimensions_of(df))
-    columns: list[pa.ChunkedArray | pa.Array] = []
-    for f in schema:
-        column = df[f.name]
-        if not (pa.types.is_string(f.type) and isinstance(column.dtype, pd.StringDtype)):
-            columns.append(pa.array(column, type=f.type, from_pandas=True))
-            continue
-        # Text: the frame's own chunks, each cast once (a constant column repeats one chunk).
-        done: dict[tuple[int, int, int], pa.Array] = {}
-        chunks = []
-        for chunk in pa.chunked_array(pa.array(column)).chunks:
-            key = (chunk.buffers()[1].address, chunk.offset, len(chunk))
-            if key not in done:
-                done[key] = chunk.cast(f.type)
-            chunks.append(done[key])
-        columns.append(pa.chunked_array(chunks, type=f.type))
+    columns = [_column(df[f.name], f.type) for f in schema]
     meta = {METADATA_KEY: orjson.dumps(dict(df.attrs), default=str)}
     return pa.table(columns, schema=schema.with_metadata(meta))
+
+
+def _column(series: pd.Series, kind: pa.DataType) -> pa.ChunkedArray | pa.Array:
+    """One column in its pinned Arrow type; a text column's buffers are reused (a chunk that
+    repeats, as a constant column's does, is converted once)."""
+    if not (pa.types.is_string(kind) and isinstance(series.dtype, pd.StringDtype)):
+        return pa.array(series, type=kind, from_pandas=True)
+    text = pa.chunked_array(pa.array(series))  # the frame's own large_string chunks
+    done: dict[tuple[int, int, int], pa.Array] = {}
+    chunks = []
+    for chunk in text.chunks:
+        key = (chunk.buffers()[1].address, chunk.offset, len(chunk))
+        if key not in done:
+            done[key] = chunk.cast(kind)
+        chunks.append(done[key])
+    return pa.chunked_array(chunks, type=kind)
 
 
 def to_polars(df: pd.DataFrame) -> pl.DataFrame:
