@@ -27,7 +27,6 @@ __all__ = [
     "rows_and_stamps_within",
     "rows_per_chunk",
     "rows_within",
-    "stamps_before",
     "stamps_of",
     "within",
 ]
@@ -116,11 +115,6 @@ def rows_per_chunk(stamps: np.ndarray, starts: Sequence[int], end: int) -> list[
         index = np.searchsorted(bounds[:-1], stamps, side="right") - 1
     counts: list[int] = np.bincount(index, minlength=len(starts)).tolist()
     return counts
-
-
-def stamps_before(stamps: np.ndarray, end: int) -> bool:
-    """Every stamp (UTC microseconds) lies before ``end`` (epoch seconds)."""
-    return not len(stamps) or int(stamps.max()) < end * 1_000_000
 
 
 def within(frame: pd.DataFrame, spans: list[Chunk]) -> pd.DataFrame:

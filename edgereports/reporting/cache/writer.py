@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from .cache import Cache
 from .grid import Chunk, chunk_of
-from .rows import rows_and_stamps_within, rows_per_chunk, stamps_before, within
+from .rows import rows_and_stamps_within, rows_per_chunk, within
 from .segments import Entry
 from .store import Reader
 
@@ -56,9 +56,7 @@ def entry_of(
     answering ``request``, and their bucket starts ``stamps``; ``starts``: the final chunks'
     starts, epoch seconds; its pandas metadata holds the answer's attrs)."""
     end = int(final[-1][1].timestamp())
-    kept, stamps = (
-        (got, stamps) if stamps_before(stamps, end) else rows_and_stamps_within(got, stamps, final)
-    )
+    kept, stamps = rows_and_stamps_within(got, stamps, final)
     attrs = (got.schema.pandas_metadata or {}).get("attributes") or {}
     ends = [*starts[1:], end]
     counts = rows_per_chunk(stamps, starts, end)
