@@ -9,7 +9,7 @@ from __future__ import annotations
 from http import HTTPStatus
 from typing import Any
 
-__all__ = ["ApiProblem"]
+__all__ = ["ApiProblem", "bad"]
 
 
 class ApiProblem(Exception):
@@ -46,3 +46,8 @@ class ApiProblem(Exception):
         if self.field is not None:
             body["field"] = self.field
         return body
+
+
+def bad(message: str, field: str | None = None) -> ApiProblem:
+    """Return a 400 problem naming ``field``."""
+    return ApiProblem(400, message, field=field)

@@ -26,7 +26,8 @@ import numpy as np
 
 from ..model.activity import SLOT
 from ..model.network import Network
-from .fields import bad, body_object
+from ..problems import bad
+from .fields import body_object
 from .request import _timestamp
 from .v2 import exact_filter, resolve, scope_of, slot_profiles
 

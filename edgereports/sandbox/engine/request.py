@@ -29,13 +29,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ..problems import bad
 from .fields import (
     AGGREGATIONS,
     DIMENSIONS,
     METRICS,
     Filter,
     MetricSpec,
-    bad,
     body_object,
     parse_dimensions,
     parse_filters,

@@ -36,9 +36,9 @@ import numpy.typing as npt
 from ..model.accumulate import accumulate
 from ..model.activity import SLOT
 from ..model.network import Network
-from ..problems import ApiProblem
+from ..problems import ApiProblem, bad
 from .answer import SeriesAnswer, SeriesArray, _element
-from .fields import MetricSpec, bad, body_object, parse_dimensions, type_name
+from .fields import MetricSpec, body_object, parse_dimensions, type_name
 from .request import _TOP_FIELDS, GRANULARITIES, KEYWORDS, _timestamp
 
 __all__ = [

@@ -26,7 +26,7 @@ from typing import Any
 import orjson
 from flask import Flask, Response, jsonify, request
 
-from ..problems import ApiProblem
+from ..problems import bad
 from .state import SandboxState
 
 __all__ = ["register_admin"]
@@ -47,7 +47,7 @@ def register_admin(app: Flask, state: SandboxState) -> None:
     def body() -> dict[str, Any]:
         data = request.get_json(silent=True)
         if not isinstance(data, dict):
-            raise ApiProblem(400, "the body must be a JSON object")
+            raise bad("the body must be a JSON object")
         return data
 
     @app.get("/sandbox/info")
@@ -89,11 +89,11 @@ def register_admin(app: Flask, state: SandboxState) -> None:
     def sandbox_faults_enqueue() -> Any:
         specs = body().get("enqueue")
         if not isinstance(specs, list) or not all(isinstance(s, str) for s in specs):
-            raise ApiProblem(400, "enqueue must be an array of fault strings", field="enqueue")
+            raise bad("enqueue must be an array of fault strings", "enqueue")
         try:
             state.faults.enqueue(*specs)
         except ValueError as exc:
-            raise ApiProblem(400, str(exc), field="enqueue") from None
+            raise bad(str(exc), "enqueue") from None
         return jsonify({"pending": state.faults.pending()})
 
     @app.get("/sandbox/requests")
@@ -113,16 +113,14 @@ def register_admin(app: Flask, state: SandboxState) -> None:
             elif "advance" in data:
                 step = data["advance"]
                 if isinstance(step, bool) or not isinstance(step, int | float):
-                    raise ApiProblem(400, "advance must be a number of seconds", field="advance")
+                    raise bad("advance must be a number of seconds", "advance")
                 state.clock.advance(float(step))
             elif data.get("real_time") is True:
                 state.clock.follow_real_time()
             else:
-                raise ApiProblem(
-                    400, 'send {"set": ISO}, {"advance": seconds} or {"real_time": true}'
-                )
+                raise bad('send {"set": ISO}, {"advance": seconds} or {"real_time": true}')
         except ValueError as exc:
-            raise ApiProblem(400, str(exc), field="set") from None
+            raise bad(str(exc), "set") from None
         return jsonify(clock_info())
 
     def rate_limit_info() -> dict[str, Any]:
@@ -139,13 +137,11 @@ def register_admin(app: Flask, state: SandboxState) -> None:
     def sandbox_rate_limit_set() -> Any:
         data = body()
         if "requests_per_second" not in data:
-            raise ApiProblem(
-                400, 'send {"requests_per_second": N} or null', field="requests_per_second"
-            )
+            raise bad('send {"requests_per_second": N} or null', "requests_per_second")
         try:
             state.throttle.set(data["requests_per_second"])
         except ValueError as exc:
-            raise ApiProblem(400, str(exc), field="requests_per_second") from None
+            raise bad(str(exc), "requests_per_second") from None
         return jsonify(rate_limit_info())
 
     @app.post("/sandbox/reset")

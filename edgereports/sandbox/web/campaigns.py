@@ -36,7 +36,7 @@ from flask import Flask, Response, jsonify, request
 
 from ..clock import iso_ms
 from ..model.hashing import key_of
-from ..problems import ApiProblem
+from ..problems import ApiProblem, bad
 from .patterns import URL
 from .state import SandboxState
 
@@ -155,13 +155,11 @@ class CampaignStore:
 
 def _local(value: str, name: str, tz: float) -> float:
     if not _LOCAL.match(value):
-        raise ApiProblem(400, f"{name} must be a local date-time YYYY-MM-DDTHH:MM:SS", field=name)
+        raise bad(f"{name} must be a local date-time YYYY-MM-DDTHH:MM:SS", name)
     try:
         when = datetime.fromisoformat(value).replace(tzinfo=UTC)
     except ValueError:
-        raise ApiProblem(
-            400, f"{name} {value!r} is not a valid date and time", field=name
-        ) from None
+        raise bad(f"{name} {value!r} is not a valid date and time", name) from None
     return (when - timedelta(hours=tz)).timestamp()
 
 
@@ -169,38 +167,36 @@ def _check_value(name: str, kind: str, limit: int, value: str) -> Any:
     """Validate one text field; return its typed value."""
     if kind == "name":
         if not _NAME.match(value):
-            raise ApiProblem(
-                400, f"{name} must be 1 to 100 letters, digits, spaces, '_', '.' or '-'", field=name
-            )
+            raise bad(f"{name} must be 1 to 100 letters, digits, spaces, '_', '.' or '-'", name)
         return value
     if kind == "text":
         if len(value) > limit:
-            raise ApiProblem(400, f"{name} is longer than {limit} characters", field=name)
+            raise bad(f"{name} is longer than {limit} characters", name)
         return value
     if kind == "url":
         if len(value) > limit or not URL.match(value):
-            raise ApiProblem(400, f"{name} must be an http(s) URL", field=name)
+            raise bad(f"{name} must be an http(s) URL", name)
         return value
     if kind.startswith("enum:"):
         allowed = kind.split(":", 1)[1]
         if value != allowed:
-            raise ApiProblem(400, f"{name} must be {allowed!r}", field=name)
+            raise bad(f"{name} must be {allowed!r}", name)
         return value
     if kind.startswith("int:"):
         _, lo, hi = kind.split(":")
         if not re.fullmatch(r"-?\d{1,10}", value) or not int(lo) <= int(value) <= int(hi):
-            raise ApiProblem(400, f"{name} must be an integer from {lo} to {hi}", field=name)
+            raise bad(f"{name} must be an integer from {lo} to {hi}", name)
         return int(value)
     if kind == "bool":
         if value.lower() not in ("true", "false"):
-            raise ApiProblem(400, f"{name} must be true or false", field=name)
+            raise bad(f"{name} must be true or false", name)
         return value.lower() == "true"
     if kind == "tz":
         if not _NUMBER.fullmatch(value):
-            raise ApiProblem(400, f"{name} must be a number of hours", field=name)
+            raise bad(f"{name} must be a number of hours", name)
         tz = float(value)
         if not -12 <= tz <= 14 or (tz * 4) != int(tz * 4):
-            raise ApiProblem(400, f"{name} must be between -12 and 14 in quarter hours", field=name)
+            raise bad(f"{name} must be between -12 and 14 in quarter hours", name)
         return tz
     return value  # "local": checked once the time zone is known
 
@@ -224,47 +220,44 @@ def parse_campaign_form(store: CampaignStore, now: float) -> Campaign:
     files: dict[str, Media] = {}
     for key in list(request.form.keys()) + list(request.files.keys()):
         if key not in FORM_FIELDS:
-            raise ApiProblem(400, f"unknown form field {key!r}", field=key)
+            raise bad(f"unknown form field {key!r}", key)
     for name, (kind, required, limit) in FORM_FIELDS.items():
         texts = request.form.getlist(name)
         uploads = request.files.getlist(name)
         if len(texts) + len(uploads) > 1:
-            raise ApiProblem(400, f"{name} is given more than once", field=name)
+            raise bad(f"{name} is given more than once", name)
         if kind.startswith("file:"):
             if texts and texts[0]:
-                raise ApiProblem(400, f"{name} must be a file upload", field=name)
+                raise bad(f"{name} must be a file upload", name)
             if not uploads:
                 if required:
-                    raise ApiProblem(400, f"{name} is required (a file)", field=name)
+                    raise bad(f"{name} is required (a file)", name)
                 continue
             up = uploads[0]
             prefix = kind.split(":", 1)[1]
             if not up.mimetype.startswith(prefix):
-                raise ApiProblem(
-                    400,
+                raise bad(
                     f"{name} must be sent with a media type {prefix}*, not {up.mimetype or 'none'}",
-                    field=name,
+                    name,
                 )
             data = up.read()
             if not data:
-                raise ApiProblem(400, f"{name} is an empty file", field=name)
+                raise bad(f"{name} is an empty file", name)
             files[name] = Media(store.media_id(), up.filename or name, up.mimetype, data)
             continue
         if uploads:
-            raise ApiProblem(400, f"{name} must be a form value, not a file", field=name)
+            raise bad(f"{name} must be a form value, not a file", name)
         value = texts[0] if texts else ""
         if value == "":
             if required:
-                raise ApiProblem(400, f"{name} is required", field=name)
+                raise bad(f"{name} is required", name)
             continue
         values[name] = _check_value(name, kind, limit, value)
     tz = values["timeZone"]
     start = _local(values["campaignStartDate"], "campaignStartDate", tz)
     end = _local(values["campaignEndDate"], "campaignEndDate", tz)
     if end <= start:
-        raise ApiProblem(
-            400, "campaignEndDate must be after campaignStartDate", field="campaignEndDate"
-        )
+        raise bad("campaignEndDate must be after campaignStartDate", "campaignEndDate")
     return Campaign(
         name=values["campaignName"],
         start=start,
