@@ -1,21 +1,7 @@
 """Unauthenticated helper routes under ``/sandbox/`` (for tests, notebooks and the demo).
 
-- ``GET /sandbox/info``: addresses, partner name, primary account, seed, clock, limits.
-- ``GET /sandbox/network``: the whole inventory (accounts, sites, eNodeBs, SIMs, devices).
-- ``GET /sandbox/incidents``: the injected incidents (ground truth), oldest first.
-- ``GET /sandbox/faults``: injected faults by kind, queued faults and the configuration;
-  ``POST /sandbox/faults`` with ``{"enqueue": ["503", "429;retry-after=0", "drop"]}`` queues
-  faults for the next API requests.
-- ``GET /sandbox/requests``: requests served per area and the report request bodies received.
-- ``GET /sandbox/clock``; ``POST /sandbox/clock`` with ``{"set": "<ISO 8601>"}``,
-  ``{"advance": <seconds>}`` or ``{"real_time": true}``.
-- ``GET /sandbox/rate-limit``: the rate-limit mode's limit (``requests_per_second``, null when
-  off) and the requests it answered 429 (``rate_limited``); ``POST /sandbox/rate-limit`` with
-  ``{"requests_per_second": 50}`` (or ``null``) changes it.
-- ``POST /sandbox/reset``: forget request counts, the report log, fault counts and the
-  rate-limited count.
-
-The API key is never shown by these routes.
+They read or change the running sandbox: its inventory, incidents, faults, request counts and
+report bodies, clock and rate-limit mode (docs/sandbox.md). The API key is never shown.
 """
 
 from __future__ import annotations

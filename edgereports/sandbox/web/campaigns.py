@@ -1,27 +1,11 @@
 """Area B: campaign onboarding (multipart), list, status and chart.
 
-Form fields of ``POST campaignsOps`` (``multipart/form-data``; unknown fields and repeated
-fields are rejected with 400):
-
-- Required: ``campaignName`` (1-100 of letters, digits, space, ``_.-``; unique, else 409),
-  ``campaignStartDate`` and ``campaignEndDate`` (local ``YYYY-MM-DDTHH:MM:SS``, end after start),
-  ``timeZone`` (hours east of UTC, -12 to 14, in quarter hours, e.g. ``5.5``), ``contentType``
-  (``Video``), ``content`` (a non-empty file whose media type is ``video/*``), ``channelType``
-  (``SMS``), ``smsText`` (1-1000 characters), ``numberOfSms`` (integer 1 to 1,000,000).
-- Optional (an empty value counts as absent): ``campaignTitle`` (<= 200), ``campaignDescription``
-  (<= 2000), ``thumbnail`` (a file of type ``image/*``), ``brandUrl``, ``chatUrl``,
-  ``callToActionUrl`` (http(s) URLs), ``callToActionButtonText`` (<= 50),
-  ``callToActionDuration`` (<= 50), ``callToActionFrequency`` (integer >= 0), ``is360``,
-  ``isAutoRedirect``, ``isLastSlot`` (``true``/``false``, any case), ``is_campaign_approve``
-  (``true``/``false``), ``preferenceData``, ``defaultTabPreference``, ``videoDuration``,
-  ``token`` (free text <= 2000).
-
-States, by the sandbox clock against the campaign's window in UTC (local dates minus
-``timeZone``): ``Scheduled`` before the start, ``Running`` from the start until the end,
-``Completed`` from the end on. ``approval_status`` is ``"false"`` when ``is_campaign_approve``
-was ``false``, else ``"true"``; it does not change the state. Chart items have ``renewButton``
-true once ``Completed``, and ``url`` pointing at the uploaded video, served back at
-``GET /rmn-api/media/<video_id>``.
+``FORM_FIELDS`` lists the form fields of ``POST campaignsOps`` and how each is checked; unknown
+and repeated fields are rejected with 400, an empty optional value counts as absent. States, by
+the sandbox clock against the campaign's window in UTC (local dates minus ``timeZone``):
+``Scheduled`` before the start, ``Running`` until the end, ``Completed`` from the end on.
+``approval_status`` is ``"false"`` when ``is_campaign_approve`` was ``false`` and does not change
+the state. The uploaded video is served back at ``GET /rmn-api/media/<video_id>``.
 """
 
 from __future__ import annotations

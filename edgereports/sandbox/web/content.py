@@ -1,22 +1,10 @@
-"""Area A: content onboarding, edge URLs, app keys, signed URLs, CORS whitelist, playback.
+"""Area A: content onboarding, edge URLs, app keys, signed URLs, CORS whitelist (docs/service.md).
 
-Semantics:
-
-- ``POST content/add`` accepts 1 to 50 ``urlList`` items (``url`` http(s), ``content_access``
-  ``public``, ``publish_access`` ``public`` or ``private`` (default ``private``),
-  ``partner_cloud_url`` optional) and answers ``INPROGRESS`` with a new ``content_id`` (24 hex
-  digits) per item. An item turns ``success`` once the clock passes ``createdAt + sync_delay``
-  (``serve(sync_delay=...)``, 3 s by default); ``updatedAt`` is then that moment.
-- ``content_url`` is ``{base_url}/edge/v1/{partner}/{content_id}/{file}?partner_name={partner}``
-  so that the documented ``&api_key=<API_KEY>`` can be appended as is.
-- App keys: two per sandbox, derived from the seed. ``signed-url`` needs one of them, an integer
-  ``expiry_time`` >= 1 (no maximum), the content's edge URL and ``allow_signed_cookie``
-  (``true``/``false``, default ``false``); it appends ``expires`` (epoch seconds), ``kid`` (which
-  key), ``cookie`` and ``signature`` (hex HMAC-SHA256 of ``content_id:expires:cookie`` with the
-  app key).
-- Whitelist: starts with the sandbox's own origin; entries are ``http(s)://host[:port]`` with no
-  path and no trailing slash. Adding an entry twice is accepted; deleting a missing one is 404.
-- Playback of the edge URLs: see ``playback.py``; the store: ``content_store.py``.
+An onboarded item turns ``success`` once the sandbox clock passes ``createdAt + sync_delay``.
+``content_url`` ends in ``?partner_name={partner}`` so that the documented
+``&api_key=<API_KEY>`` can be appended as is. The whitelist starts with the sandbox's own
+origin. Playback of the edge URLs and the signatures are in ``playback.py``, the store in
+``content_store.py``.
 """
 
 from __future__ import annotations

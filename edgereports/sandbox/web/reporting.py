@@ -1,18 +1,11 @@
-"""Area C: the report endpoint (``POST /connectivity/v1/report?apikey=...``).
+"""Area C: the report endpoint (``POST /connectivity/v1/report?apikey=...``), and what the v2
+report shares with it: the key in the query, the JSON body, JSON or CSV answers.
 
-The request is validated by ``engine/request.py``, answered by ``engine/answer.py`` and
-written by ``engine/render.py`` (JSON by default, CSV for ``Accept: text/csv``; another
-``Accept`` gives 406). Errors: 401 for a missing or wrong ``apikey``, 415 when the body is not
-declared JSON, 413 for a body over ``Limits.json_body``, 400 for malformed JSON, an invalid or
-ambiguous request or one over a limit (``Limits`` and the engine's; the message says which
-and what to do), 404 for an unknown account. Every request that reaches the endpoint is
-counted; the JSON bodies that reach validation are remembered
-(``SandboxHandle.report_requests()``).
-
-Every answer (200) carries a ``Server-Timing`` header with two durations in milliseconds:
-``gen`` from the start of the handler to the computed answer (credentials, ``Accept``, the
-body, validation, the engine) and ``ser`` for rendering it. The server's work around the
-handler (HTTP parsing, routing, writing the response) is in neither.
+Every request that reaches the endpoint is counted; the JSON bodies that reach validation are
+remembered (``SandboxHandle.report_requests()``). Every answer (200) carries a
+``Server-Timing`` header with two durations in milliseconds: ``gen`` from the start of the
+handler to the computed answer (credentials, ``Accept``, the body, validation, the engine) and
+``ser`` for rendering it. The server's work around the handler is in neither.
 """
 
 from __future__ import annotations
