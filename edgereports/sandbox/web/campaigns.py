@@ -284,34 +284,28 @@ def register_campaigns(app: Flask, state: SandboxState) -> CampaignStore:
             }
         )
 
+    def summary(c: Campaign, now: float, window: bool = False) -> dict[str, Any]:
+        approved = "true" if c.approved else "false"
+        out = {
+            "campaign_name": c.name,
+            "status": campaign_state(c, now),
+            "approval_status": approved,
+        }
+        if window:
+            out.update(start_timestamp=iso_ms(c.start), end_timestamp=iso_ms(c.end))
+        return out
+
     @app.get(f"{PREFIX}/campaignsOps")
     def campaign_list() -> Any:
         now = state.clock.timestamp()
-        return jsonify(
-            [
-                {
-                    "campaign_name": c.name,
-                    "status": campaign_state(c, now),
-                    "approval_status": "true" if c.approved else "false",
-                    "start_timestamp": iso_ms(c.start),
-                    "end_timestamp": iso_ms(c.end),
-                }
-                for c in store.all()
-            ]
-        )
+        return jsonify([summary(c, now, window=True) for c in store.all()])
 
     @app.get(f"{PREFIX}/campaigns/status/<campaign_name>")
     def campaign_status(campaign_name: str) -> Any:
         c = store.get(campaign_name)
         if c is None:
             raise ApiProblem(404, f"no campaign named {campaign_name!r}", field="campaign_name")
-        return jsonify(
-            {
-                "campaign_name": c.name,
-                "status": campaign_state(c, state.clock.timestamp()),
-                "approval_status": "true" if c.approved else "false",
-            }
-        )
+        return jsonify(summary(c, state.clock.timestamp()))
 
     @app.get(f"{PREFIX}/campaignChart")
     def campaign_chart() -> Any:
