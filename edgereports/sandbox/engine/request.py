@@ -75,7 +75,6 @@ class ReportQuery:
         account_echo: the account id as sent (string or number).
         filters: the other filters.
         metrics: the metric entries, in request order.
-        raw: the request body as parsed.
     """
 
     mode: str
@@ -90,7 +89,6 @@ class ReportQuery:
     account_echo: str | int
     filters: tuple[Filter, ...]
     metrics: tuple[MetricSpec, ...]
-    raw: dict[str, Any]
 
     @property
     def sim(self) -> bool:
@@ -248,5 +246,4 @@ def parse_report(body: Any) -> ReportQuery:
         account_echo=account,
         filters=filters,
         metrics=metrics,
-        raw=body,
     )

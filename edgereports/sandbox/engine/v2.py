@@ -26,7 +26,7 @@ from ..model.accumulate import accumulate
 from ..model.activity import SLOT
 from ..model.network import Network
 from ..problems import ApiProblem, bad
-from .answer import SeriesAnswer, SeriesArray, _element
+from .answer import SeriesAnswer, SeriesArray, _element, _grain
 from .fields import MetricSpec, body_object, parse_dimensions, type_name
 from .request import _TOP_FIELDS, GRANULARITIES, KEYWORDS, _timestamp
 
@@ -284,7 +284,7 @@ def answer_v2(q: V2Query, net: Network, now: float) -> SeriesAnswer:
     slot_starts = np.arange(w0, w1, SLOT, dtype=np.int64)
     piece = np.searchsorted(inner, slot_starts, side="right").astype(np.int64)
     bases = tuple(sorted({V2_METRICS[m.name][0] for m in q.metrics}))
-    grain = _grain(q.dimensions)
+    grain = _grain(tuple(_ARRAY[d] for d in q.dimensions if d in _ARRAY))  # as v1 names
     whole = slot_profiles(net, dev, w0, w1, bases) if len(dev) else None
     element = dev
     if grain is not None and len(dev) > 1:
@@ -304,14 +304,6 @@ def answer_v2(q: V2Query, net: Network, now: float) -> SeriesAnswer:
         arrays.append(SeriesArray(m, stamps, values))
     offset, suffix = (q.offset, q.suffix) if q.keyword is None else (0, "+00:00")
     return SeriesAnswer(arrays, offset, suffix, _echo(net, q, account, element))
-
-
-def _grain(dims: tuple[str, ...]) -> str | None:
-    if "seid" in dims or "ue_ip" in dims:
-        return "device"
-    if "enb_ip" in dims:
-        return "enodeb"
-    return "site" if "device" in dims else None
 
 
 def _echo(net: Network, q: V2Query, account: int, element: I64) -> list[tuple[str, Any]]:

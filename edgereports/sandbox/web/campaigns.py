@@ -254,18 +254,14 @@ def parse_campaign_form(store: CampaignStore, now: float) -> Campaign:
     )
 
 
-def register_campaigns(app: Flask, state: SandboxState) -> CampaignStore:
+def register_campaigns(app: Flask, state: SandboxState) -> None:
     """Register the area B routes (and the media route) on ``app``.
 
     Args:
         app: the Flask app.
-        state: the sandbox state (its ``stores["campaigns"]`` is set).
-
-    Returns:
-        The campaign store.
+        state: the sandbox state.
     """
     store = CampaignStore(state.seed)
-    state.stores["campaigns"] = store
 
     def media_url(m: Media) -> str:
         return f"{state.base_url.rstrip('/')}/rmn-api/media/{m.media_id}"
@@ -332,5 +328,3 @@ def register_campaigns(app: Flask, state: SandboxState) -> CampaignStore:
         if m is None:
             raise ApiProblem(404, "no such media")
         return Response(m.data, mimetype=m.mimetype)
-
-    return store

@@ -63,19 +63,15 @@ def _origin(body: dict[str, Any]) -> str:
     return value
 
 
-def register_content(app: Flask, state: SandboxState) -> ContentStore:
+def register_content(app: Flask, state: SandboxState) -> None:
     """Register the area A routes and the playback route on ``app``.
 
     Args:
         app: the Flask app.
-        state: the sandbox state (its ``stores["content"]`` is set).
-
-    Returns:
-        The content store.
+        state: the sandbox state.
     """
     origin = state.base_url.rstrip("/")
     store = ContentStore(state.seed, origin)
-    state.stores["content"] = store
 
     def content_url(item: ContentItem) -> str:
         base = state.base_url.rstrip("/") or request.host_url.rstrip("/")
@@ -220,5 +216,3 @@ def register_content(app: Flask, state: SandboxState) -> ContentStore:
     @app.route("/edge/v1/<partner>/<content_id>/<path:name>", methods=["GET", "OPTIONS"])
     def playback(partner: str, content_id: str, name: str) -> Response:
         return serve_playback(state, store, partner, content_id, name)
-
-    return store
