@@ -10,6 +10,7 @@ present: what has happened is the 5-minute UTC slots that ended at or before it.
 
 from __future__ import annotations
 
+import functools
 import zlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -267,36 +268,13 @@ def answer(
         )
     one_element = grain is None or len(dev) <= 1 or len(np.unique(_groups(net, grain, dev))) <= 1
     bases = bases_of(q.metrics)
-    whole = accumulate(
-        net,
-        dev,
-        h0,
-        hours,
-        window=window,
-        profile=needs_profile and one_element,
-        bases=bases,
-        per_device=not one_element,
-    )
+    sums = functools.partial(accumulate, net, h0=h0, hours=hours, window=window, bases=bases)
+    whole = sums(dev, profile=needs_profile and one_element, per_device=not one_element)
     element = _element(net, grain, dev, whole)
-    acc = (
-        whole
-        if len(element) == len(dev)
-        else accumulate(
-            net,
-            element,
-            h0,
-            hours,
-            window=window,
-            profile=needs_profile,
-            bases=bases,
-            per_device=False,
-        )
-    )
+    same = len(element) == len(dev)
+    acc = whole if same else sums(element, profile=needs_profile, per_device=False)
     if q.mode == "now":
-        members: list[tuple[str, Any]] = [
-            ("start_time", _utc(t0)),
-            ("end_time", _utc(t1)),
-        ]
+        members: list[tuple[str, Any]] = [("start_time", _utc(t0)), ("end_time", _utc(t1))]
         for m in q.metrics:
             value = float(values(m, acc, whole, 1, 1, None, 1)[0])
             if m.aggregation == "EXISTS":
