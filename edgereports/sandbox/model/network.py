@@ -335,18 +335,10 @@ def build_network(seed: int = 0, devices: int = 64, *, extra_accounts: int = 1) 
         device_id = f"ue-{a}-{k:05d}"
         ms = f"91{int(msisdn[i])}"
         im = f"40445{int(imsi[i]):010d}"
+        kind = "esim" if esim[i] else "physical"
+        act = _EPOCH + timedelta(int(act_day[i]))
         deact = None if deact_day[i] >= _FAR_FUTURE_DAY else _EPOCH + timedelta(int(deact_day[i]))
-        sims.append(
-            Sim(
-                ms,
-                im,
-                "esim" if esim[i] else "physical",
-                _EPOCH + timedelta(int(act_day[i])),
-                deact,
-                account_id,
-                device_id,
-            )
-        )
+        sims.append(Sim(ms, im, kind, act, deact, account_id, device_id))
         devs.append(
             Device(
                 device_id=device_id,
