@@ -1,8 +1,8 @@
-"""Area C: the report endpoint (``POST /connectivity/v1/report?apikey=...``), and what the v2
-report shares with it: the key in the query, the JSON body, JSON or CSV answers.
+"""Area C: the report endpoint (``POST /connectivity/v1/report?apikey=...``).
 
-Every request that reaches the endpoint is counted; the JSON bodies that reach validation are
-remembered (``SandboxHandle.report_requests()``). Every answer (200) carries a
+:func:`answer_report` serves the v2 report too (a key in the query, a JSON body, JSON or CSV
+answers). Every request that reaches the endpoint is counted; the JSON bodies that reach
+validation are remembered (``SandboxHandle.report_requests()``). Every answer (200) carries a
 ``Server-Timing`` header with two durations in milliseconds: ``gen`` from the start of the
 handler to the computed answer (credentials, ``Accept``, the body, validation, the engine) and
 ``ser`` for rendering it. The server's work around the handler is in neither.
@@ -69,8 +69,11 @@ def timed_response(
     answered: float,
     length: int | None = None,
 ) -> Response:
-    """A 200 answer with its ``Server-Timing`` header: ``gen`` from ``started`` to ``answered``,
-    then ``ser`` until now, in milliseconds (``gen;dur=12.345, ser;dur=4.567``)."""
+    """A 200 answer with its ``Server-Timing`` header (and ``Content-Length`` if given).
+
+    ``gen`` runs from ``started`` to ``answered``, ``ser`` from then until now, in milliseconds:
+    ``gen;dur=12.345, ser;dur=4.567``.
+    """
     gen, ser = answered - started, time.perf_counter() - answered
     headers = {"Server-Timing": f"gen;dur={gen * 1e3:.3f}, ser;dur={ser * 1e3:.3f}"}
     if length is not None:
