@@ -209,12 +209,12 @@ def _fetch(args: argparse.Namespace) -> pd.DataFrame:
         progress=args.progress,
         api_version=report.api_version,
     ) as client:
-        accept = CSV if args.accept == "csv" else JSON
-        compare = parse_compare(args.compare)
-        if compare is None:
-            return client.fetch(report, window=window, accept=accept, partial=args.partial)
         return client.fetch(
-            report, window=window, accept=accept, partial=args.partial, compare=compare
+            report,
+            window=window,
+            accept=CSV if args.accept == "csv" else JSON,
+            partial=args.partial,
+            compare=parse_compare(args.compare),
         )
 
 
