@@ -1,8 +1,5 @@
-"""The ``edgereports health`` command: health flags of an account's subscribers and sites.
-
-Exit status: 0 the account was judged (flags or none: both printed); 1 a service, transport or
-data error; 2 bad input (flags, settings, an incident that does not parse).
-"""
+"""The ``edgereports health`` command: health flags of an account's subscribers and sites
+(exit status: :data:`EPILOG`)."""
 
 from __future__ import annotations
 

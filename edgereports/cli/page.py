@@ -1,9 +1,5 @@
-"""The ``edgereports page`` subcommand: a job file's reports as one HTML file (for cron).
-
-Exit status: 0 every report is on the page; 1 the page was written but some reports (or
-sections) failed, each named on the page and in one line on stderr, or nothing could be
-fetched; 2 bad arguments, job file or settings (nothing written).
-"""
+"""The ``edgereports page`` subcommand: a job file's reports as one HTML file (for cron;
+exit status: :data:`EPILOG`)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""The ``edgereports report`` command: fetch a report and print or write it.
-
-Exit status: 0 success; 1 a service, transport or data error, including a partial failure
-(nothing is written then); 2 bad input (flags, a query the service does not allow, settings).
-"""
+"""The ``edgereports report`` command: fetch a report and print or write it (exit status:
+:data:`EPILOG`)."""
 
 from __future__ import annotations
 
