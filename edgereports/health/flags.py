@@ -196,16 +196,11 @@ def _frame(
     found = sorted(found, key=lambda f: (f.a, order[f.kind], f.subject, f.b))
     out = empty_flags()
     if found:
-        out = pd.DataFrame(
-            {
-                "kind": pd.array([f.kind for f in found], dtype="string"),
-                "subject": pd.array([f.subject for f in found], dtype="string"),
-                "start": pd.DatetimeIndex([edge + f.a * step for f in found]).as_unit("us"),
-                "end": pd.DatetimeIndex([edge + f.b * step for f in found]).as_unit("us"),
-                "severity": pd.array([f.severity for f in found], dtype="string"),
-                "evidence": pd.array([f.evidence for f in found], dtype="string"),
-            }
-        )
+        rows = [
+            (f.kind, f.subject, edge + f.a * step, edge + f.b * step, f.severity, f.evidence)
+            for f in found
+        ]
+        out = pd.DataFrame(rows, columns=out.columns).astype(out.dtypes.to_dict())
     out.attrs = {
         "shape": "health",
         "range": [start.isoformat(), end.isoformat()],
