@@ -12,6 +12,7 @@ from typing import Any
 
 from ..config import Settings
 from ..errors import ConfigError, InputError
+from ..query.timegrid import relative_end
 from ._command import add_command
 from .report import emit
 
@@ -80,8 +81,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _range(args: argparse.Namespace) -> tuple[str, str]:
-    from ..query.times import relative_end
-
     if args.last:
         if args.start or args.end:
             raise InputError("give --last, or --start and --end, not both")
