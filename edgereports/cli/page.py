@@ -10,12 +10,9 @@ from typing import Any
 from ..errors import EdgeReportsError, InputError
 from ..reporting.periods import COMPARE_MODES
 from ._command import add_command, add_progress
+from .export import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
-__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "add_parser", "run"]
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
+__all__ = ["add_parser", "run"]
 
 DESCRIPTION = """\
 Fetch every report of a job file (the file 'edgereports export' reads) over the last period

@@ -67,12 +67,9 @@ class Scale:
 
 def metric_kind(metric: str) -> str:
     """Return the kind of a metric from its name: bytes, seconds, bandwidth or count."""
-    if metric.endswith("_bytes"):
-        return "bytes"
-    if metric.endswith("_seconds"):
-        return "seconds"
-    if metric.endswith("_bandwidth"):
-        return "bandwidth"
+    for kind in ("bytes", "seconds", "bandwidth"):
+        if metric.endswith(f"_{kind}"):
+            return kind
     return "count"
 
 
