@@ -24,9 +24,9 @@ def wait_until_synced(
     poll: float,
     progress: bool | None,
 ) -> pd.DataFrame:
-    """:meth:`ContentClient.wait_until_synced <edgereports.content.ContentClient.wait_until_synced>`
-    for checked ``ids``: call ``list_records`` (the get-all frame) every ``poll`` seconds until
-    every id is synced; returns their final records in the order of ``ids``."""
+    """``ContentClient.wait_until_synced`` for checked ``ids``: call ``list_records`` (the
+    get-all frame) every ``poll`` seconds until every id is synced; returns their final
+    records in the order of ``ids``."""
     limit = (
         timeout.total_seconds() if isinstance(timeout, timedelta) else _positive(timeout, "timeout")
     )
