@@ -1,17 +1,13 @@
 """The fast path for time-series JSON bytes: ``pyarrow.json`` with an explicit nested schema.
 
-The answer is one JSON object, so it is read as a one-row table whose ``result`` column is
-``list<list<struct<time_stamp, name, value, aggregation_type>>>`` (stamps parsed by pyarrow as
-``timestamp('us', 'UTC')``, the same ISO 8601 parser as the cast of the other paths, which also
-takes a stamp without offset as UTC); the points are flattened to
-columns without creating a Python object per point (about a quarter of the memory of a parsed
-``dict`` and half the time of ``json.loads``). Anything this path does not take as it is —
-nulls where members may be missing, an echoed key that is not a string, number or boolean, a
-value that is text or beyond float64, ``NaN``/``Infinity`` (not JSON, though pyarrow takes
-them: found as non-finite numbers after parsing, the body is scanned for them only when points
-carry members the frame ignores), invalid UTF-8, a second JSON value — makes it return None,
-and the caller reads the payload with orjson instead, which finds and reports any error
-precisely. Both paths give equal frames.
+The answer is read as a one-row table whose ``result`` column is
+``list<list<struct<time_stamp, name, value, aggregation_type>>>`` and flattened to columns
+without a Python object per point; stamps are parsed by the same ISO 8601 cast as the other
+paths (a stamp without offset is UTC). Anything this path does not take as it is (nulls,
+echoed keys that are not scalars, text or out-of-range values, ``NaN``/``Infinity``, which
+pyarrow takes but JSON does not, invalid UTF-8, a second JSON value) makes it return None, and
+the caller reads the payload with orjson, which reports any error precisely. Both paths give
+equal frames.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """A pull's rows: each answer as an Arrow table, one ownership rule, one frame at the end.
 
-Every answer of a pull becomes :class:`Rows`: a ``pyarrow.Table`` in the layout of
-``pa.Table.from_pandas(frame, preserve_index=False)`` for the frame :func:`~.api.to_frame` gives
-(the pinned Arrow types, the pandas metadata, ``attrs`` ``shape`` and ``source``). A small JSON
-time series, the common answer of a windowed pull, is built into its table straight from the
-reader's arrays (:func:`~.timeseries.build_table`), so a pull makes no pandas frame per answer.
-:func:`owned` joins a report's tables keeping the rows each window owns (the time grid's one
-rule, on the stamps' integers, in one pass; a run of kept rows is a slice, no copy),
-:func:`in_order` puts them in the canonical order of one answer (runs of rows moved as slices)
-and :func:`frame_of` converts them to pandas, once.
+Every answer becomes :class:`Rows`, a ``pyarrow.Table`` laid out as
+``pa.Table.from_pandas`` would lay out :func:`~.api.to_frame`'s frame; a small JSON time
+series is built straight from the reader's arrays, so a pull makes no pandas frame per
+answer. :func:`owned` keeps the rows each window owns, :func:`in_order` puts them in the
+canonical order (runs of rows moved as slices, no copy) and :func:`frame_of` makes one
+pandas frame.
 """
 
 from __future__ import annotations

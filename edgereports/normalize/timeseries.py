@@ -1,17 +1,10 @@
 """Time-series answers: the reader of parsed JSON, and the frame builder.
 
-Parsed JSON (a dict given by the caller, or a body under ``ARROW_MIN_BYTES`` parsed with orjson;
-large bodies go to :mod:`._arrowjson` first) is read one inner ``result`` array at a time: its
-metric name and ``aggregation_type`` are read once (and checked constant in one pass each), its
-stamps and values are pulled with ``operator.itemgetter``, the stamps are parsed by casting a
-pyarrow string array to ``timestamp('us', 'UTC')`` and the values become float64 through
-pyarrow. An array that does not fit this path (a missing member, a wrong type, mixed metrics)
-is read point by point, which finds the exact place of any error. Members of a point other
-than ``time_stamp``, ``name``, ``value`` and ``aggregation_type`` are ignored.
-
-Rows come out as one block per series: by echoed keys (first appearance), then by requested
-metric entry (request order, then unknown ones in order of appearance), each sorted by time,
-whatever order the service used.
+Parsed JSON (large bodies go to :mod:`._arrowjson` first) is read one inner ``result`` array
+at a time, its stamps cast by pyarrow; an array that does not fit that path is read point by
+point, which finds the exact place of any error. Members of a point other than
+``time_stamp``, ``name``, ``value`` and ``aggregation_type`` are ignored. Rows come out in
+the canonical order of :mod:`._order`, whatever order the service used.
 """
 
 from __future__ import annotations
