@@ -71,13 +71,8 @@ def assemble_pull(
 ) -> FetchResult:
     """The frame of each report of a pull (:func:`assemble`).
 
-    Args:
-        plans: per report, its plan.
-        outcomes: per part of every report, in that order, its rows or its error (emptied
-            report by report, so that each report's parts go once its frame is made).
-        pull: the pull's cache, if any (its ``attrs`` go on each frame).
-        clock: the present the pull is judged by, and which clock gave it.
-        partial: ``"keep"`` or ``"drop"``.
+    ``outcomes`` holds per part of every report, in plan order, its rows or its error; it is
+    emptied report by report, so that each report's parts go once its frame is made.
     """
     result = FetchResult(frames=[])
     offset = 0

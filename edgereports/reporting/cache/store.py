@@ -235,11 +235,8 @@ class Store:
 
 class Reader:
     """Reads the entries of segments for one pull: a file is read and checked once however
-    many of its entries are asked for (the last few files read are kept; thread-safe).
-
-    Args:
-        store: the store.
-        keep: how many files to keep (None: all).
+    many of its entries are asked for (the last ``keep`` files read are kept, None: all;
+    thread-safe).
     """
 
     def __init__(self, store: Store, keep: int | None = 8) -> None:
