@@ -46,15 +46,7 @@ _ARROW_ERRORS = (
 
 
 def read_timeseries(body: bytes, req: RequestInfo | None) -> pd.DataFrame | None:
-    """Read time-series JSON bytes into the frame, or return None to fall back to orjson.
-
-    Args:
-        body: the JSON bytes of one ``{"result": ...}`` object.
-        req: the request, when known.
-
-    Returns:
-        The timeseries frame (attrs not yet set), or None.
-    """
+    """Read time-series JSON bytes into the frame (attrs not yet set), or None for orjson."""
     read = _read(body, stream=False)
     if read is None:
         return None
@@ -68,13 +60,7 @@ def read_blocks(body: bytes) -> tuple[list[Block], list[str]] | None:
     The parse leaves the GIL, so the answers of a pull read on several threads overlap; it
     runs on pyarrow's CPU threads (the calling thread waits, spending almost none of its own
     CPU), and pyarrow's streaming reader starts no thread per call, where ``read_json`` would
-    start and end one per answer.
-
-    Args:
-        body: the JSON bytes of one ``{"result": ...}`` object.
-
-    Returns:
-        The blocks and the echoed keys' names, or None (then read ``body`` with orjson).
+    start and end one per answer. None: read ``body`` with orjson.
     """
     read = _read(body, stream=True)
     if read is None:

@@ -54,14 +54,7 @@ _UTC_US = pa.timestamp("us", tz="UTC")
 
 
 def parse(body: bytes, req: RequestInfo | None) -> tuple[pd.DataFrame, str]:
-    """Parse a CSV answer.
-
-    Args:
-        body: the CSV bytes (UTF-8).
-        req: the request, when known.
-
-    Returns:
-        ``(frame, shape)``; attrs not yet set.
+    """Parse a CSV answer (UTF-8 bytes) into ``(frame, shape)``, attrs not yet set.
 
     Raises:
         SchemaError: for an empty CSV without a request, an unknown header, a malformed row,

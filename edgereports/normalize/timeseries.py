@@ -69,13 +69,8 @@ class Block:
 def read_json(payload: Mapping[str, Any], req: RequestInfo | None, *, owned: bool) -> pd.DataFrame:
     """Read a time-series answer ``{"result": [[point, ...], ...], <echoed keys>}``.
 
-    Args:
-        payload: the parsed JSON object.
-        req: the request, when known.
-        owned: the payload was parsed here, so inner arrays may be dropped once read.
-
-    Returns:
-        The timeseries frame (attrs not yet set).
+    ``owned``: the payload was parsed here, so inner arrays may be dropped once read. The
+    frame's attrs are not set yet.
 
     Raises:
         SchemaError: for anything that is not the time-series shape.
@@ -200,17 +195,9 @@ def build(
 
     Blocks are ordered by their echoed keys (first appearance), then by requested metric entry
     (request order, unknown ones after in order of appearance); blocks with the same key are
-    merged, and each block is sorted by time (stable).
-
-    Args:
-        blocks: the points, grouped.
-        echo_names: the echoed keys' names, aligned with each block's ``echo``.
-        req: the request, when known.
-        source: ``large_string`` columns of the flat source the blocks' ``rows`` point into,
-            by frame column name; sliced (no copy) when every block knows its rows.
-
-    Returns:
-        The timeseries frame (attrs not yet set).
+    merged, and each block is sorted by time (stable). ``source`` holds ``large_string``
+    columns of the flat source the blocks' ``rows`` point into, by frame column name: sliced
+    (no copy) when every block knows its rows. The frame's attrs are not set yet.
 
     Raises:
         SchemaError: when an echoed key clashes with a fixed column.
