@@ -3,11 +3,11 @@
 The answer is read as a one-row table whose ``result`` column is
 ``list<list<struct<time_stamp, name, value, aggregation_type>>>`` and flattened to columns
 without a Python object per point; stamps are parsed by the same ISO 8601 cast as the other
-paths (a stamp without offset is UTC). Anything this path does not take as it is (nulls,
-echoed keys that are not scalars, text or out-of-range values, ``NaN``/``Infinity``, which
-pyarrow takes but JSON does not, invalid UTF-8, a second JSON value) makes it return None, and
-the caller reads the payload with orjson, which reports any error precisely. Both paths give
-equal frames.
+paths (a stamp without offset is UTC). Anything this path does not take as it is (nulls, an
+echoed key that is not a string, number or boolean, a value that is text or beyond float64,
+``NaN``/``Infinity``, which pyarrow takes but JSON does not, invalid UTF-8, a second JSON
+value) makes it return None, and the caller reads the payload with orjson, which reports any
+error precisely. Both paths give equal frames.
 """
 
 from __future__ import annotations

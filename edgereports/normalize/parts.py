@@ -3,9 +3,9 @@
 Every answer becomes :class:`Rows`, a ``pyarrow.Table`` laid out as
 ``pa.Table.from_pandas`` would lay out :func:`~.api.to_frame`'s frame; a small JSON time
 series is built straight from the reader's arrays, so a pull makes no pandas frame per
-answer. :func:`owned` keeps the rows each window owns, :func:`in_order` puts them in the
-canonical order (runs of rows moved as slices, no copy) and :func:`frame_of` makes one
-pandas frame.
+answer. :func:`owned` keeps the rows each window owns (a run of kept rows is a slice, no
+copy), :func:`in_order` puts them in the canonical order (runs of rows moved as slices) and
+:func:`frame_of` makes one pandas frame.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Applied once per report after its parts are assembled, from the report's facts (the rules are
 in docs/design.md, "Time" and "Top talkers"; the range rule is applied with ownership, in
-:mod:`.assemble`). Two facts of the service the code relies on:
+:mod:`.assemble`). What the code relies on:
 
 - a filter is *empty* only when it matched nothing over the whole range; an empty window
   inside a range with data is normal and says nothing;
