@@ -45,10 +45,7 @@ from .table import (
 deltalake = lazy_import("deltalake", pip="edgereports[delta]")
 
 
-__all__ = ["DELTA_CHECKPOINTS", "run_delta"]
-
-#: The points of the Delta write path a ``checkpoint`` callback is called at.
-DELTA_CHECKPOINTS = ("before-commit", "after-commit")
+__all__ = ["run_delta"]
 
 
 @dataclass

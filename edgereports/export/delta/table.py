@@ -22,7 +22,7 @@ import contextlib
 import json
 import random
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -33,6 +33,7 @@ from ...errors import ConfigError, redact
 from ...query.timegrid import BUCKETS
 from ..bounds import bounds_filter, bucket_start
 from ..fanout import Values, read_values, split_definition
+from ..plan import ExportWindow, floor_day
 from ..reports import ReportJob
 
 # the optional extra edgereports[delta]: loaded (and checked by require_deltalake) on
@@ -53,9 +54,7 @@ __all__ = [
     "INSTALL_HINT",
     "DeltaWrite",
     "check_definition",
-    "create_table",
     "held_values",
-    "is_delta",
     "open_table",
     "read_delta",
     "record_values",
@@ -127,12 +126,6 @@ def table_errors(location: str, secrets: Sequence[str]) -> Iterator[None]:
         ) from None
 
 
-def is_delta(location: str, storage_options: Mapping[str, str] | None = None) -> bool:
-    """True when ``location`` holds a Delta table."""
-    deltalake = require_deltalake()
-    return bool(deltalake.DeltaTable.is_deltatable(location, _options(storage_options)))
-
-
 def open_table(
     location: str,
     report: ReportJob,
@@ -178,17 +171,6 @@ def open_table(
     return table
 
 
-def create_table(
-    location: str, report: ReportJob, storage_options: Mapping[str, str] | None = None
-) -> None:
-    """Create the report's empty table unless it exists (call before units race to write it).
-
-    Raises:
-        ConfigError: a table is there, written by another report definition.
-    """
-    open_table(location, report, storage_options)
-
-
 def check_definition(table: Any, report: ReportJob, location: str) -> None:
     """Refuse to write a table created by another report (the fan-out values may differ).
 
@@ -225,22 +207,15 @@ def retired_values(table: Any) -> Values:
 def record_values(table: Any, report: ReportJob, values: Values, retired: Values) -> None:
     """Record the fan-out values the table now holds whole, and those it keeps the rows of
     (in its description; one commit)."""
-    deltalake = require_deltalake()
+    require_deltalake()
     description = {
         **_description(report),
         "values": {d: list(v) for d, v in values.items()},
         "retired": {d: list(v) for d, v in retired.items()},
     }
     text = json.dumps(description, sort_keys=True)
-    for attempt in range(COMMIT_ATTEMPTS):
-        try:
-            table.update_incremental()
-            table.alter.set_table_description(text)
-            return
-        except deltalake.exceptions.CommitFailedError:
-            if attempt == COMMIT_ATTEMPTS - 1:
-                raise
-            time.sleep(random.uniform(0.05, 0.2) * 2**attempt)  # jitter
+    table.update_incremental()
+    _retried(table, lambda: table.alter.set_table_description(text))
 
 
 def table_watermark(table: Any | None, report: ReportJob) -> datetime | None:
@@ -259,7 +234,7 @@ def table_watermark(table: Any | None, report: ReportJob) -> datetime | None:
     if mark is None or mark <= report.start:
         mark, day = None, report.start
     else:
-        day = floor_midnight(mark)
+        day = floor_day(mark)
     while True:
         version = table.transaction_version(_app_id(report, day.date()))
         if version is None:
@@ -270,7 +245,7 @@ def table_watermark(table: Any | None, report: ReportJob) -> datetime | None:
         mark = _EPOCH + timedelta(seconds=int(version))
         if mark < day + _DAY:
             return mark
-        day = max(day + _DAY, floor_midnight(mark))
+        day = max(day + _DAY, floor_day(mark))
 
 
 def shard_marks(
@@ -312,11 +287,6 @@ def _sharded_range(table: Any, report: ReportJob, day: datetime) -> datetime | N
 def contiguous_id(report: ReportJob) -> str:
     """The application id whose version is the recorded contiguous end (epoch seconds)."""
     return f"edgereports/{report.name}/from/{report.start.date().isoformat()}"
-
-
-def floor_midnight(when: datetime) -> datetime:
-    """The UTC midnight at or before ``when``."""
-    return when.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
 
 
 def write_days(
@@ -363,7 +333,7 @@ def write_days(
     require_deltalake()
 
     data = _arrow_table(frame, report, start, end)
-    days = _days(start, end)
+    days = ExportWindow(start, end).days()
     txns = []
     if record_days:
         txns = [
@@ -446,7 +416,7 @@ def _written_days(table: Any) -> set[date]:
             lo, hi = (datetime.fromisoformat(w) for w in window)
         except (TypeError, ValueError, AttributeError):
             continue
-        days.update(_days(lo, hi))
+        days.update(ExportWindow(lo, hi).days())
     return days
 
 
@@ -458,22 +428,28 @@ def _commit(
     metadata: Mapping[str, Any],
 ) -> None:
     """Overwrite the rows matching ``predicate`` with ``data``, recording ``txns`` (one
-    commit); a commit that lost a race with another writer is retried with backoff."""
+    commit)."""
     deltalake = require_deltalake()
-
     info = {"edgereports": json.dumps({**metadata, "toolkit_version": __version__})}
+    properties = deltalake.CommitProperties(custom_metadata=info, app_transactions=txns)
+    _retried(
+        table,
+        lambda: deltalake.write_deltalake(
+            table,
+            data,
+            mode="overwrite",
+            predicate=predicate,
+            schema_mode="merge",
+            commit_properties=properties,
+        ),
+    )
+
+
+def _retried(table: Any, commit: Callable[[], object]) -> None:
+    """Run ``commit``; one that lost a race with another writer is retried with backoff."""
     for attempt in range(COMMIT_ATTEMPTS):
         try:
-            deltalake.write_deltalake(
-                table,
-                data,
-                mode="overwrite",
-                predicate=predicate,
-                schema_mode="merge",
-                commit_properties=deltalake.CommitProperties(
-                    custom_metadata=info, app_transactions=txns
-                ),
-            )
+            commit()
             return
         except _delta_errors.CommitFailedError:
             if attempt == COMMIT_ATTEMPTS - 1:
@@ -565,14 +541,6 @@ def _arrow_table(frame: pd.DataFrame, report: ReportJob, start: datetime, end: d
     table = pa.Table.from_pandas(frame[base.names], schema=base, preserve_index=False)
     day = pc.cast(table.column(key), pa.date32())
     return table.append_column(pa.field("day", pa.date32(), nullable=False), day)
-
-
-def _days(start: datetime, end: datetime) -> list[date]:
-    out, day = [], _midnight(start.date())
-    while day < end:
-        out.append(day.date())
-        day += _DAY
-    return out
 
 
 def _midnight(day: date) -> datetime:

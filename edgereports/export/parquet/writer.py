@@ -41,7 +41,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "CHECKPOINTS",
     "METADATA_KEY",
     "PART_FILE",
     "WindowWrite",
@@ -53,8 +52,6 @@ __all__ = [
 ]
 
 PART_FILE = "part.parquet"
-#: The named points of the write path that a ``checkpoint`` callback is called at.
-CHECKPOINTS = ("before-move", "after-move-before-state")
 _DAY_DIR = re.compile(r"day=(\d{4}-\d{2}-\d{2})")
 
 
@@ -147,7 +144,7 @@ def write_window(
         start: the window start (UTC).
         end: the window end (UTC).
         metadata: JSON-ready facts stored in every file (request, report name, window).
-        checkpoint: called with the name of each point of :data:`CHECKPOINTS` reached.
+        checkpoint: called at ``"before-move"`` (a partition's temporary file is complete).
         stamps_at_end: the frame's stamps end their pieces (v2): the window holds the rows in
             ``(start, end]`` and a row belongs to the day its piece lies in (a stamp at
             midnight to the day before).
