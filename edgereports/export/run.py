@@ -127,8 +127,6 @@ def run_export(
         else:
             summary = run_parquet(spec, chosen, scope)
     summary.rate_limit = spec.effective_rate_limit()
-    if spec.format == "delta":
-        return summary
     summary.seconds = time.monotonic() - started
     return summary
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..errors import redact
 from .estimate import format_duration
 from .plan import ExportWindow, ReportPlan
 
@@ -31,6 +33,13 @@ class WindowFailure:
     kind: str
     message: str
     error: BaseException | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def of(
+        cls, report: str, window: ExportWindow, error: BaseException, secrets: Sequence[str] = ()
+    ) -> WindowFailure:
+        """The failure of ``window`` with ``error``, its message redacted (and ``secrets``)."""
+        return cls(report, window, type(error).__name__, redact(str(error), secrets), error)
 
     def __str__(self) -> str:
         first = self.message.splitlines()[0] if self.message else ""

@@ -8,28 +8,19 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from ..._dependencies import lazy_import
-from ..._version import __version__
 from ...errors import EdgeReportsError, redact
 from ...progress import open_progress
-from ..client import Fetcher, make_client, window_weight
-from ..estimate import priced
-from ..fanout import (
-    Churn,
-    Values,
-    backfill_windows,
-    churn,
-    fanout_values,
-    shard_values,
-    window_report,
-)
+from ..client import Fetcher, window_weight
+from ..fanout import Churn, Values, fanout_values, shard_values
 from ..job import Job
 from ..plan import ExportWindow, RunScope
 from ..reports import ReportJob
 from ..summary import ExportSummary, ReportResult, WindowFailure
+from ..windows import contiguous_end, fetch_window, plan_report, window_metadata
 from .table import (
     held_values,
     open_table,
@@ -60,13 +51,7 @@ class _Reach:
     @property
     def mark(self) -> datetime:
         """The contiguous end: the base, extended over the ranges written whole."""
-        mark, moved = self.base, True
-        while moved:
-            moved = False
-            for (start, end), left in self.done.items():
-                if left == 0 and start <= mark < end:
-                    mark, moved = end, True
-        return mark
+        return contiguous_end(self.base, (key for key, left in self.done.items() if left == 0))
 
     def extend(self, window: ExportWindow) -> tuple[bool, datetime | None]:
         """Count ``window`` in: whether its range is whole now, and the new contiguous end
@@ -116,8 +101,7 @@ def run_delta(job: Job, reports: list[ReportJob], scope: RunScope) -> ExportSumm
     A full refresh that wrote every window then removes the days outside its range (the table
     holds exactly the refreshed range).
     """
-    dry_run, full_refresh, client = scope.dry_run, scope.full_refresh, scope.client
-    started = time.monotonic()
+    dry_run, full_refresh = scope.dry_run, scope.full_refresh
     options = job.storage_options()  # the variables it names are read before any request
     secrets = job.storage.secrets()
     summary = ExportSummary(job=job.name, output=job.uri or job.output, dry_run=dry_run)
@@ -131,15 +115,7 @@ def run_delta(job: Job, reports: list[ReportJob], scope: RunScope) -> ExportSumm
             mark = table_watermark(table, r)
             held = held_values(table) if table is not None else None
             retired = retired_values(table) if table is not None else {}
-        change = churn(r, held, retired)
-        plan = scope.plan(r, mark)
-        narrowed = r
-        backfill: tuple[ExportWindow, ...] = ()
-        if change.added and mark is not None and scope.unit is None and not full_refresh:
-            narrowed, backfill = backfill_windows(r, change.added, plan.begin, scope.now)
-            added = sum(len(v) for v in change.added.values())
-            plan = dataclasses.replace(plan, backfill=backfill, added=added)
-        plan = priced(r, plan, narrowed)
+        plan, change, narrowed = plan_report(r, scope, mark, held, retired)
         result = ReportResult(name=r.name, plan=plan, watermark_after=mark)
         summary.reports.append(result)
         tables.append(_Table(r, location, table, result, change))
@@ -153,17 +129,13 @@ def run_delta(job: Job, reports: list[ReportJob], scope: RunScope) -> ExportSumm
         ]
         tasks += [
             _Task(narrowed, location, result, w, table, secrets, None, change.added)
-            for w in backfill
+            for w in plan.backfill
         ]
-    if tasks and not dry_run:
-        if client is not None:
-            _run_tasks(tasks, client, job.max_workers, scope.progress, scope.checkpoint)
-        else:
-            with make_client(job) as own:
-                _run_tasks(tasks, own, job.max_workers, scope.progress, scope.checkpoint)
     if dry_run:
-        summary.seconds = time.monotonic() - started
         return summary
+    if tasks:
+        assert scope.client is not None
+        _run_tasks(tasks, scope.client, job.max_workers, scope.progress, scope.checkpoint)
     for t in tables:
         result = t.result
         if full_refresh and result.ok and result.plan.windows:
@@ -175,7 +147,6 @@ def run_delta(job: Job, reports: list[ReportJob], scope: RunScope) -> ExportSumm
                 record_values(t.table, t.report, held, retired)
             t.table.update_incremental()
             result.watermark_after = table_watermark(t.table, t.report)
-    summary.seconds = time.monotonic() - started
     return summary
 
 
@@ -194,7 +165,6 @@ def _remove_outside(t: _Table, options: dict[str, str], secrets: list[str]) -> N
     metadata = {
         "report": r.name,
         "removed_outside": [plan.begin.isoformat(), plan.end.isoformat()],
-        "written_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     try:
         result.removed += remove_outside(t.table, r, plan.begin, plan.end, metadata=metadata)
@@ -236,25 +206,16 @@ def _unit(
     checkpoint: Callable[[str], None] | None,
 ) -> None:
     r, window, result = task.report, task.window, task.result
-    sent = window_report(r, window)  # a shard's values only
     started = time.monotonic()
     try:
-        frame = client.fetch(
-            sent.for_window(window.start, window.end), window=timedelta(days=sent.window_days)
-        )
+        frame = fetch_window(client, r, window)
     except EdgeReportsError as exc:
         with commit:
             result.fetch_seconds += time.monotonic() - started
             _failed(task, exc)
         return
     fetched = time.monotonic() - started
-    metadata = {
-        "report": r.name,
-        "request": sent.for_window(window.start, window.end).to_request(),
-        "window": [window.start.isoformat(), window.end.isoformat()],
-        "written_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "toolkit_version": __version__,
-    }
+    metadata = window_metadata(r, window)
     with commit:  # also guards the result, which every thread of the report updates
         result.fetch_seconds += fetched
         size = int(frame.memory_usage(deep=True).sum())
@@ -298,6 +259,5 @@ def _unit(
 
 
 def _failed(task: _Task, error: BaseException) -> None:
-    text = redact(str(error), task.secrets)
-    failure = WindowFailure(task.report.name, task.window, type(error).__name__, text, error)
+    failure = WindowFailure.of(task.report.name, task.window, error, task.secrets)
     task.result.failures.append(failure)

@@ -430,7 +430,9 @@ def _commit(
     """Overwrite the rows matching ``predicate`` with ``data``, recording ``txns`` (one
     commit)."""
     deltalake = require_deltalake()
-    info = {"edgereports": json.dumps({**metadata, "toolkit_version": __version__})}
+    written = datetime.now(UTC).isoformat(timespec="seconds")
+    facts = {"written_at": written, **metadata, "toolkit_version": __version__}
+    info = {"edgereports": json.dumps(facts)}
     properties = deltalake.CommitProperties(custom_metadata=info, app_transactions=txns)
     _retried(
         table,

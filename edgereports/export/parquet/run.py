@@ -15,28 +15,19 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..._version import __version__
 from ...errors import AuthError, EdgeReportsError, redact
 from ...progress import Progress, open_progress
 from ..client import Fetcher, window_weight
-from ..estimate import priced
-from ..fanout import (
-    Churn,
-    Values,
-    backfill_windows,
-    churn,
-    fanout_values,
-    shard_values,
-    window_report,
-)
+from ..fanout import Churn, Values, fanout_values, shard_values
 from ..job import Job
 from ..plan import UNIT, ExportWindow, ReportPlan, RunScope
 from ..reports import ReportJob
 from ..summary import ExportSummary, ReportResult, WindowFailure
+from ..windows import contiguous_end, fetch_window, plan_report, window_metadata
 from .checks import (
     HELD_KEY,
     RETIRED_KEY,
@@ -95,14 +86,10 @@ def run_parquet(spec: Job, chosen: list[ReportJob], scope: RunScope) -> ExportSu
         # a unit gets exactly its days; a run re-fetches the damaged days too
         unit = scope.unit is not None
         damaged = () if scope.full_refresh or unit else damaged_days(dirs[r.name])
-        planned = scope.plan(r, state.watermark, damaged)
-        change = churn(r, held_values(state), retired_values(state))
-        narrowed = r
-        if change.added and state.watermark is not None and not unit and not scope.full_refresh:
-            narrowed, windows = backfill_windows(r, change.added, planned.begin, scope.now)
-            added = sum(len(v) for v in change.added.values())
-            planned = dataclasses.replace(planned, backfill=windows, added=added)
-        return state, priced(r, planned, narrowed), change, narrowed
+        planned = plan_report(
+            r, scope, state.watermark, held_values(state), retired_values(state), damaged
+        )
+        return state, *planned
 
     if scope.dry_run:
         for r in chosen:
@@ -201,18 +188,11 @@ def _run_all(runs: list[_Progress], client: Fetcher, workers: int, scope: RunSco
 
 def _fetch(client: Fetcher, report: ReportJob, window: ExportWindow) -> _Fetched:
     started = time.monotonic()
-    report = window_report(report, window)  # a shard's values only
-    version = report.report.api_version
-    if getattr(client, "api_version", version) != version:  # a v2 report of a v1 job's client
-        client = client.for_version(version)  # type: ignore[attr-defined]
     try:
-        frame = client.fetch(
-            report.for_window(window.start, window.end),
-            window=timedelta(days=report.window_days),
-        )
-        return _Fetched(window, frame=frame, seconds=time.monotonic() - started)
+        frame = fetch_window(client, report, window)
     except EdgeReportsError as exc:
         return _Fetched(window, error=exc, seconds=time.monotonic() - started)
+    return _Fetched(window, frame=frame, seconds=time.monotonic() - started)
 
 
 def _write(
@@ -223,14 +203,7 @@ def _write(
     p.result.largest_frame_bytes = max(
         p.result.largest_frame_bytes, int(got.frame.memory_usage(deep=True).sum())
     )
-    metadata = {
-        "report": p.report.name,
-        "request": window_report(p.report, window)
-        .for_window(window.start, window.end)
-        .to_request(),
-        "window": [window.start.isoformat(), window.end.isoformat()],
-        "toolkit_version": __version__,
-    }
+    metadata = window_metadata(p.report, window)
     started = time.monotonic()
     try:
         wrote = write_window(
@@ -318,13 +291,8 @@ def _over_shard_ranges(
         first, last, count = key.split("/")
         if len(shards) == int(count):
             whole.append((datetime.fromisoformat(first), datetime.fromisoformat(last)))
-    moved = True
-    while moved:
-        moved = False
-        for lo, hi in whole:
-            if lo <= (mark or start) < hi:
-                mark, moved = hi, True
-    return mark
+    end = contiguous_end(mark or start, whole)
+    return mark if end == (mark or start) else end
 
 
 def _save(p: _Progress, mark: datetime | None) -> None:
@@ -362,9 +330,7 @@ def _record_backfill(p: _Progress) -> None:
         _save(p, p.state.watermark)
     except OSError as exc:  # the next run backfills them again
         window = p.backfill.plan.windows[-1]
-        p.result.failures.append(
-            WindowFailure(p.report.name, window, type(exc).__name__, redact(str(exc)), exc)
-        )
+        p.result.failures.append(WindowFailure.of(p.report.name, window, exc))
 
 
 def _fail(p: _Progress, index: int, error: BaseException | None, *, skipped: bool = False) -> None:
