@@ -1,22 +1,36 @@
-"""What the Parquet and the Delta run do alike: plan a report, fetch and label a window."""
+"""What the Parquet and the Delta run do alike: plan a report, fetch its windows, label them."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from .client import Fetcher
+from ..errors import AuthError, EdgeReportsError
+from ..progress import open_progress
+from .client import Fetcher, window_weight
 from .estimate import priced
 from .fanout import Churn, Values, backfill_windows, churn, window_report
 from .plan import ExportWindow, ReportPlan, RunScope
 from .reports import ReportJob
+from .summary import WindowFailure
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["contiguous_end", "fetch_window", "plan_report", "window_metadata"]
+__all__ = [
+    "Fetched",
+    "contiguous_end",
+    "fetch_window",
+    "fetch_windows",
+    "plan_report",
+    "window_metadata",
+]
 
 
 def plan_report(
@@ -78,3 +92,96 @@ def contiguous_end(mark: datetime, ranges: Iterable[tuple[datetime, datetime]]) 
             if start <= mark < end:
                 mark, moved = end, True
     return mark
+
+
+@dataclass
+class Fetched:
+    """One window's fetch: its frame, or the error (``skipped``: not sent after an AuthError)."""
+
+    index: int
+    frame: pd.DataFrame | None = None
+    error: BaseException | None = None
+    seconds: float = 0.0
+    skipped: bool = False
+
+    def failure(
+        self, report: str, window: ExportWindow, secrets: Sequence[str] = ()
+    ) -> WindowFailure:
+        """The window's failure, its message redacted (and ``secrets``)."""
+        error = self.error or EdgeReportsError("the client returned no frame")
+        failure = WindowFailure.of(report, window, error, secrets)
+        if not self.skipped:
+            return failure
+        text = f"not attempted after {failure.kind}: {failure.message}"
+        return WindowFailure(report, window, "Skipped", text, self.error)
+
+
+def fetch_windows(
+    windows: Sequence[tuple[int, ReportJob, ExportWindow]],
+    client: Fetcher,
+    workers: int,
+    progress: bool | None,
+    done: Callable[[Fetched], None],
+) -> None:
+    """Fetch ``windows`` (``(group, report, window)``: a progress bar per group) and hand each
+    to ``done`` in this thread as it arrives, to be written.
+
+    Memory stays bounded: a window's fetch fans out into up to ``window_weight`` concurrent
+    requests, and the requests in flight (and the frames held) stay within ``workers``; a
+    window that takes them all is fetched in this thread. After an AuthError no other window
+    is sent: the rest are handed over skipped.
+    """
+    counts = Counter(group for group, _, _ in windows)
+    names = {group: report.name for group, report, _ in windows}
+    bars = {
+        g: open_progress(progress, n, names[g], unit="window", min_items=1, position=i)
+        for i, (g, n) in enumerate(counts.items())
+    }
+    weights: dict[int, int] = {}
+    for _, report, _ in windows:
+        if id(report) not in weights:
+            weights[id(report)] = window_weight(report, workers)
+
+    def fetch(index: int) -> Fetched:
+        _, report, window = windows[index]
+        started = time.monotonic()
+        try:
+            frame = fetch_window(client, report, window)
+        except EdgeReportsError as exc:
+            return Fetched(index, error=exc, seconds=time.monotonic() - started)
+        return Fetched(index, frame=frame, seconds=time.monotonic() - started)
+
+    def hand(got: Fetched) -> AuthError | None:
+        bars[windows[got.index][0]].update(1)
+        done(got)
+        return got.error if isinstance(got.error, AuthError) else None
+
+    queue = deque(range(len(windows)))
+    pending: dict[Future[Fetched], int] = {}
+    aborted: AuthError | None = None
+    busy = 0
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="export") as pool:
+        try:
+            while True:
+                while queue and aborted is None:
+                    weight = weights[id(windows[queue[0]][1])]
+                    if pending and busy + weight > workers:
+                        break
+                    index = queue.popleft()
+                    if not pending and weight >= workers:
+                        aborted = hand(fetch(index))
+                        continue
+                    busy += weight
+                    pending[pool.submit(fetch, index)] = index
+                if not pending:
+                    break
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    busy -= weights[id(windows[pending.pop(future)][1])]
+                    aborted = hand(future.result()) or aborted
+                del finished  # the frames go once written
+            for index in queue:
+                done(Fetched(index, error=aborted, skipped=True))
+        finally:
+            for bar in bars.values():
+                bar.close()

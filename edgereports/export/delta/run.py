@@ -3,24 +3,20 @@
 from __future__ import annotations
 
 import dataclasses
-import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from ..._dependencies import lazy_import
-from ...errors import EdgeReportsError, redact
-from ...progress import open_progress
-from ..client import Fetcher, window_weight
+from ...errors import redact
 from ..fanout import Churn, Values, fanout_values, shard_values
 from ..job import Job
 from ..plan import ExportWindow, RunScope
 from ..reports import ReportJob
 from ..summary import ExportSummary, ReportResult, WindowFailure
-from ..windows import contiguous_end, fetch_window, plan_report, window_metadata
+from ..windows import Fetched, contiguous_end, fetch_windows, plan_report, window_metadata
 from .table import (
     held_values,
     open_table,
@@ -135,7 +131,12 @@ def run_delta(job: Job, reports: list[ReportJob], scope: RunScope) -> ExportSumm
         return summary
     if tasks:
         assert scope.client is not None
-        _run_tasks(tasks, scope.client, job.max_workers, scope.progress, scope.checkpoint)
+        windows = [(id(t.result), t.report, t.window) for t in tasks]
+
+        def done(got: Fetched) -> None:
+            _write(tasks[got.index], got, scope.checkpoint)
+
+        fetch_windows(windows, scope.client, job.max_workers, scope.progress, done)
     for t in tables:
         result = t.result
         if full_refresh and result.ok and result.plan.windows:
@@ -174,90 +175,50 @@ def _remove_outside(t: _Table, options: dict[str, str], secrets: list[str]) -> N
         result.failures.append(WindowFailure(r.name, window, type(exc).__name__, text, None))
 
 
-def _run_tasks(
-    tasks: list[_Task],
-    client: Fetcher,
-    workers: int,
-    progress: bool | None,
-    checkpoint: Callable[[str], None] | None,
-) -> None:
-    commit = threading.Lock()  # commits of one process one at a time: no race among them
-    bar = open_progress(progress, len(tasks), "export", unit="window", min_items=1)
-    weight = max(window_weight(t.report, workers) for t in tasks)
-
-    def work(task: _Task) -> None:
-        try:
-            _unit(task, client, commit, checkpoint)
-        finally:
-            bar.update(1)
-
-    try:
-        with ThreadPoolExecutor(max(1, workers // weight), thread_name_prefix="unit") as pool:
-            for done in pool.map(work, tasks):
-                del done
-    finally:
-        bar.close()
-
-
-def _unit(
-    task: _Task,
-    client: Fetcher,
-    commit: threading.Lock,
-    checkpoint: Callable[[str], None] | None,
-) -> None:
+def _write(task: _Task, got: Fetched, checkpoint: Callable[[str], None] | None) -> None:
+    """Commit one window's frame to the table (one commit at a time in this process)."""
     r, window, result = task.report, task.window, task.result
-    started = time.monotonic()
-    try:
-        frame = fetch_window(client, r, window)
-    except EdgeReportsError as exc:
-        with commit:
-            result.fetch_seconds += time.monotonic() - started
-            _failed(task, exc)
+    result.fetch_seconds += got.seconds
+    if got.frame is None:
+        result.failures.append(got.failure(r.name, window, task.secrets))
         return
-    fetched = time.monotonic() - started
+    frame = got.frame
     metadata = window_metadata(r, window)
-    with commit:  # also guards the result, which every thread of the report updates
-        result.fetch_seconds += fetched
-        size = int(frame.memory_usage(deep=True).sum())
-        result.largest_frame_bytes = max(result.largest_frame_bytes, size)
-        started = time.monotonic()
-        counted = False
-        try:
-            if checkpoint is not None:
-                checkpoint("before-commit")
-            whole, contiguous = (False, None) if task.reach is None else task.reach.extend(window)
-            counted = task.reach is not None
-            marks = []
-            if task.shard_unit:
-                marks = shard_marks(r, window.start, window.end, window.shard, window.shards)
-            wrote = write_days(
-                task.table,
-                frame,
-                r,
-                window.start,
-                window.end,
-                metadata=metadata,
-                contiguous=contiguous,
-                values=shard_values(r, window) or task.values,
-                record_days=whole,  # the last shard of a range records its days
-                marks=marks,
-            )
-        except (OSError, ValueError, deltalake.exceptions.DeltaError) as exc:
-            if counted and task.reach is not None:  # the range is not whole after all
-                task.reach.retract(window)
-            _failed(task, exc)
-            return
-        finally:
-            result.write_seconds += time.monotonic() - started
+    size = int(frame.memory_usage(deep=True).sum())
+    result.largest_frame_bytes = max(result.largest_frame_bytes, size)
+    started = time.monotonic()
+    counted = False
+    try:
         if checkpoint is not None:
-            checkpoint("after-commit")
-        result.windows_written += 1
-        result.rows += wrote.rows
-        result.files += wrote.written
-        result.bytes_written += wrote.bytes
-        result.removed += wrote.empty
-
-
-def _failed(task: _Task, error: BaseException) -> None:
-    failure = WindowFailure.of(task.report.name, task.window, error, task.secrets)
-    task.result.failures.append(failure)
+            checkpoint("before-commit")
+        whole, contiguous = (False, None) if task.reach is None else task.reach.extend(window)
+        counted = task.reach is not None
+        marks = []
+        if task.shard_unit:
+            marks = shard_marks(r, window.start, window.end, window.shard, window.shards)
+        wrote = write_days(
+            task.table,
+            frame,
+            r,
+            window.start,
+            window.end,
+            metadata=metadata,
+            contiguous=contiguous,
+            values=shard_values(r, window) or task.values,
+            record_days=whole,  # the last shard of a range records its days
+            marks=marks,
+        )
+    except (OSError, ValueError, deltalake.exceptions.DeltaError) as exc:
+        if counted and task.reach is not None:  # the range is not whole after all
+            task.reach.retract(window)
+        result.failures.append(WindowFailure.of(r.name, window, exc, task.secrets))
+        return
+    finally:
+        result.write_seconds += time.monotonic() - started
+    if checkpoint is not None:
+        checkpoint("after-commit")
+    result.windows_written += 1
+    result.rows += wrote.rows
+    result.files += wrote.written
+    result.bytes_written += wrote.bytes
+    result.removed += wrote.empty
