@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -67,14 +66,11 @@ class _Reach:
 @dataclass
 class _Task:
     report: ReportJob
-    location: str
     result: ReportResult
     window: ExportWindow
     table: Any
-    secrets: list[str]
     reach: _Reach | None  # None: a backfill or a shard unit (the watermark is not theirs)
     values: Values | None  # write only the rows of these fan-out values
-    shard_unit: bool = False
 
 
 @dataclass
@@ -118,15 +114,8 @@ def run_delta(job: Job, reports: list[ReportJob], scope: RunScope) -> ExportSumm
         keep = fanout_values(r) if change.keeps_others and not full_refresh else None
         # a shard unit's days are whole only once every shard is in: it records its shard
         reach = None if scope.shard is not None else _Reach(mark or r.start)
-        shard_unit = scope.shard is not None
-        tasks += [
-            _Task(r, location, result, w, table, secrets, reach, keep, shard_unit)
-            for w in plan.windows
-        ]
-        tasks += [
-            _Task(narrowed, location, result, w, table, secrets, None, change.added)
-            for w in plan.backfill
-        ]
+        tasks += [_Task(r, result, w, table, reach, keep) for w in plan.windows]
+        tasks += [_Task(narrowed, result, w, table, None, change.added) for w in plan.backfill]
     if dry_run:
         return summary
     if tasks:
@@ -134,7 +123,7 @@ def run_delta(job: Job, reports: list[ReportJob], scope: RunScope) -> ExportSumm
         windows = [(id(t.result), t.report, t.window) for t in tasks]
 
         def done(got: Fetched) -> None:
-            _write(tasks[got.index], got, scope.checkpoint)
+            _write(tasks[got.index], got, scope, secrets)
 
         fetch_windows(windows, scope.client, job.max_workers, scope.progress, done)
     for t in tables:
@@ -175,12 +164,12 @@ def _remove_outside(t: _Table, options: dict[str, str], secrets: list[str]) -> N
         result.failures.append(WindowFailure(r.name, window, type(exc).__name__, text, None))
 
 
-def _write(task: _Task, got: Fetched, checkpoint: Callable[[str], None] | None) -> None:
+def _write(task: _Task, got: Fetched, scope: RunScope, secrets: list[str]) -> None:
     """Commit one window's frame to the table (one commit at a time in this process)."""
-    r, window, result = task.report, task.window, task.result
+    r, window, result, checkpoint = task.report, task.window, task.result, scope.checkpoint
     result.fetch_seconds += got.seconds
     if got.frame is None:
-        result.failures.append(got.failure(r.name, window, task.secrets))
+        result.failures.append(got.failure(r.name, window, secrets))
         return
     frame = got.frame
     metadata = window_metadata(r, window)
@@ -194,7 +183,7 @@ def _write(task: _Task, got: Fetched, checkpoint: Callable[[str], None] | None) 
         whole, contiguous = (False, None) if task.reach is None else task.reach.extend(window)
         counted = task.reach is not None
         marks = []
-        if task.shard_unit:
+        if scope.shard is not None:
             marks = shard_marks(r, window.start, window.end, window.shard, window.shards)
         wrote = write_days(
             task.table,
@@ -211,7 +200,7 @@ def _write(task: _Task, got: Fetched, checkpoint: Callable[[str], None] | None) 
     except (OSError, ValueError, deltalake.exceptions.DeltaError) as exc:
         if counted and task.reach is not None:  # the range is not whole after all
             task.reach.retract(window)
-        result.failures.append(WindowFailure.of(r.name, window, exc, task.secrets))
+        result.failures.append(WindowFailure.of(r.name, window, exc, secrets))
         return
     finally:
         result.write_seconds += time.monotonic() - started
