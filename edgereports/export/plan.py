@@ -29,9 +29,11 @@ __all__ = [
     "RunScope",
     "floor_day",
     "last_complete_end",
+    "midnight",
     "parse_shard",
     "plan_export",
     "plan_unit",
+    "stamp",
     "to_utc",
     "unit_start",
 ]
@@ -65,7 +67,7 @@ class ExportWindow:
         return out
 
     def __str__(self) -> str:
-        text = f"{_stamp(self.start)} → {_stamp(self.end)}"
+        text = f"{stamp(self.start)} → {stamp(self.end)}"
         return text if self.shards == 1 else f"{text} shard {self.shard + 1}/{self.shards}"
 
 
@@ -104,16 +106,16 @@ class ReportPlan:
         if self.backfill:
             out.append(
                 f"  and a backfill of {self.added} added fan-out value(s) from "
-                f"{_stamp(self.backfill[0].start)}: {len(self.backfill)} window(s)"
+                f"{stamp(self.backfill[0].start)}: {len(self.backfill)} window(s)"
             )
             out += [f"  {w}  ({len(w.days())} day(s), added values only)" for w in self.backfill]
         return out
 
     def _own_lines(self) -> list[str]:
-        since = "none" if self.watermark is None else _stamp(self.watermark)
+        since = "none" if self.watermark is None else stamp(self.watermark)
         head = (
             f"{self.name}: {self.reason}, watermark {since}, {len(self.windows)} window(s) "
-            f"{_stamp(self.begin)} → {_stamp(self.end)}"
+            f"{stamp(self.begin)} → {stamp(self.end)}"
         )
         if self.requests:
             head += f", {self.requests:,} request(s), at most {self.rows:,} rows"
@@ -190,7 +192,7 @@ def plan_export(
         begin = max(report.start, floor_day(watermark - report.lookback))
         reason = "incremental"
     step = timedelta(days=report.window_days)
-    repair = tuple(sorted(d for d in set(damaged) if _midnight(d) < begin))
+    repair = tuple(sorted(d for d in set(damaged) if midnight(d) < begin))
     windows = _repair_windows(repair, step)
     windows += _sharded(report, begin, end) or _cut(begin, end, step)
     if not windows and reason == "incremental":
@@ -230,7 +232,8 @@ def fanout_count(report: ReportJob) -> int:
     return math.prod(len(v) for v in fanout_values(report).values())
 
 
-def _midnight(day: date) -> datetime:
+def midnight(day: date) -> datetime:
+    """The UTC midnight that starts ``day``."""
     return datetime(day.year, day.month, day.day, tzinfo=UTC)
 
 
@@ -238,7 +241,7 @@ def _repair_windows(days: Sequence[date], step: timedelta) -> list[ExportWindow]
     """Windows over runs of consecutive days, each at most ``step`` long."""
     windows: list[ExportWindow] = []
     for day in days:
-        start = _midnight(day)
+        start = midnight(day)
         last = windows[-1] if windows else None
         if last is not None and last.end == start and last.end - last.start < step:
             windows[-1] = ExportWindow(last.start, start + _DAY)
@@ -247,7 +250,8 @@ def _repair_windows(days: Sequence[date], step: timedelta) -> list[ExportWindow]
     return windows
 
 
-def _stamp(when: datetime) -> str:
+def stamp(when: datetime) -> str:
+    """``when`` as text: the date of a UTC midnight, else ``2024-06-30T05:00Z``."""
     when = when.astimezone(UTC)
     if when == floor_day(when):
         return when.date().isoformat()

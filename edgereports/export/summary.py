@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 from ..errors import redact
 from .estimate import format_duration
-from .plan import ExportWindow, ReportPlan
+from .plan import ExportWindow, ReportPlan, stamp
 
 __all__ = ["ExportSummary", "ReportResult", "WindowFailure"]
 
@@ -164,7 +164,7 @@ class ExportSummary:
         )
         for r in self.reports:
             windows = f"{r.windows_written}/{r.plan.count}"
-            mark = _stamp(r.watermark_after)
+            mark = "none" if r.watermark_after is None else stamp(r.watermark_after)
             lines.append(
                 f"{r.name:<{width}}  {windows:>9}  {r.rows:>10,}  {r.files:>6}  "
                 f"{_size(r.bytes_written):>9}  {mark}"
@@ -192,12 +192,3 @@ def _size(n: int) -> str:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{n} B"  # pragma: no cover
-
-
-def _stamp(when: datetime | None) -> str:
-    if when is None:
-        return "none"
-    when = when.astimezone(UTC)
-    if when.hour == when.minute == when.second == 0:
-        return when.date().isoformat()
-    return when.strftime("%Y-%m-%dT%H:%MZ")

@@ -33,7 +33,7 @@ from ...errors import ConfigError, redact
 from ...query.timegrid import BUCKETS
 from ..bounds import bounds_filter, bucket_start
 from ..fanout import Values, read_values, split_definition
-from ..plan import ExportWindow, floor_day
+from ..plan import ExportWindow, floor_day, midnight
 from ..reports import ReportJob
 
 # the optional extra edgereports[delta]: loaded (and checked by require_deltalake) on
@@ -337,7 +337,7 @@ def write_days(
     txns = []
     if record_days:
         txns = [
-            deltalake.Transaction(_app_id(report, d), _seconds(min(end, _midnight(d) + _DAY)))
+            deltalake.Transaction(_app_id(report, d), _seconds(min(end, midnight(d) + _DAY)))
             for d in days
         ]
     if contiguous is not None:
@@ -399,7 +399,7 @@ def remove_outside(
     if not outside:
         return 0
     empty = _arrow_schema(report, _dimensions(report)).empty_table()
-    txns = [deltalake.Transaction(_app_id(report, d), _seconds(_midnight(d))) for d in removed]
+    txns = [deltalake.Transaction(_app_id(report, d), _seconds(midnight(d))) for d in removed]
     # the table now holds [begin, end)
     txns.append(deltalake.Transaction(contiguous_id(report), _seconds(end)))
     predicate = f"day < '{first.isoformat()}' OR day > '{last.isoformat()}'"
@@ -543,10 +543,6 @@ def _arrow_table(frame: pd.DataFrame, report: ReportJob, start: datetime, end: d
     table = pa.Table.from_pandas(frame[base.names], schema=base, preserve_index=False)
     day = pc.cast(table.column(key), pa.date32())
     return table.append_column(pa.field("day", pa.date32(), nullable=False), day)
-
-
-def _midnight(day: date) -> datetime:
-    return datetime(day.year, day.month, day.day, tzinfo=UTC)
 
 
 def _seconds(when: datetime) -> int:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..client import Fetcher
-from ..fanout import Churn, Values, fanout_values, shard_values
+from ..fanout import Churn, Values, fanout_values, shard_values, values_minus, values_plus
 from ..job import Job
 from ..plan import UNIT, ReportPlan, RunScope
 from ..reports import ReportJob
@@ -258,14 +258,8 @@ def _record_backfill(p: _Progress) -> None:
     """Every window of the backfill is written: the added values are held whole now."""
     assert p.backfill is not None
     added = p.backfill.values or {}
-    taken = {d: set(v) for d, v in added.items()}
-    held = {
-        d: tuple(dict.fromkeys([*p.held.get(d, ()), *added.get(d, ())])) for d in {*p.held, *added}
-    }
-    retired = {
-        d: tuple(v for v in vals if v not in taken.get(d, set())) for d, vals in p.retired.items()
-    }
-    p.held, p.retired = held, {d: v for d, v in retired.items() if v}
+    p.held = values_plus(p.held, added)
+    p.retired = values_minus(p.retired, {d: set(v) for d, v in added.items()})
     try:
         _save(p, p.state.watermark)
     except OSError as exc:  # the next run backfills them again
