@@ -11,7 +11,7 @@ from ..errors import redact
 from .estimate import format_duration
 from .plan import ExportWindow, ReportPlan, stamp
 
-__all__ = ["ExportSummary", "ReportResult", "WindowFailure"]
+__all__ = ["ExportSummary", "ReportResult", "WindowFailure", "Written"]
 
 _MAX_FAILURE_LINES = 8
 
@@ -44,6 +44,25 @@ class WindowFailure:
     def __str__(self) -> str:
         first = self.message.splitlines()[0] if self.message else ""
         return f"{self.report} {self.window}: {self.kind}: {first}"
+
+
+@dataclass(frozen=True)
+class Written:
+    """What writing one window did.
+
+    Attributes:
+        rows: rows written.
+        files: day partitions written.
+        removed: day partitions removed because their day came back empty.
+        bytes: bytes of the files that now hold those days.
+        dimensions: the dimension columns of the frame (Parquet).
+    """
+
+    rows: int
+    files: int
+    removed: int
+    bytes: int
+    dimensions: tuple[str, ...] = ()
 
 
 @dataclass
@@ -80,6 +99,14 @@ class ReportResult:
     def ok(self) -> bool:
         """True when every planned window was written."""
         return not self.failures
+
+    def add(self, wrote: Written) -> None:
+        """Count in one window written."""
+        self.windows_written += 1
+        self.rows += wrote.rows
+        self.files += wrote.files
+        self.removed += wrote.removed
+        self.bytes_written += wrote.bytes
 
 
 @dataclass

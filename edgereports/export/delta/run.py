@@ -206,8 +206,4 @@ def _write(task: _Task, got: Fetched, scope: RunScope, secrets: list[str]) -> No
         result.write_seconds += time.monotonic() - started
     if checkpoint is not None:
         checkpoint("after-commit")
-    result.windows_written += 1
-    result.rows += wrote.rows
-    result.files += wrote.written
-    result.bytes_written += wrote.bytes
-    result.removed += wrote.empty
+    result.add(wrote)

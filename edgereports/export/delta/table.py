@@ -23,7 +23,6 @@ import json
 import random
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +34,7 @@ from ..bounds import bounds_filter, bucket_start
 from ..fanout import Values, read_values, split_definition
 from ..plan import ExportWindow, floor_day, midnight
 from ..reports import ReportJob
+from ..summary import Written
 
 # the optional extra edgereports[delta]: loaded (and checked by require_deltalake) on
 # first use, so the job file and the Parquet format never need it
@@ -52,7 +52,6 @@ else:
 __all__ = [
     "DELTA_LOG",
     "INSTALL_HINT",
-    "DeltaWrite",
     "check_definition",
     "held_values",
     "open_table",
@@ -76,23 +75,6 @@ COMMIT_ATTEMPTS = 8
 CHECKPOINT_INTERVAL = 10
 _DAY = BUCKETS["DAY"]  # the export's unit: a UTC day
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-@dataclass(frozen=True)
-class DeltaWrite:
-    """What writing one range of days did.
-
-    Attributes:
-        rows: rows written.
-        written: days that got rows.
-        empty: days of the range that came back empty (their old rows are gone).
-        bytes: the size of the data files that now hold those days.
-    """
-
-    rows: int
-    written: int
-    empty: int
-    bytes: int = 0
 
 
 def require_deltalake() -> Any:
@@ -301,7 +283,7 @@ def write_days(
     values: Mapping[str, Sequence[str]] | None = None,
     record_days: bool = True,
     marks: Sequence[tuple[str, int]] = (),
-) -> DeltaWrite:
+) -> Written:
     """Replace the UTC days of ``[start, end)`` of the table with the rows of ``frame``.
 
     One commit: an overwrite with a predicate on ``day`` (and on the fan-out values written,
@@ -350,7 +332,7 @@ def write_days(
     _commit(table, data, predicate, txns, metadata)
     filled = len(set(data.column("day").to_pylist()))
     size = _size_of_days(table, days) if filled else 0
-    return DeltaWrite(rows=data.num_rows, written=filled, empty=len(days) - filled, bytes=size)
+    return Written(rows=data.num_rows, files=filled, removed=len(days) - filled, bytes=size)
 
 
 def _size_of_days(table: Any, days: list[date]) -> int:

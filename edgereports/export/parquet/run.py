@@ -162,13 +162,8 @@ def _write(
         p.result.write_seconds += time.monotonic() - started
         _fail(p, index, exc)
         return
-    r = p.result
-    r.write_seconds += time.monotonic() - started
-    r.windows_written += 1
-    r.rows += wrote.rows
-    r.files += wrote.files
-    r.removed += wrote.removed
-    r.bytes_written += wrote.bytes
+    p.result.write_seconds += time.monotonic() - started
+    p.result.add(wrote)
     p.done.add(index)
     if p.plan.reason == "backfill":
         return  # the watermark is the main windows'; the values are recorded when all are in

@@ -21,7 +21,6 @@ import contextlib
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +29,7 @@ from ..._dependencies import lazy_import
 from ..._version import __version__
 from ...query.timegrid import BUCKETS, epoch_micros, micros, owned_mask, row_bucket_micros
 from ..files import METADATA_KEY, atomic_write
+from ..summary import Written
 
 np = lazy_import("numpy")
 pa = lazy_import("pyarrow")
@@ -43,7 +43,6 @@ if TYPE_CHECKING:
 __all__ = [
     "METADATA_KEY",
     "PART_FILE",
-    "WindowWrite",
     "partition_dir",
     "partitions",
     "remove_partition",
@@ -53,25 +52,6 @@ __all__ = [
 
 PART_FILE = "part.parquet"
 _DAY_DIR = re.compile(r"day=(\d{4}-\d{2}-\d{2})")
-
-
-@dataclass(frozen=True)
-class WindowWrite:
-    """What writing one window did.
-
-    Attributes:
-        rows: rows written.
-        files: partitions written.
-        removed: partitions removed because their day came back empty.
-        bytes: bytes of the files written.
-        dimensions: the dimension columns of the frame.
-    """
-
-    rows: int
-    files: int
-    removed: int
-    bytes: int
-    dimensions: tuple[str, ...]
 
 
 def partition_dir(report_dir: Path, day: date) -> Path:
@@ -132,7 +112,7 @@ def write_window(
     checkpoint: Callable[[str], None] | None = None,
     stamps_at_end: bool = False,
     values: Mapping[str, Sequence[str]] | None = None,
-) -> WindowWrite:
+) -> Written:
     """Write the days of one window, each to its partition, atomically.
 
     Args:
@@ -215,7 +195,7 @@ def write_window(
         del part, order
         rows += hi - lo
         files += 1
-    return WindowWrite(rows=rows, files=files, removed=removed, bytes=size, dimensions=dims)
+    return Written(rows=rows, files=files, removed=removed, bytes=size, dimensions=dims)
 
 
 def _kept_rows(
