@@ -182,16 +182,8 @@ def parse_start(value: object, where: str, *, now: datetime | None = None) -> da
 def parse_report(
     item: Mapping[str, Any], defaults: Mapping[str, Any], where: str, i: int
 ) -> ReportJob:
-    """Validate the ``i``-th ``[[reports]]`` table of the job file ``where``.
-
-    Args:
-        item: the table.
-        defaults: the job's ``[defaults]``.
-        where: the job file, for messages.
-        i: the table's position.
-
-    Returns:
-        The report.
+    """Validate the ``i``-th ``[[reports]]`` table of the job file ``where`` (with the job's
+    ``defaults``).
 
     Raises:
         ConfigError: the table is invalid; the message names the file, report and key.

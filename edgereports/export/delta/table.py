@@ -291,9 +291,7 @@ def write_days(
     up to ``end`` (or its own end). Rows outside ``[start, end)`` are dropped.
 
     Args:
-        table: the table (from :func:`open_table`).
         frame: the frame fetched for ``[start, end)`` (a schema frame of the report's shape).
-        report: the report.
         start: a UTC midnight.
         end: the end of the data fetched (a UTC midnight, or inside the last day).
         metadata: JSON-ready facts stored in the commit (request, window; no secret).
@@ -304,9 +302,6 @@ def write_days(
             history of removed values.
         record_days: record the days as written (False for a backfill of added values: the
             days' other values were written before, and the days stay as complete as they were).
-
-    Returns:
-        What was written.
 
     Raises:
         ConfigError: ``deltalake`` is missing.

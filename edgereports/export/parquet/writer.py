@@ -118,11 +118,7 @@ def write_window(
     Args:
         frame: the window's frame (a schema frame of ``shape``); rows outside
             ``[start, end)`` are dropped (they belong to a neighbouring window).
-        report_dir: the report's directory.
         days: the UTC days the window covers; a day without rows loses its old partition.
-        shape: ``"timeseries"`` or ``"sim_count"``.
-        start: the window start (UTC).
-        end: the window end (UTC).
         metadata: JSON-ready facts stored in every file (request, report name, window).
         checkpoint: called at ``"before-move"`` (a partition's temporary file is complete).
         stamps_at_end: the frame's stamps end their pieces (v2): the window holds the rows in
@@ -131,9 +127,6 @@ def write_window(
         values: the frame holds these fan-out values only (by dimension): each day's file
             keeps the rows of the other values it held (a backfill of added subscribers, or
             the history of removed ones) and replaces those of these.
-
-    Returns:
-        What was written.
 
     Raises:
         ValueError: the frame does not fit the schema of ``shape``.
