@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 __all__ = [
     "Fetched",
     "contiguous_end",
-    "fetch_window",
     "fetch_windows",
     "plan_report",
     "window_metadata",
@@ -55,21 +54,6 @@ def plan_report(
         added = sum(len(v) for v in change.added.values())
         plan = dataclasses.replace(plan, backfill=windows, added=added)
     return priced(report, plan, narrowed), change, narrowed
-
-
-def fetch_window(client: Fetcher, report: ReportJob, window: ExportWindow) -> pd.DataFrame:
-    """Fetch one window: its shard's values only, through a client of the report's API version.
-
-    Raises:
-        EdgeReportsError: the fetch failed.
-    """
-    sent = window_report(report, window)
-    version = sent.report.api_version
-    if getattr(client, "api_version", version) != version:  # a v2 report of a v1 job's client
-        client = client.for_version(version)  # type: ignore[attr-defined]
-    return client.fetch(
-        sent.for_window(window.start, window.end), window=timedelta(days=sent.window_days)
-    )
 
 
 def window_metadata(report: ReportJob, window: ExportWindow) -> dict[str, Any]:
@@ -122,6 +106,8 @@ def fetch_windows(
     workers: int,
     progress: bool | None,
     done: Callable[[Fetched], None],
+    *,
+    any_version: bool = True,
 ) -> None:
     """Fetch ``windows`` (``(group, report, window)``: a progress bar per group) and hand each
     to ``done`` in this thread as it arrives, to be written.
@@ -129,7 +115,9 @@ def fetch_windows(
     Memory stays bounded: a window's fetch fans out into up to ``window_weight`` concurrent
     requests, and the requests in flight (and the frames held) stay within ``workers``; a
     window that takes them all is fetched in this thread. After an AuthError no other window
-    is sent: the rest are handed over skipped.
+    is sent: the rest are handed over skipped. With ``any_version``, a report of another API
+    version than the client's is fetched through a client of its version (the Delta writer
+    does not place v2 stamps yet: it fetches through the client given, which refuses them).
     """
     counts = Counter(group for group, _, _ in windows)
     names = {group: report.name for group, report, _ in windows}
@@ -144,9 +132,16 @@ def fetch_windows(
 
     def fetch(index: int) -> Fetched:
         _, report, window = windows[index]
+        sent = window_report(report, window)  # a shard's values only
+        version = sent.report.api_version
+        fetcher = client
+        if any_version and getattr(client, "api_version", version) != version:
+            fetcher = client.for_version(version)  # type: ignore[attr-defined]
         started = time.monotonic()
         try:
-            frame = fetch_window(client, report, window)
+            frame = fetcher.fetch(
+                sent.for_window(window.start, window.end), window=timedelta(days=sent.window_days)
+            )
         except EdgeReportsError as exc:
             return Fetched(index, error=exc, seconds=time.monotonic() - started)
         return Fetched(index, frame=frame, seconds=time.monotonic() - started)

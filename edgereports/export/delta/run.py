@@ -125,7 +125,8 @@ def run_delta(job: Job, reports: list[ReportJob], scope: RunScope) -> ExportSumm
         def done(got: Fetched) -> None:
             _write(tasks[got.index], got, scope, secrets)
 
-        fetch_windows(windows, scope.client, job.max_workers, scope.progress, done)
+        workers = job.max_workers
+        fetch_windows(windows, scope.client, workers, scope.progress, done, any_version=False)
     for t in tables:
         result = t.result
         if full_refresh and result.ok and result.plan.windows:
