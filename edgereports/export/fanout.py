@@ -101,17 +101,11 @@ def churn(
     now = fanout_values(report)
     if held is None:
         return Churn(held=now, retired={}, added={}, removed={})
-    had = {d: set(v) for d, v in held.items()}
-    asked = {d: set(v) for d, v in now.items()}
-    added = {d: tuple(v for v in vals if v not in had.get(d, set())) for d, vals in now.items()}
-    removed = {
-        d: tuple(v for v in vals if v not in asked.get(d, set())) for d, vals in held.items()
-    }
     return Churn(
         held={d: tuple(v) for d, v in held.items()},
         retired={d: tuple(v) for d, v in (retired or {}).items() if v},
-        added={d: v for d, v in added.items() if v},
-        removed={d: v for d, v in removed.items() if v},
+        added=values_minus(now, {d: set(v) for d, v in held.items()}),
+        removed=values_minus(held, {d: set(v) for d, v in now.items()}),
     )
 
 

@@ -28,11 +28,9 @@ __all__ = [
     "ReportPlan",
     "RunScope",
     "floor_day",
-    "last_complete_end",
     "midnight",
     "parse_shard",
     "plan_export",
-    "plan_unit",
     "stamp",
     "to_utc",
     "unit_start",
@@ -153,11 +151,6 @@ def floor_day(when: datetime) -> datetime:
     return floor(when, _DAY)
 
 
-def last_complete_end(now: datetime, bucket: timedelta) -> datetime:
-    """The end of the last complete bucket at ``now``: the start of the one holding it."""
-    return floor(now, bucket)
-
-
 def plan_export(
     report: ReportJob,
     watermark: datetime | None,
@@ -182,7 +175,7 @@ def plan_export(
         The plan; its windows cover ``[begin, end)`` with no gap and no overlap, after the
         windows of the damaged days before ``begin``.
     """
-    end = last_complete_end(now, report.bucket)
+    end = floor(now, report.bucket)  # the end of the last complete bucket
     if until is not None:
         end = min(end, floor_day(until))
     if full_refresh or watermark is None:
@@ -292,28 +285,6 @@ def unit_start(
     return begin
 
 
-def plan_unit(
-    report: ReportJob,
-    watermark: datetime | None,
-    *,
-    start: datetime,
-    now: datetime,
-    until: datetime | None,
-    shard: tuple[int, int] | None = None,
-) -> ReportPlan:
-    """The windows of one unit: ``[start, until)`` cut to the report's start and last bucket;
-    with ``shard`` (k, n), shard k of n of the fan-out values over ranges of up to
-    :data:`MAX_WINDOW_DAYS` days."""
-    first = dataclasses.replace(report, start=max(report.start, floor_day(start)))
-    plan = plan_export(first, None, now=now, until=until)
-    if shard is not None:
-        k, n = shard
-        ranges = _cut(plan.begin, plan.end, timedelta(days=MAX_WINDOW_DAYS))
-        windows = tuple(ExportWindow(w.start, w.end, k, n) for w in ranges)
-        plan = dataclasses.replace(plan, windows=windows)
-    return dataclasses.replace(plan, watermark=watermark, reason=UNIT)
-
-
 def parse_shard(value: str | tuple[int, int] | None) -> tuple[int, int] | None:
     """Read ``--shard K/N`` (shard K of N, counted from 1) as ``(K - 1, N)``.
 
@@ -371,21 +342,23 @@ class RunScope:
     def plan(
         self, report: ReportJob, watermark: datetime | None, damaged: Sequence[date] = ()
     ) -> ReportPlan:
-        """The plan of ``report`` in this run: a unit's days, else from ``watermark``."""
-        if self.unit is not None:
-            return plan_unit(
+        """The plan of ``report`` in this run: from ``watermark``, or a unit's days ``[unit,
+        until)`` cut to the report's start and last bucket (with ``shard`` (k, n): shard k of
+        n of the fan-out values, over ranges of up to :data:`MAX_WINDOW_DAYS` days)."""
+        if self.unit is None:
+            return plan_export(
                 report,
                 watermark,
-                start=self.unit,
                 now=self.now,
                 until=self.until,
-                shard=self.shard,
+                full_refresh=self.full_refresh,
+                damaged=damaged,
             )
-        return plan_export(
-            report,
-            watermark,
-            now=self.now,
-            until=self.until,
-            full_refresh=self.full_refresh,
-            damaged=damaged,
-        )
+        first = dataclasses.replace(report, start=max(report.start, self.unit))
+        plan = plan_export(first, None, now=self.now, until=self.until)
+        if self.shard is not None:
+            k, n = self.shard
+            ranges = _cut(plan.begin, plan.end, timedelta(days=MAX_WINDOW_DAYS))
+            windows = tuple(ExportWindow(w.start, w.end, k, n) for w in ranges)
+            plan = dataclasses.replace(plan, windows=windows)
+        return dataclasses.replace(plan, watermark=watermark, reason=UNIT)

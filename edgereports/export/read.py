@@ -107,10 +107,11 @@ def read_export(
             found, shape, definition = read_delta(table_at[0], lo, hi, table_at[2])
         return to_frame(found, shape, table_at[1], "delta", definition)
     report_dir = _report_dir(Path(path), report)
+    after = None if hi is None else ceil(hi, BUCKETS["DAY"]).date()
     files = [
         f
         for day, f in partitions(report_dir).items()
-        if (lo is None or day >= lo.date()) and (hi is None or day < _ceil_day(hi))
+        if (lo is None or day >= lo.date()) and (after is None or day < after)
     ]
     state = load_state(report_dir)
     if not files:
@@ -265,10 +266,6 @@ def _report_dir(path: Path, report: str | None) -> Path:
         listed = ", ".join(names) if names else "none"
         raise InputError(f"no exported report {report!r} under {path} (reports: {listed})")
     return path / report
-
-
-def _ceil_day(when: datetime) -> date:
-    return ceil(when, BUCKETS["DAY"]).date()
 
 
 def _shape(metadata: dict[bytes, bytes], names: list[str], fallback: str | None) -> str:
