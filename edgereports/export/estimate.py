@@ -9,42 +9,60 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from dataclasses import dataclass
 from datetime import timedelta
 
 from .._dependencies import lazy_import
 from .fanout import fanout_values, window_report
-from .plan import ReportPlan
+from .plan import ExportWindow, ReportPlan
 from .reports import ReportJob
 
 _plan = lazy_import("edgereports.reporting.plan")
 
 
-__all__ = ["format_duration", "priced"]
+__all__ = ["Cost", "estimate", "format_duration", "priced"]
+
+
+@dataclass(frozen=True)
+class Cost:
+    """The requests and rows (at most) of some windows."""
+
+    requests: int = 0
+    rows: int = 0
+
+    def __add__(self, other: Cost) -> Cost:
+        return Cost(self.requests + other.requests, self.rows + other.rows)
+
+
+def estimate(report: ReportJob, windows: tuple[ExportWindow, ...] | list[ExportWindow]) -> Cost:
+    """The requests and rows of ``report``'s ``windows``."""
+    total = Cost()
+    seen: dict[tuple[object, ...], Cost] = {}
+    for window in windows:
+        sent = window_report(report, window)
+        values = fanout_values(sent)
+        count = math.prod(len(v) for v in values.values()) if values else 1
+        key = (window.end - window.start, window.start.time(), window.end.time(), count)
+        if key not in seen:
+            one = sent.report.where(**{d: [v[0]] for d, v in values.items() if v})
+            parts = _plan.plan_parts(
+                0, one.between(window.start, window.end), timedelta(days=sent.window_days)
+            )
+            per_value = sum(len(p) for p in parts)
+            buckets = max(1, math.ceil((window.end - window.start) / report.bucket))
+            metrics = 1 if report.shape == "sim_count" else len(one.metrics)
+            seen[key] = Cost(per_value * count, count * buckets * metrics)
+        total += seen[key]
+    return total
 
 
 def priced(report: ReportJob, plan: ReportPlan, backfilled: ReportJob | None = None) -> ReportPlan:
     """``plan`` with its requests and rows (its own windows, and the backfill's of the report
     narrowed to the added values, ``backfilled``)."""
-    requests = rows = 0
-    for sender, windows in ((report, plan.windows), (backfilled or report, plan.backfill)):
-        seen: dict[tuple[object, ...], tuple[int, int]] = {}
-        for window in windows:
-            sent = window_report(sender, window)
-            values = fanout_values(sent)
-            count = math.prod(len(v) for v in values.values()) if values else 1
-            key = (window.end - window.start, window.start.time(), window.end.time(), count)
-            if key not in seen:
-                one = sent.report.where(**{d: [v[0]] for d, v in values.items() if v})
-                parts = _plan.plan_parts(
-                    0, one.between(window.start, window.end), timedelta(days=sent.window_days)
-                )
-                per_value = sum(len(p) for p in parts)
-                buckets = max(1, math.ceil((window.end - window.start) / sender.bucket))
-                metrics = 1 if sender.shape == "sim_count" else len(one.metrics)
-                seen[key] = (per_value * count, count * buckets * metrics)
-            requests += seen[key][0]
-            rows += seen[key][1]
-    return dataclasses.replace(plan, requests=requests, rows=rows)
+    cost = estimate(report, plan.windows)
+    if plan.backfill:
+        cost += estimate(backfilled or report, plan.backfill)
+    return dataclasses.replace(plan, requests=cost.requests, rows=cost.rows)
 
 
 def format_duration(seconds: float) -> str:
