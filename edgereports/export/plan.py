@@ -100,7 +100,18 @@ class ReportPlan:
 
     def lines(self) -> list[str]:
         """The plan as text, one line per window (what ``--dry-run`` prints)."""
-        out = self._own_lines()
+        since = "none" if self.watermark is None else stamp(self.watermark)
+        out = [f"{self.name}: {self.reason}, watermark {since}, nothing to fetch"]
+        if self.windows:
+            head = (
+                f"{self.name}: {self.reason}, watermark {since}, {len(self.windows)} window(s) "
+                f"{stamp(self.begin)} → {stamp(self.end)}"
+            )
+            if self.requests:
+                head += f", {self.requests:,} request(s), at most {self.rows:,} rows"
+            if self.repair:
+                head += f", and {len(self.repair)} damaged day(s) again"
+            out = [head, *(f"  {w}  ({len(w.days())} day(s))" for w in self.windows)]
         if self.backfill:
             out.append(
                 f"  and a backfill of {self.added} added fan-out value(s) from "
@@ -108,20 +119,6 @@ class ReportPlan:
             )
             out += [f"  {w}  ({len(w.days())} day(s), added values only)" for w in self.backfill]
         return out
-
-    def _own_lines(self) -> list[str]:
-        since = "none" if self.watermark is None else stamp(self.watermark)
-        head = (
-            f"{self.name}: {self.reason}, watermark {since}, {len(self.windows)} window(s) "
-            f"{stamp(self.begin)} → {stamp(self.end)}"
-        )
-        if self.requests:
-            head += f", {self.requests:,} request(s), at most {self.rows:,} rows"
-        if self.repair:
-            head += f", and {len(self.repair)} damaged day(s) again"
-        if not self.windows:
-            return [f"{self.name}: {self.reason}, watermark {since}, nothing to fetch"]
-        return [head, *(f"  {w}  ({len(w.days())} day(s))" for w in self.windows)]
 
 
 def to_utc(value: datetime | date | str, what: str = "--until") -> datetime:

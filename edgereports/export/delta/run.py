@@ -132,21 +132,15 @@ def run_delta(job: Job, reports: list[ReportJob], scope: RunScope) -> ExportSumm
         if full_refresh and result.ok and result.plan.windows:
             _remove_outside(t, options, secrets)
         with table_errors(t.location, secrets):
-            held, retired = _held_after(t, full_refresh)
+            held, retired = t.change.after(backfilled=True)
+            if full_refresh:  # the table holds exactly the job's values
+                held, retired = fanout_values(t.report), {}
             changed = (held, retired) != (t.change.held, t.change.retired)
             if result.ok and changed and scope.unit is None:
                 record_values(t.table, t.report, held, retired)
             t.table.update_incremental()
             result.watermark_after = table_watermark(t.table, t.report)
     return summary
-
-
-def _held_after(t: _Table, full_refresh: bool) -> tuple[Values, Values]:
-    """The values the table holds whole, and those it keeps the rows of, once this run's
-    windows are all written (a full refresh holds exactly the job's values)."""
-    if full_refresh:
-        return fanout_values(t.report), {}
-    return t.change.after(backfilled=True)
 
 
 def _remove_outside(t: _Table, options: dict[str, str], secrets: list[str]) -> None:

@@ -8,11 +8,6 @@ holds one copy of each observation however often the job runs. A day of the wind
 back empty loses its old file. The partition value lives in the path only (Hive style); the
 files carry the pinned schema of :mod:`edgereports.schema` and, under the metadata key
 ``edgereports``, the request of the window (no secret), the report name and the toolkit version.
-
-Tests stop a run at fixed points of this path through the ``checkpoint`` callback of
-:func:`~edgereports.export.run_export` (``"before-move"``: a partition's temporary file is on
-disk, not yet moved; ``"after-move-before-state"``: a window's partitions are moved, the state
-is not saved yet).
 """
 
 from __future__ import annotations
