@@ -22,18 +22,25 @@ from ..plan import UNIT, ReportPlan, RunScope
 from ..reports import ReportJob
 from ..summary import ExportSummary, ReportResult, WindowFailure
 from ..windows import Fetched, contiguous_end, fetch_windows, plan_report, window_metadata
-from .checks import (
+from .lock import ExportLock, state_lock
+from .state import (
     HELD_KEY,
     RETIRED_KEY,
     SHARDS_KEY,
-    damaged_days,
+    ReportState,
     held_values,
+    load_state,
     report_state,
     retired_values,
+    save_state,
 )
-from .lock import ExportLock, state_lock
-from .state import ReportState, load_state, save_state
-from .writer import partitions, remove_partition, sweep_temporaries, write_window
+from .writer import (
+    damaged_days,
+    partitions,
+    remove_partition,
+    sweep_temporaries,
+    write_window,
+)
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = [
     "METADATA_KEY",
     "PART_FILE",
+    "damaged_days",
     "partition_dir",
     "partitions",
     "remove_partition",
@@ -65,6 +66,20 @@ def partitions(report_dir: Path) -> dict[date, Path]:
         if match and part.is_file():
             found[date.fromisoformat(match[1])] = part
     return dict(sorted(found.items()))
+
+
+def damaged_days(report_dir: Path) -> list[date]:
+    """The days whose ``part.parquet`` does not read as Parquet (truncated, overwritten).
+
+    Only the footer of each file is read.
+    """
+    damaged: list[date] = []
+    for day, path in partitions(report_dir).items():
+        try:
+            pq.read_metadata(path)
+        except (OSError, pa.ArrowException):
+            damaged.append(day)
+    return damaged
 
 
 def remove_partition(report_dir: Path, day: date) -> bool:
