@@ -52,7 +52,6 @@ else:
 __all__ = [
     "DELTA_LOG",
     "INSTALL_HINT",
-    "check_definition",
     "held_values",
     "open_table",
     "read_delta",
@@ -149,26 +148,16 @@ def open_table(
             table.create_checkpoint()
     else:
         table = deltalake.DeltaTable(location, storage_options=options)
-    check_definition(table, report, location)
-    return table
-
-
-def check_definition(table: Any, report: ReportJob, location: str) -> None:
-    """Refuse to write a table created by another report (the fan-out values may differ).
-
-    Raises:
-        ConfigError: the identity the table records (metrics, dimensions, granularity,
-            filters other than the fan-out values) differs from the report's.
-    """
+    # the identity (metrics, dimensions, granularity, filters other than the fan-out values)
     recorded = _recorded(table).get("definition")
-    if recorded is None:
-        return
-    if split_definition(recorded)[0] != split_definition(_description(report)["definition"])[0]:
+    identity = split_definition(_description(report)["definition"])[0]
+    if recorded is not None and split_definition(recorded)[0] != identity:
         raise ConfigError(
             f"report {report.name!r} asks for other data than the Delta table at "
             f"{redact(location)} holds (its request changed: metrics, dimensions, filters or "
             "granularity); give the changed report a new name, or remove the table"
         )
+    return table
 
 
 def held_values(table: Any) -> Values | None:
