@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ..client import Fetcher
 from ..fanout import Churn, Values, fanout_values, shard_values, values_minus, values_plus
 from ..job import Job
-from ..plan import UNIT, ReportPlan, RunScope
+from ..plan import UNIT, ReportPlan, RunScope, midnight
 from ..reports import ReportJob
 from ..summary import ExportSummary, ReportResult, WindowFailure
 from ..windows import Fetched, contiguous_end, fetch_windows, plan_report, window_metadata
@@ -276,6 +276,5 @@ def _fail(p: _Progress, index: int, error: BaseException) -> None:
 def _prune(p: _Progress) -> None:
     lo, hi = p.plan.begin.date(), p.plan.end
     for day in partitions(p.report_dir):
-        start = datetime(day.year, day.month, day.day, tzinfo=UTC)
-        if day < lo or start >= hi:
+        if day < lo or midnight(day) >= hi:
             p.result.removed += remove_partition(p.report_dir, day)
