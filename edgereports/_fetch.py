@@ -221,7 +221,10 @@ def fetch(
     built = _build(report, start, end, settings, params)
     if client is None:
         assert settings is not None
-        _require(settings, "api_key", "reporting_url")
+        try:
+            settings.require("api_key", "reporting_url")
+        except ConfigError as exc:
+            raise ConfigError(f"er.fetch: {exc}, {_SANDBOX_HINT}") from None
         client = fetch_clients.get(settings)
     return client.fetch(built, output=output, partial=partial, compare=compare)
 
@@ -265,10 +268,3 @@ def _build(
     elif start is not None or end is not None:
         raise QueryError(f"preset {report!r} reports the current value: it takes no start/end")
     return presets.build(report, **params)
-
-
-def _require(settings: Settings, *names: str) -> None:
-    try:
-        settings.require(*names)
-    except ConfigError as exc:
-        raise ConfigError(f"er.fetch: {exc}, {_SANDBOX_HINT}") from None

@@ -59,16 +59,7 @@ _RATE_FORMS = (
     'a positive number of requests per second (e.g. 10 or 0.5) or a text "10/s", "600/min"'
 )
 #: ``EDGEREPORTS_CACHE`` values that switch the per-user cache on or off (else a directory).
-_SWITCHES: dict[str, bool | None] = {
-    "1": True,
-    "true": True,
-    "yes": True,
-    "on": True,
-    "0": None,
-    "false": None,
-    "no": None,
-    "off": None,
-}
+_CACHE_ON, _CACHE_OFF = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
 def check_url(name: str, value: str) -> str:
@@ -303,8 +294,8 @@ class Settings:
             except ValueError:
                 raise ConfigError(f"{ENV_VARS['timeout']} must be a number of seconds") from None
         cache: str | bool | None = values.pop("cache", None)
-        if isinstance(cache, str) and cache.lower() in _SWITCHES:
-            cache = _SWITCHES[cache.lower()]
+        if isinstance(cache, str) and cache.lower() in _CACHE_ON + _CACHE_OFF:
+            cache = True if cache.lower() in _CACHE_ON else None
         return cls(timeout=timeout, cache=cache, **values)
 
     def require(self, *names: str) -> None:

@@ -111,13 +111,9 @@ def preset_options(api_version: str) -> list[tuple[str, str]]:
 
 
 def relative_days(client: Any, choice: str, tz: str) -> tuple[date, date] | None:
-    """The days a relative range (``7d``, ``30d``) covers, as the explorer's date pickers show
-    them (From: the first day, To: the day after), or None for other choices.
-
-    The range is resolved as Run resolves it: on the service's clock (``client.service_now()``,
-    the local clock when the service cannot be asked), in the zone ``tz``; a zone that does not
-    parse gives None (Run says what is wrong).
-    """
+    """The days (From, To: the day after) a relative range (``7d``, ``30d``) covers, resolved as
+    Run resolves it (the service's clock, else the local one, in ``tz``); None for other choices
+    or a zone that does not parse (Run says what is wrong)."""
     end = relative_end(choice)
     if end is None:
         return None

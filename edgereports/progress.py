@@ -73,8 +73,6 @@ def open_progress(
     Args:
         setting: ``True``/``False`` force the bar on or off; ``None`` decides as
             :func:`wants_progress` says.
-        total: the number of items.
-        desc: the bar's label.
         unit: what an item is (``req``, ``window``, ``content``).
         min_items: with ``setting=None``, the fewest items that get a bar.
         position: the bar's line when several bars show at once.

@@ -320,11 +320,7 @@ class Explorer:
                 client = client.for_version(report.api_version)
             with warnings.catch_warnings(record=True) as seen:
                 warnings.simplefilter("always", EdgeReportsWarning)
-                compare = self._compare()
-                if compare is None:
-                    frame = client.fetch(report, on_error="collect")
-                else:
-                    frame = client.fetch(report, on_error="collect", compare=compare)
+                frame = client.fetch(report, on_error="collect", compare=self._compare())
         except BaseException:
             self.progress.value, self.progress.bar_style = 1, "danger"  # full and red
             self._clear()  # no stale answer

@@ -21,19 +21,9 @@ __all__ = ["BaseClient"]
 
 
 class BaseClient:
-    """Connection to the content and campaign APIs (the base of both clients).
-
-    Args:
-        api_key: the developer's API key (sent in the ``api_key`` header).
-        partner_name: the subscription's Service ID (sent as a query parameter).
-        base_url: the address of the content and campaign APIs.
-        timeout: read timeout in seconds, or a ``(connect, read)`` pair.
-        retries: retries of failed calls (connection errors, 429, 5xx).
-        session: a ``requests.Session`` to use instead of a new one.
-
-    Raises:
-        ConfigError: a blank key or partner name, or a base_url that is not http(s).
-    """
+    """Connection to the content and campaign APIs: the base of both clients, whose
+    docstrings tell its arguments (the key goes in the ``api_key`` header, ``partner_name`` as
+    a query parameter)."""
 
     def __init__(
         self,

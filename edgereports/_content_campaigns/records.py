@@ -101,15 +101,8 @@ def _column(values: list[Any], kind: Kind, name: str, what: str) -> pd.Series:
 def frame(
     records: Sequence[Mapping[str, Any]], columns: Sequence[tuple[str, Kind]], what: str
 ) -> pd.DataFrame:
-    """Build a frame from JSON records with the given columns first, then any extra field.
-
-    Args:
-        records: the JSON objects.
-        columns: ``(name, kind)`` of the known fields, in order.
-        what: the endpoint, for error messages.
-
-    Returns:
-        The frame; one row per record.
+    """One row per record: the ``(name, kind)`` columns first, then any extra field; ``what``
+    (the endpoint) names it in messages.
 
     Raises:
         SchemaError: a value cannot be read as its column's kind.

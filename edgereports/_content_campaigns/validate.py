@@ -32,14 +32,8 @@ def _shown(value: object) -> str:
 
 
 def check_http_url(value: object, what: str) -> str:
-    """Return ``value`` stripped of surrounding blanks if it is an absolute http(s) URL.
-
-    Args:
-        value: the candidate URL.
-        what: how the argument is named in the message (e.g. ``"urls[0]"``).
-
-    Returns:
-        The URL, stripped.
+    """Return ``value`` stripped of surrounding blanks if it is an absolute http(s) URL;
+    ``what`` names the argument in messages (e.g. ``"urls[0]"``).
 
     Raises:
         InputError: not a string, not http or https, no host, or blanks inside.
@@ -68,13 +62,6 @@ def check_origin(value: object, what: str = "origin") -> str:
     The service stores whitelist domains without a trailing slash: one slash at
     the end is removed with a :class:`UserWarning` saying so; anything else after the host is an
     error.
-
-    Args:
-        value: the candidate origin, e.g. ``"https://player.example"``.
-        what: how the argument is named in the message.
-
-    Returns:
-        The origin without a trailing slash.
 
     Raises:
         InputError: not a string, no scheme, a scheme other than http(s), no host, or a path,
@@ -125,14 +112,8 @@ def check_origin(value: object, what: str = "origin") -> str:
 
 
 def expiry_seconds(value: object, what: str = "expires_in") -> int:
-    """Return a validity period as a positive whole number of seconds.
-
-    Args:
-        value: seconds (an int, or a float with no fraction) or a :class:`~datetime.timedelta`.
-        what: how the argument is named in the message.
-
-    Returns:
-        The number of seconds.
+    """Return a validity period, seconds (an int, or a float with no fraction) or a
+    :class:`~datetime.timedelta`, as a positive whole number of seconds.
 
     Raises:
         InputError: zero, negative, fractional, not finite or not a number.
@@ -183,17 +164,8 @@ def check_text(
 
 
 def check_media_file(value: object, what: str, kind: str) -> tuple[Path, str]:
-    """Return an existing file and its media type, which must be ``kind/*``.
-
-    The media type comes from the file name's extension (:func:`mimetypes.guess_type`).
-
-    Args:
-        value: a path (``str`` or ``os.PathLike``).
-        what: how the argument is named in the message (e.g. ``"thumbnail"``).
-        kind: the major media type required: ``"video"`` or ``"image"``.
-
-    Returns:
-        ``(path, media_type)``.
+    """Return an existing file and its media type, which must be ``kind/*`` (``video`` or
+    ``image``); the media type comes from the file name's extension.
 
     Raises:
         InputError: not a path, no such file, or a media type that is not ``kind/*``.

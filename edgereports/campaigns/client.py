@@ -19,21 +19,12 @@ from .._content_campaigns.base import BaseClient
 from .._content_campaigns.records import Kind, check_object, check_records, frame, parse_bool
 from .._content_campaigns.validate import check_text
 from ..errors import InputError
-from ._form import FORM_FIELDS, SMS_TEXT_MAX, TIME_ZONE_RANGE, Campaign
+from ._form import FORM_FIELDS, Campaign
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = [
-    "CAMPAIGN_CHART_COLUMNS",
-    "CAMPAIGN_LIST_COLUMNS",
-    "FORM_FIELDS",
-    "SMS_TEXT_MAX",
-    "TIME_ZONE_RANGE",
-    "Campaign",
-    "CampaignClient",
-    "CampaignStatus",
-]
+__all__ = ["CAMPAIGN_CHART_COLUMNS", "CAMPAIGN_LIST_COLUMNS", "CampaignClient", "CampaignStatus"]
 
 _PREFIX: Final = "rmn-api/api/v1/rmn/agencies"
 

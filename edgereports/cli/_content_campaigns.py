@@ -28,7 +28,6 @@ __all__ = [
     "Leaf",
     "add_group",
     "campaigns_client",
-    "connection_flags",
     "content_client",
     "emit",
     "emit_value",
@@ -39,22 +38,6 @@ Handler = Callable[[argparse.Namespace], int]
 #: Adds one action (name, help text, handler) to a command group; returns its parser.
 Leaf = Callable[[str, str, Handler], argparse.ArgumentParser]
 _CONNECTION = ("base_url", "partner_name")  # the flags that override the settings
-
-
-def output_flags(parser: argparse.ArgumentParser) -> None:
-    fmt = parser.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="print JSON records")
-    fmt.add_argument("--csv", action="store_true", help="print CSV")
-
-
-def connection_flags() -> argparse.ArgumentParser:
-    parent = argparse.ArgumentParser(add_help=False)
-    g = parent.add_argument_group("connection (the key comes from EDGEREPORTS_API_KEY only)")
-    g.add_argument("--base-url", help="address of the APIs (default: EDGEREPORTS_BASE_URL)")
-    g.add_argument(
-        "--partner-name", help="subscription Service ID (default: EDGEREPORTS_PARTNER_NAME)"
-    )
-    return parent
 
 
 def content_client(args: argparse.Namespace) -> ContentClient:
@@ -119,7 +102,12 @@ def add_group(sub: Any, name: str, helptext: str, description: str) -> Leaf:
 
     Each action gets the connection flags, the output flags and its ``handler``.
     """
-    conn = connection_flags()
+    conn = argparse.ArgumentParser(add_help=False)
+    g = conn.add_argument_group("connection (the key comes from EDGEREPORTS_API_KEY only)")
+    g.add_argument("--base-url", help="address of the APIs (default: EDGEREPORTS_BASE_URL)")
+    g.add_argument(
+        "--partner-name", help="subscription Service ID (default: EDGEREPORTS_PARTNER_NAME)"
+    )
     group = sub.add_parser(name, help=helptext, description=description)
     leaves = group.add_subparsers(dest=f"{name}_command", metavar="ACTION", required=True)
 
@@ -127,7 +115,9 @@ def add_group(sub: Any, name: str, helptext: str, description: str) -> Leaf:
         p: argparse.ArgumentParser = leaves.add_parser(
             action, help=text, description=text, parents=[conn]
         )
-        output_flags(p)
+        output = p.add_mutually_exclusive_group()
+        output.add_argument("--json", action="store_true", help="print JSON records")
+        output.add_argument("--csv", action="store_true", help="print CSV")
         p.set_defaults(handler=handler)
         return p
 

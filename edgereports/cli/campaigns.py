@@ -22,8 +22,6 @@ from ._content_campaigns import (
 __all__ = ["add_parser", "campaign_from_args"]
 
 
-# -- campaigns ------------------------------------------------------------------------------
-
 #: ``campaigns onboard`` flags → Campaign attribute (flags use the attribute names).
 _TEXT = (
     "name",

@@ -35,9 +35,6 @@ TABLE_COLUMNS = (
 )
 
 
-# -- content --------------------------------------------------------------------------------
-
-
 def _edge_url(client: ContentClient, target: str) -> str:
     """An edge URL as given, or the URL of a content_id."""
     if target.startswith(("http://", "https://")):

@@ -1,8 +1,5 @@
-"""The ``edgereports demo`` subcommand: every preset into Parquet, PNG charts and an HTML page.
-
-Exit status: 0 every preset ran; 1 a preset failed (the others are written) or a service error;
-2 bad arguments or settings.
-"""
+"""The ``edgereports demo`` subcommand: every preset into Parquet, PNG charts and an HTML page
+(exit status: :data:`EPILOG`)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The ``edgereports export`` subcommand: run an export job file (made for cron and systemd).
-
-Exit status: 0 every window written (or a dry run); 1 some windows failed (they are listed, the
-others are written, the next run retries them) or a service error stopped the run; 2 a bad job
-file, bad arguments or missing settings; 3 another run holds the lock.
-"""
+"""The ``edgereports export`` subcommand: run an export job file (made for cron and systemd;
+exit status: :data:`EPILOG`)."""
 
 from __future__ import annotations
 

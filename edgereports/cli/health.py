@@ -1,8 +1,5 @@
-"""The ``edgereports health`` command: health flags of an account's subscribers and sites.
-
-Exit status: 0 the account was judged (flags or none: both printed); 1 a service, transport or
-data error; 2 bad input (flags, settings, an incident that does not parse).
-"""
+"""The ``edgereports health`` command: health flags of an account's subscribers and sites
+(exit status: :data:`EPILOG`)."""
 
 from __future__ import annotations
 
@@ -15,6 +12,7 @@ from typing import Any
 
 from ..config import Settings
 from ..errors import ConfigError, InputError
+from ..query.timegrid import relative_end
 from ._command import add_command
 from .report import emit
 
@@ -83,8 +81,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _range(args: argparse.Namespace) -> tuple[str, str]:
-    from ..query.times import relative_end
-
     if args.last:
         if args.start or args.end:
             raise InputError("give --last, or --start and --end, not both")

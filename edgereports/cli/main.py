@@ -1,9 +1,4 @@
-"""The ``edgereports`` command.
-
-Exit status: 0 success; 1 a service, transport or data error (a partial failure included); 2 bad
-input (arguments, a query the service does not allow, settings, a job file); 3 an export's lock is
-held by another run; 130 interrupted.
-"""
+"""The ``edgereports`` command (exit status: :data:`EPILOG`, and 130 when interrupted)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The ``edgereports page`` subcommand: a job file's reports as one HTML file (for cron).
-
-Exit status: 0 every report is on the page; 1 the page was written but some reports (or
-sections) failed, each named on the page and in one line on stderr, or nothing could be
-fetched; 2 bad arguments, job file or settings (nothing written).
-"""
+"""The ``edgereports page`` subcommand: a job file's reports as one HTML file (for cron;
+exit status: :data:`EPILOG`)."""
 
 from __future__ import annotations
 
@@ -14,12 +10,9 @@ from typing import Any
 from ..errors import EdgeReportsError, InputError
 from ..reporting.periods import COMPARE_MODES
 from ._command import add_command, add_progress
+from .export import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
-__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "add_parser", "run"]
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
+__all__ = ["add_parser", "run"]
 
 DESCRIPTION = """\
 Fetch every report of a job file (the file 'edgereports export' reads) over the last period

@@ -1,8 +1,5 @@
-"""The ``edgereports report`` command: fetch a report and print or write it.
-
-Exit status: 0 success; 1 a service, transport or data error, including a partial failure
-(nothing is written then); 2 bad input (flags, a query the service does not allow, settings).
-"""
+"""The ``edgereports report`` command: fetch a report and print or write it (exit status:
+:data:`EPILOG`)."""
 
 from __future__ import annotations
 
@@ -209,12 +206,12 @@ def _fetch(args: argparse.Namespace) -> pd.DataFrame:
         progress=args.progress,
         api_version=report.api_version,
     ) as client:
-        accept = CSV if args.accept == "csv" else JSON
-        compare = parse_compare(args.compare)
-        if compare is None:
-            return client.fetch(report, window=window, accept=accept, partial=args.partial)
         return client.fetch(
-            report, window=window, accept=accept, partial=args.partial, compare=compare
+            report,
+            window=window,
+            accept=CSV if args.accept == "csv" else JSON,
+            partial=args.partial,
+            compare=parse_compare(args.compare),
         )
 
 

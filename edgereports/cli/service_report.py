@@ -1,8 +1,5 @@
-"""The ``edgereports service-report`` command: one request of the v2 reporting service.
-
-Exit status as for ``edgereports report``: 0 success; 1 a service, transport or data error;
-2 bad input (flags, a request the service does not allow, missing settings).
-"""
+"""The ``edgereports service-report`` command: one request of the v2 reporting service (exit
+status as for ``edgereports report``)."""
 
 from __future__ import annotations
 

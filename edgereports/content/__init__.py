@@ -1,16 +1,13 @@
 """The video-content endpoints (area A): eight calls.
 
 :class:`ContentClient` onboards content, lists it, waits for its sync to the edge, gives
-playback and signed URLs, app keys and the CORS whitelist. ``client`` holds the client,
-``_items`` the small records its calls return, ``_sync`` the wait for the sync; the
-connection and the checks it shares with :mod:`edgereports.campaigns` are in
-``edgereports._content_campaigns``.
+playback and signed URLs, app keys and the CORS whitelist.
 """
 
 from __future__ import annotations
 
-from ._items import AppKey, OnboardingItem, PlaybackUrl, WhitelistChange
-from .client import CONTENT_COLUMNS, ContentClient
+from ._items import CONTENT_COLUMNS, AppKey, OnboardingItem, PlaybackUrl, WhitelistChange
+from .client import ContentClient
 
 __all__ = [
     "CONTENT_COLUMNS",

@@ -24,22 +24,9 @@ def wait_until_synced(
     poll: float,
     progress: bool | None,
 ) -> pd.DataFrame:
-    """Call ``list_records`` every ``poll`` seconds until every id in ``ids`` is synced.
-
-    Args:
-        list_records: returns the get-all frame (``content_id``, ``content_upload_status``...).
-        ids: the content_ids to wait for (checked, without repeats).
-        timeout: how long to wait at most, in seconds or as a timedelta.
-        poll: seconds between two polls.
-        progress: a tqdm progress bar; ``None`` shows it in a terminal or a Jupyter kernel.
-
-    Returns:
-        The final records of ``ids``, in that order.
-
-    Raises:
-        InputError: a non-positive timeout or poll.
-        SyncTimeout: some content is still in progress; ``.pending`` lists it.
-    """
+    """``ContentClient.wait_until_synced`` for checked ``ids``: call ``list_records`` (the
+    get-all frame) every ``poll`` seconds until every id is synced; returns their final
+    records in the order of ``ids``."""
     limit = (
         timeout.total_seconds() if isinstance(timeout, timedelta) else _positive(timeout, "timeout")
     )

@@ -39,14 +39,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import requests
 
-__all__ = [
-    "CONTENT_COLUMNS",
-    "AppKey",
-    "ContentClient",
-    "OnboardingItem",
-    "PlaybackUrl",
-    "WhitelistChange",
-]
+__all__ = ["ContentClient"]
 
 PublishAccess = Literal["public", "private"]
 

@@ -14,10 +14,10 @@ Example:
 
 from __future__ import annotations
 
+from ..page.summary import summary_table
 from ._plan import DEMO_CLOCK, PlannedReport, Subjects, plan_reports, range_end
 from ._result import DemoResult, ReportOutcome
 from ._run import run_demo
-from ._summary import summary_table
 
 __all__ = [
     "DEMO_CLOCK",

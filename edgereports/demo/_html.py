@@ -74,14 +74,7 @@ def _health_section(result: DemoResult) -> Section:
 
 
 def render_index(result: DemoResult) -> str:
-    """Return the HTML page of a demo run (self-contained but for the frames' links).
-
-    Args:
-        result: the run.
-
-    Returns:
-        The page's text.
-    """
+    """The HTML page of a demo run (self-contained but for the frames' links)."""
     sections = [_section(o, result.out) for o in result.outcomes]
     sections.append(_health_section(result))
     clock = "unknown (no answer)"
@@ -96,13 +89,6 @@ def render_index(result: DemoResult) -> str:
 
 
 def write_index(result: DemoResult) -> Path:
-    """Write ``index.html`` atomically into the run's output directory.
-
-    Args:
-        result: the run.
-
-    Returns:
-        The page's path.
-    """
+    """Write ``index.html`` atomically into the run's output directory; returns its path."""
     atomic_write_bytes(result.index, render_index(result).encode("utf-8"))
     return result.index

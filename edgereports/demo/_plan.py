@@ -62,11 +62,8 @@ class Subjects:
 
     @classmethod
     def from_network(cls, network: Any, today: date) -> Subjects:
-        """Take the subjects from a sandbox network (its primary account).
-
-        Args:
-            network: a sandbox network (:func:`edgereports.sandbox.build_network`).
-            today: the day whose active SIMs to prefer.
+        """Take the subjects from a sandbox network (its primary account), preferring the SIMs
+        active ``today``.
 
         Returns:
             The subjects: three handsets with an active SIM (phones: the devices whose
@@ -92,10 +89,6 @@ def demo_incidents(network: Any, subjects: Subjects) -> list[dict[str, Any]]:
     """The incidents the demo injects into its sandbox, so that its health section has
     something to find: the first subscriber offline for 30 hours and a sensor passing no
     bytes for two days, both inside the last week before :data:`DEMO_CLOCK`.
-
-    Args:
-        network: the sandbox network.
-        subjects: the demo's subjects (:meth:`Subjects.from_network`).
 
     Returns:
         The incidents, as ``serve(incidents=...)`` takes them (none when the subjects have
@@ -142,16 +135,8 @@ class PlannedReport:
 
 
 def range_end(now: datetime) -> datetime:
-    """Return the end of the demo's ranges: the last UTC midnight, written in +05:30.
-
-    Ending on a UTC midnight makes the DAY buckets (aligned in UTC) whole.
-
-    Args:
-        now: the current time (tz-aware).
-
-    Returns:
-        The end, e.g. ``2024-03-15T05:30:00+05:30`` for any time on 15 March (UTC).
-    """
+    """The end of the demo's ranges: the last UTC midnight before ``now``, written in +05:30
+    (``2024-03-15T05:30:00+05:30`` for any time on 15 March, UTC), so DAY buckets are whole."""
     return floor(now, BUCKETS["DAY"]).astimezone(DEMO_ZONE)
 
 
@@ -165,69 +150,41 @@ def plan_reports(subjects: Subjects, end: datetime) -> list[PlannedReport]:
     Daily presets cover the 7 days before ``end``, hourly ones 2 days, SIM counts 14 days;
     the ``NOW`` presets report the current five minutes.
 
-    Args:
-        subjects: the account and ids.
-        end: the end of every range (tz-aware).
-
     Returns:
         One plan per preset, in the catalogue's order.
     """
     acc = subjects.account_id
     day, hour, sims = end - _DAILY, end - _HOURLY, end - _SIM_DAYS
     ms, im, sites = list(subjects.msisdns[:3]), list(subjects.imsis[:3]), list(subjects.sites)
-    build: dict[str, tuple[str | None, Any]] = {
-        "time_usage_enterprise": (
-            None,
-            lambda: [presets.time_usage_enterprise(account_id=acc, start=day, end=end)],
-        ),
-        "time_usage_subscriber": (
-            _needs(ms, "--msisdn"),
-            lambda: [presets.time_usage_subscriber(account_id=acc, msisdn=ms, start=day, end=end)],
-        ),
-        "byte_usage_subscriber": (
-            _needs(ms, "--msisdn"),
-            lambda: [
-                presets.byte_usage_subscriber(account_id=acc, msisdn=ms[:2], start=hour, end=end)
-            ],
-        ),
-        "realtime_bandwidth": (None, lambda: [presets.realtime_bandwidth(account_id=acc)]),
+    # per preset: why it is skipped (or None), and its parameters besides the account (and
+    # the end, for a preset over a range)
+    planned: dict[str, tuple[str | None, dict[str, Any]]] = {
+        "time_usage_enterprise": (None, {"start": day}),
+        "time_usage_subscriber": (_needs(ms, "--msisdn"), {"msisdn": ms, "start": day}),
+        "byte_usage_subscriber": (_needs(ms, "--msisdn"), {"msisdn": ms[:2], "start": hour}),
+        "realtime_bandwidth": (None, {}),
         "bandwidth_percentile": (
             _needs(sites, "--customer-site-id"),
-            lambda: [
-                presets.bandwidth_percentile(
-                    account_id=acc, customer_site_id=sites, start=day, end=end
-                )
-            ],
+            {"customer_site_id": sites, "start": day},
         ),
-        "ue_connections_avg_peak": (
-            None,
-            lambda: [presets.ue_connections_avg_peak(account_id=acc, start=hour, end=end)],
-        ),
-        "active_sim_count": (
-            None,
-            lambda: [presets.active_sim_count(account_id=acc, start=sims, end=end)],
-        ),
-        "ue_connections_subscriber": (
-            _needs(im, "--imsi"),
-            lambda: [
-                presets.ue_connections_subscriber(account_id=acc, imsi=im, start=day, end=end)
-            ],
-        ),
-        "ue_connections_enterprise": (
-            None,
-            lambda: [presets.ue_connections_enterprise(account_id=acc, start=day, end=end)],
-        ),
-        "concurrent_online_ues": (
-            None,
-            lambda: [presets.concurrent_online_ues(account_id=acc, customer_site_id=sites or None)],
-        ),
-        "device_status": (None, lambda: _device_reports(subjects)),
+        "ue_connections_avg_peak": (None, {"start": hour}),
+        "active_sim_count": (None, {"start": sims}),
+        "ue_connections_subscriber": (_needs(im, "--imsi"), {"imsi": im, "start": day}),
+        "ue_connections_enterprise": (None, {"start": day}),
+        "concurrent_online_ues": (None, {"customer_site_id": sites or None}),
+        "device_status": (None, {}),
     }
     plans = []
     spec_presets = [p for p in presets.CATALOGUE if p.api_version == "v1"]  # the documented eleven
     for number, info in enumerate(spec_presets, start=1):
-        reason, make = build[info.name]
-        reports = () if reason else tuple(make())
+        reason, params = planned[info.name]
+        if "start" in params:
+            params["end"] = end
+        reports: tuple[Report, ...] = ()
+        if info.name == "device_status":
+            reports = tuple(_device_reports(subjects))
+        elif reason is None:
+            reports = (presets.build(info.name, account_id=acc, **params),)
         per_subscriber = "msisdn" in info.name or info.name.endswith("_subscriber")
         note = f"{subjects.profile}s" if subjects.profile and per_subscriber else ""
         plans.append(PlannedReport(number, info.name, info.purpose, reports, reason, note))

@@ -15,7 +15,8 @@ from ..errors import AuthError, ConfigError, EdgeReportsError, EdgeReportsWarnin
 from ..export import save_parquet
 from ..health import flags_table, health
 from ..normalize import concat_frames
-from ..plotting import plot
+from ..page.summary import summary_table
+from ..plotting import figure_png, plot
 from ..reporting import ReportingClient
 from ._html import write_index
 from ._plan import (
@@ -28,16 +29,12 @@ from ._plan import (
     range_end,
 )
 from ._result import DemoResult, ReportOutcome, incident_text
-from ._summary import summary_table
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
-# the backend is the caller's: pyplot loads when the first chart is drawn
-plt = lazy_import("matplotlib.pyplot")
 sandbox_ = lazy_import("edgereports.sandbox")
-matplotlib_figure = lazy_import("matplotlib.figure")
 
 __all__ = ["DemoResult", "ReportOutcome", "run_demo"]
 
@@ -225,12 +222,7 @@ def _chart(frame: pd.DataFrame, path: Path, note: str = "") -> Path:
     if note:
         first, sep, rest = ax.get_title().partition("\n")
         ax.set_title(f"{first} ({note}){sep}{rest}")
-    figure = ax.figure
-    assert isinstance(figure, matplotlib_figure.Figure)
-    try:
-        figure.savefig(path, dpi=110, facecolor="white")
-    finally:
-        plt.close(figure)
+    path.write_bytes(figure_png(ax, dpi=110))
     return path
 
 

@@ -3,10 +3,8 @@
 :func:`health` pulls one hourly report of an account's subscribers through a
 :class:`~edgereports.ReportingClient` and returns one row per flag (``site_dark``,
 ``device_offline``, ``usage_drop``, ``usage_spike``, ``sim_idle``); :func:`flags_html` renders the
-flags as an HTML table for a report page, :func:`flags_table` as text. The modules: ``api`` (the
-call and its checks), ``kinds`` (the kinds of flag and the frame's columns), ``series`` (the report
-and its hourly arrays), ``detect`` (the methods, numpy only), ``flags`` (the frame) and ``render``.
-Importing this package loads no pandas.
+flags as an HTML table for a report page, :func:`flags_table` as text. Importing this package
+loads no pandas.
 """
 
 from __future__ import annotations

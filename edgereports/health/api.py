@@ -125,7 +125,7 @@ def health(
     sims = client.fetch(sims_report)
     present = floor(client.service_now(probe=False), _HOUR)
     stop = min(ceil(t1, _HOUR), present)
-    return build_flags(frame, sims, numbers, first, t0, stop, t1, zone, history)
+    return build_flags(frame, sims, numbers, first, t0, stop, t1, zone)
 
 
 def _reports(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, tzinfo
+from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -61,20 +61,12 @@ def build_flags(
     stop: datetime,
     end: datetime,
     zone: tzinfo,
-    history: timedelta,
 ) -> pd.DataFrame:
-    """Run the detectors over the pulled frame and return the flags frame.
+    """Run the detectors over the pulled hourly report (:func:`~.series.health_report`) of
+    ``msisdns`` and the account's active SIMs per day; return the flags frame.
 
-    Args:
-        frame: the pulled hourly report (:func:`~.series.health_report`).
-        sims: the account's active SIMs per day over the same range.
-        msisdns: the subscribers asked for.
-        first: the first hour of the history.
-        start: the start of the range judged.
-        stop: the end of the hours judged (the range's end or the service's present).
-        end: the end of the range asked for.
-        zone: the zone of hour classes.
-        history: the history's length.
+    The history starts at ``first``; the hours judged are ``[start, stop)``, ``stop`` being the
+    asked ``end`` or the service's present; hour classes are local to ``zone``.
     """
     data = hourly(frame, msisdns, first, max(stop, first), zone)
     grid = data.hours
@@ -196,16 +188,11 @@ def _frame(
     found = sorted(found, key=lambda f: (f.a, order[f.kind], f.subject, f.b))
     out = empty_flags()
     if found:
-        out = pd.DataFrame(
-            {
-                "kind": pd.array([f.kind for f in found], dtype="string"),
-                "subject": pd.array([f.subject for f in found], dtype="string"),
-                "start": pd.DatetimeIndex([edge + f.a * step for f in found]).as_unit("us"),
-                "end": pd.DatetimeIndex([edge + f.b * step for f in found]).as_unit("us"),
-                "severity": pd.array([f.severity for f in found], dtype="string"),
-                "evidence": pd.array([f.evidence for f in found], dtype="string"),
-            }
-        )
+        rows = [
+            (f.kind, f.subject, edge + f.a * step, edge + f.b * step, f.severity, f.evidence)
+            for f in found
+        ]
+        out = pd.DataFrame(rows, columns=out.columns).astype(out.dtypes.to_dict())
     out.attrs = {
         "shape": "health",
         "range": [start.isoformat(), end.isoformat()],

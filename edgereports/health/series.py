@@ -63,15 +63,9 @@ class Hourly:
 def hourly(
     frame: pd.DataFrame, msisdns: Sequence[str], first: datetime, stop: datetime, zone: tzinfo
 ) -> Hourly:
-    """Lay the pulled frame on the grid of UTC hours ``[first, stop)`` (missing hours: 0).
-
-    Args:
-        frame: the frame of :func:`health_report`.
-        msisdns: the subscribers asked for.
-        first: the first hour (a whole UTC hour).
-        stop: the end of the grid (a whole UTC hour).
-        zone: the zone whose hour of day and weekend classify hours.
-    """
+    """Lay the frame of :func:`health_report` on the grid of whole UTC hours ``[first, stop)``
+    (missing hours: 0), one row per MSISDN asked; ``zone``'s hour of day and weekend class
+    the hours."""
     import pandas as pd
 
     grid = pd.DatetimeIndex(bucket_starts(first, stop, BUCKETS["HOUR"]), tz="UTC").as_unit("us")

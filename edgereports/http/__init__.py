@@ -8,9 +8,7 @@ connection dropped while the body is read), sharing one budget of attempts with 
 every failure to the error tree of :mod:`edgereports.errors` with redacted URLs and bodies.
 Creating a client installs a logging filter that redacts keys from the records of the
 ``urllib3``, ``requests`` and ``edgereports`` loggers (urllib3 logs request URLs at DEBUG).
-
-A :class:`Pacer` (``pacing``) is a request budget shared by threads; ``redaction`` holds the
-logging filter.
+A :class:`Pacer` is a request budget shared by threads.
 """
 
 from __future__ import annotations

@@ -122,11 +122,7 @@ class HttpClient:
         Args:
             method: the HTTP method.
             path: a path joined to ``base_url``, or a full URL.
-            params: query parameters.
-            headers: request headers.
-            json: a JSON body.
-            data: a form or raw body.
-            files: multipart files.
+            params, headers, json, data, files: as in :meth:`requests.Session.request`.
             what: names the request in messages, e.g. ``"window 2022-07-07..2022-07-08"``.
 
         Returns:

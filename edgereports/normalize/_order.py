@@ -62,14 +62,17 @@ def canonical(frame: pd.DataFrame, shape: str, req: RequestInfo | None) -> pd.Da
     return frame if order is None else take_rows(frame, order)
 
 
-def table_order(table: pa.Table, shape: str, req: RequestInfo | None) -> np.ndarray | None:
+def table_order(
+    table: pa.Table, shape: str, req: RequestInfo | None, starts: np.ndarray | None = None
+) -> np.ndarray | None:
     """The rows of ``table`` (of ``shape``, assembled from several answers) in the order of
-    :func:`canonical`, as positions; None when they are in that order already."""
+    :func:`canonical`, as positions; None when they are in that order already. ``starts``, if
+    given, are the first rows of its runs of one series and metric entry."""
     if table.num_rows < 2:
         return None
     columns = {c: _series(table.column(c)) for c in _key_columns(table.column_names, shape)}
     times = np.asarray(table.column(_TIME[shape]).to_numpy()).view(np.int64)
-    return _order(columns, times, req)
+    return _order(columns, times, req, starts)
 
 
 def _key_columns(names: Iterable[Any], shape: str) -> list[str]:
@@ -86,14 +89,22 @@ def _series(column: pa.ChunkedArray) -> pd.Series:
 
 
 def _order(
-    columns: dict[str, pd.Series], times: np.ndarray, req: RequestInfo | None
+    columns: dict[str, pd.Series],
+    times: np.ndarray,
+    req: RequestInfo | None,
+    starts: np.ndarray | None = None,
 ) -> np.ndarray | None:
-    """The canonical order of rows of key ``columns`` (:func:`_key_columns`) and ``times``."""
+    """The canonical order of rows of key ``columns`` (:func:`_key_columns`) and ``times``
+    (runs starting at ``starts``, else found)."""
     entries = [columns.pop(c) for c in ("metric", "aggregation", "percentile") if c in columns]
     series = [columns.pop("account_id")] if "account_id" in columns else []
     series += columns.values()
     keys = Keys(series, entries, times)
-    starts = _runs([*series, *entries], len(times))
+    n = len(times)
+    if starts is None:
+        starts = _runs([*series, *entries], n)
+    elif _too_many(len(starts), n):
+        starts = None
     return _row_order(keys, req) if starts is None else _run_order(starts, keys, req)
 
 
@@ -131,9 +142,14 @@ def _runs(columns: Sequence[pd.Series], n: int) -> np.ndarray | None:
             return None
         change |= changes
     starts = np.flatnonzero(change)
-    if len(starts) >= _MAX_RUNS and len(starts) > n // 4:
+    if _too_many(len(starts), n):
         return None
     return np.concatenate(([0], starts + 1))
+
+
+def _too_many(runs: int, n: int) -> bool:
+    """Whether ``runs`` runs of ``n`` rows are better ranked row by row."""
+    return runs >= _MAX_RUNS and runs > n // 4
 
 
 def _changes(column: pd.Series) -> np.ndarray | None:

@@ -18,7 +18,7 @@ import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -36,7 +36,17 @@ from .reporting_service import is_service_answer, service_request
 from .stitching import concat_frames
 from .timeseries import Block, build_table, dimensions, read_blocks
 
-__all__ = ["Owner", "Rows", "frame_of", "in_order", "owned", "read_rows", "stamps", "table_of"]
+__all__ = [
+    "Owned",
+    "Owner",
+    "Rows",
+    "frame_of",
+    "in_order",
+    "owned",
+    "read_rows",
+    "stamps",
+    "table_of",
+]
 
 #: Answers of at least this size are parsed by pyarrow, which leaves the GIL while it parses, so
 #: the answers of a pull's threads are read at once; smaller ones cost less through orjson.
@@ -49,26 +59,32 @@ _SHAPES = {"time_stamp": "timeseries", "start_time": "current", "date": "sim_cou
 
 @dataclass(frozen=True)
 class Rows:
-    """The rows of one answer: an Arrow table, built when it is asked for (:meth:`table`).
+    """The rows of one answer: an Arrow table, built when it is asked for (:meth:`built`).
 
     A pull reads its answers on worker threads and assembles them on one thread: a small
     answer's table is built there, as pyarrow hands the GIL to another thread on its calls and
     a worker thread would pay that for every answer.
 
     Attributes:
-        make: makes the table.
+        make: makes the table and, when known, the length of each of its runs of rows of one
+            series and metric entry (:func:`owned` and :func:`in_order` then need not look
+            for them).
     """
 
-    make: Callable[[], pa.Table]
+    make: Callable[[], tuple[pa.Table, list[int] | None]]
 
     @classmethod
     def of(cls, table: pa.Table) -> Rows:
         """The rows of a table made already."""
-        return cls(lambda: table)
+        return cls(lambda: (table, None))
+
+    def built(self) -> tuple[pa.Table, list[int] | None]:
+        """The table and its runs' lengths (built by each call: a pull asks once)."""
+        return self.make()
 
     def table(self) -> pa.Table:
         """The rows as a table (built by each call: a pull asks once)."""
-        return self.make()
+        return self.make()[0]
 
 
 def read_rows(
@@ -153,9 +169,28 @@ Owner = tuple[datetime, datetime, bool, bool]
 _LOWEST, _HIGHEST = np.iinfo(np.int64).min, np.iinfo(np.int64).max
 
 
+class Owned(NamedTuple):
+    """The rows :func:`owned` keeps.
+
+    Attributes:
+        table: the kept rows.
+        gone: per table, how many of its rows went at or after its window's end.
+        starts: the first kept row of each run of one series and metric entry, when every
+            table's runs were given; else None.
+    """
+
+    table: pa.Table
+    gone: list[int]
+    starts: np.ndarray | None = None
+
+
 def owned(
-    tables: Sequence[pa.Table], owners: Sequence[Owner | None], *, at_end: bool = False
-) -> tuple[pa.Table, list[int]]:
+    tables: Sequence[pa.Table],
+    owners: Sequence[Owner | None],
+    *,
+    at_end: bool = False,
+    runs: Sequence[list[int] | None] = (),
+) -> Owned:
     """The rows each table's window owns, as one table (the tables joined in order).
 
     A window ``(start, end, first, last)`` owns the rows whose bucket stamp lies in ``[start,
@@ -170,15 +205,16 @@ def owned(
         tables: the tables, at least one.
         owners: per table, its window.
         at_end: the stamps are the ends of what they cover (v2).
+        runs: per table, the lengths of its runs (:meth:`Rows.built`), if known.
 
     Returns:
-        The owned rows (runs of kept rows are slices, not copies), and per table how many of its
-        rows went at or after its window's end.
+        The owned rows (runs of kept rows are slices, not copies).
     """
     joined = _join(tables)
     lengths = [t.num_rows for t in tables]
+    starts = _starts(runs) if runs and all(r is not None for r in runs) else None
     if not joined.num_rows or all(o is None for o in owners):
-        return joined, [0] * len(tables)
+        return Owned(joined, [0] * len(tables), starts)
     bounds = [
         (_LOWEST, _HIGHEST)
         if o is None
@@ -195,8 +231,18 @@ def owned(
     table_of_row = np.repeat(np.arange(len(tables)), lengths)
     gone: list[int] = np.bincount(table_of_row[after], minlength=len(tables)).tolist()
     if bool(keep.all()):
-        return joined, gone
-    return _take(joined, np.flatnonzero(keep)), gone
+        return Owned(joined, gone, starts)
+    if starts is not None:  # a run starts at its first kept row; runs kept of no row go
+        before = np.concatenate(([0], np.cumsum(keep)))
+        starts = np.unique(before[starts])
+        starts = starts[starts < before[-1]]
+    return Owned(_take(joined, np.flatnonzero(keep)), gone, starts)
+
+
+def _starts(runs: Sequence[list[int] | None]) -> np.ndarray:
+    """The first row of each run of the tables joined, from each table's runs' lengths."""
+    lengths = np.array([n for r in runs if r is not None for n in r if n], dtype=np.int64)
+    return np.concatenate(([0], np.cumsum(lengths)[:-1]))
 
 
 def _take(table: pa.Table, rows: np.ndarray) -> pa.Table:
@@ -214,7 +260,7 @@ def _take(table: pa.Table, rows: np.ndarray) -> pa.Table:
     return pa.concat_tables([table.slice(a, b - a) for a, b in zip(starts, stops, strict=True)])
 
 
-def in_order(table: pa.Table, request: Any) -> pa.Table:
+def in_order(table: pa.Table, request: Any, starts: np.ndarray | None = None) -> pa.Table:
     """The rows of ``table`` (joined from several answers) sorted as one answer would be: by
     series (first appearance), then by the metric's place in the request, then by time; a
     run of rows of one series and metric entry is moved as a slice.
@@ -222,9 +268,11 @@ def in_order(table: pa.Table, request: Any) -> pa.Table:
     Args:
         table: a report's rows.
         request: the report's request: its metric order ranks the metrics.
+        starts: the first row of each run (:attr:`Owned.starts`), if known; else the runs are
+            found by comparing each row's keys with the row before.
     """
     shape = next(s for c, s in _SHAPES.items() if c in table.column_names)
-    order = table_order(table, shape, request_info(request, raw=False))
+    order = table_order(table, shape, request_info(request, raw=False), starts)
     return table if order is None else _take(table, order)
 
 

@@ -247,10 +247,11 @@ def build_table(
     echo_names: Sequence[str],
     req: RequestInfo | None,
     attrs: Mapping[str, str],
-) -> pa.Table:
+) -> tuple[pa.Table, list[int]]:
     """The Arrow table of the frame :func:`build` gives for the same blocks with ``attrs``:
     the schema and pandas metadata of ``pa.Table.from_pandas(frame, preserve_index=False)``,
-    built from the blocks' arrays (no frame).
+    built from the blocks' arrays (no frame); and the length of each of its runs of rows of
+    one series and metric entry.
 
     Raises:
         SchemaError: when an echoed key clashes with a fixed column.
@@ -259,7 +260,7 @@ def build_table(
     schema = _table_schema(tuple(dims), tuple(attrs.items()))
     merged = _merge(blocks, req)
     if not merged:
-        return schema.empty_table()
+        return schema.empty_table(), []
     lengths, strings, percentiles = _layout(merged, echo_names, dims, req)
     stamps = _concat([b.stamps for b in merged]).astype(np.int64, copy=False)
     arrays: list[pa.Array | pa.ChunkedArray] = [pa.array(stamps).view(schema.field(0).type)]
@@ -271,7 +272,7 @@ def build_table(
         percentile = np.repeat(np.array(percentiles, dtype=np.float64), lengths)
         arrays.append(pa.array(percentile, pa.float64(), from_pandas=True))
     arrays.append(pa.array(_concat([b.values for b in merged]), pa.float64(), from_pandas=True))
-    return pa.Table.from_arrays(arrays, schema=schema)
+    return pa.Table.from_arrays(arrays, schema=schema), lengths
 
 
 @functools.cache

@@ -188,13 +188,11 @@ def _report_sections(
         else:
             try:
                 frame = _fetch(rj, context, clients)
-            except AuthError as exc:  # every other report would be refused too
-                refused = f"{type(exc).__name__}: {exc}"
-                section = failed_section(anchor, title, refused, purpose=purpose)
             except EdgeReportsError as exc:
-                section = failed_section(
-                    anchor, title, f"{type(exc).__name__}: {exc}", purpose=purpose
-                )
+                error = f"{type(exc).__name__}: {exc}"
+                if isinstance(exc, AuthError):  # every other report would be refused too
+                    refused = error
+                section = failed_section(anchor, title, error, purpose=purpose)
             else:
                 context.frames[rj.name] = frame
                 section = report_section(
@@ -218,9 +216,8 @@ def _fetch(
     client = clients.get(report.api_version)
     if client is None:
         client = clients[report.api_version] = context.client.for_version(report.api_version)
-    if context.compare is None or rj.shape == "sim_count":
-        return client.fetch(report, on_error="collect")
-    return client.fetch(report, on_error="collect", compare=context.compare)
+    compare = None if rj.shape == "sim_count" else context.compare
+    return client.fetch(report, on_error="collect", compare=compare)
 
 
 def _partial(frame: pd.DataFrame) -> str | None:

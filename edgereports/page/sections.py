@@ -189,7 +189,6 @@ def _listed(value: object) -> str:
 # -- health flags ---------------------------------------------------------------------------
 
 _HEALTH = "edgereports.health"
-_FLAG_COLUMNS = ["kind", "subject", "start", "end", "severity", "evidence"]
 
 
 def load_health() -> Any:
@@ -214,12 +213,9 @@ def health_sections(context: PageContext) -> list[Section]:
     """One section of health flags per account of the page's reports.
 
     Calls ``edgereports.health.health(client, account_id=..., msisdn=..., start=..., end=...)``
-    (a frame of kind, subject, start, end, severity and evidence) for the subscribers the
-    job's reports name, and renders it with the package's ``flags_html`` (a table of the
-    flags when it has none).
+    for the subscribers the job's reports name, and renders the flags with ``flags_html``.
     """
     module = load_health()
-    render = getattr(module, "flags_html", None)
     sections = []
     for account in context.accounts:
         anchor, title = f"health-{account}", f"Health flags · account {account}"
@@ -239,12 +235,7 @@ def health_sections(context: PageContext) -> list[Section]:
         except EdgeReportsError as exc:
             sections.append(failed_section(anchor, title, f"{type(exc).__name__}: {exc}"))
             continue
-        if callable(render):
-            body = str(render(flags, title=None))
-        elif len(flags):
-            body = table_html(flags[[c for c in _FLAG_COLUMNS if c in flags.columns]])
-        else:
-            body = '<p class="note">No flags over the range.</p>'
+        body = module.flags_html(flags, title=None)
         note = f"{len(flags)} flag(s) for {len(msisdns)} subscriber(s)."
         sections.append(Section(anchor, title, f'<p class="purpose">{note}</p>{body}'))
     return sections

@@ -67,12 +67,9 @@ class Scale:
 
 def metric_kind(metric: str) -> str:
     """Return the kind of a metric from its name: bytes, seconds, bandwidth or count."""
-    if metric.endswith("_bytes"):
-        return "bytes"
-    if metric.endswith("_seconds"):
-        return "seconds"
-    if metric.endswith("_bandwidth"):
-        return "bandwidth"
+    for kind in ("bytes", "seconds", "bandwidth"):
+        if metric.endswith(f"_{kind}"):
+            return kind
     return "count"
 
 
@@ -227,21 +224,6 @@ def check_shape(df: pd.DataFrame, wanted: str, function: str) -> None:
     shape = frame_shape(df, function)
     if shape != wanted:
         raise InputError(f"{function} plots {wanted} frames, got a {shape} frame")
-
-
-def range_text(df: pd.DataFrame, tz: tzinfo) -> str:
-    """Return the report's range from its request, in ``tz``, its last day (or hour) included:
-    ``1–7 Jul 2022 (UTC)`` for ``[1 Jul, 8 Jul)``.
-
-    Example:
-        >>> df = pd.DataFrame()
-        >>> df.attrs["request"] = {"start_date_time": "2022-07-01T00:00:00+00:00",
-        ...                        "end_date_time": "2022-07-08T00:00:00+00:00"}
-        >>> from datetime import timezone
-        >>> range_text(df, timezone.utc)
-        '1–7 Jul 2022 (UTC)'
-    """
-    return request_range_text(df.attrs.get("request"), tz)
 
 
 def request_range_text(request: object, tz: tzinfo) -> str:

@@ -30,8 +30,8 @@ from ._common import (
     frame_metrics,
     metric_title,
     metrics_title,
-    range_text,
     request_dimensions,
+    request_range_text,
     resolve_tz,
     unit_scale,
     zone_name,
@@ -72,7 +72,8 @@ def plot_sim_count(
     """
     check_shape(df, "sim_count", "plot_sim_count")
     zone = resolve_tz(tz, df)
-    heading = f"Active SIMs per day: physical and eSIM\n{range_text(df, zone)}"
+    span = request_range_text(df.attrs.get("request"), zone)
+    heading = f"Active SIMs per day: physical and eSIM\n{span}"
     ax = new_axes(ax, (10.0, 4.8))
     if df.empty:
         return no_data(ax, title or heading.rstrip())

@@ -37,8 +37,8 @@ from ._common import (
     metric_title,
     metrics_title,
     ordinal,
-    range_text,
     request_granularity,
+    request_range_text,
     resolve_tz,
     unit_scale,
     zone_name,
@@ -317,7 +317,7 @@ def _heading(
         who = whose(df)  # whose value it is: the account's total, or one member's
         parts.append(f"· {who}" if who else "")
     head = " ".join(p for p in parts if p)
-    return f"{head}\n{range_text(df, zone)}".rstrip()
+    return f"{head}\n{request_range_text(df.attrs.get('request'), zone)}".rstrip()
 
 
 def _infer_grain(df: pd.DataFrame) -> str | None:
@@ -364,7 +364,8 @@ def plot_ue_connections(
         "  ", " "
     )
     who = whose(df)
-    heading = f"{heading}{f', {who}' if who else ''}\n{range_text(df, zone)}".rstrip()
+    span = request_range_text(df.attrs.get("request"), zone)
+    heading = f"{heading}{f', {who}' if who else ''}\n{span}".rstrip()
     ax = new_axes(ax, (10.0, 4.8))
     if df.empty:
         return no_data(ax, title or heading)
@@ -444,7 +445,8 @@ def plot_percentiles(
     metrics = list(dict.fromkeys(str(m) for m in rows["metric"]))
     what = _what(metrics, kinds[0]) if metrics else "Bandwidth"
     by = f" per {dimension_title(dims[0])}" if dims else ""
-    heading = f"{what}, {pct_text} percentile{by}\n{range_text(df, zone)}".rstrip()
+    span = request_range_text(df.attrs.get("request"), zone)
+    heading = f"{what}, {pct_text} percentile{by}\n{span}".rstrip()
     if df.empty:
         return no_data(ax, title or heading)
     if rows.empty:

@@ -75,15 +75,8 @@ def ue_session_bytes(
     device: Values | None = None,
 ) -> Report:
     """UE session bytes, uplink and downlink (COUNT), v2."""
-    return _ue(
-        account_id,
-        start,
-        end,
-        granularity,
-        device,
-        ("ue_session_uplink_bytes", "COUNT"),
-        ("ue_session_downlink_bytes", "COUNT"),
-    )
+    metrics = ("ue_session_uplink_bytes", "COUNT"), ("ue_session_downlink_bytes", "COUNT")
+    return _ue(account_id, start, end, granularity, device, *metrics)
 
 
 def ue_session_packets(
@@ -95,15 +88,8 @@ def ue_session_packets(
     device: Values | None = None,
 ) -> Report:
     """UE session packets, uplink and downlink (COUNT), v2."""
-    return _ue(
-        account_id,
-        start,
-        end,
-        granularity,
-        device,
-        ("ue_session_uplink_packets", "COUNT"),
-        ("ue_session_downlink_packet", "COUNT"),
-    )
+    metrics = ("ue_session_uplink_packets", "COUNT"), ("ue_session_downlink_packet", "COUNT")
+    return _ue(account_id, start, end, granularity, device, *metrics)
 
 
 def ue_bandwidth_usage(
@@ -115,15 +101,8 @@ def ue_bandwidth_usage(
     device: Values | None = None,
 ) -> Report:
     """UE bandwidth usage, uplink and downlink (AVG, bits per second), v2."""
-    return _ue(
-        account_id,
-        start,
-        end,
-        granularity,
-        device,
-        ("uplink_bandwidth_usage", "AVG"),
-        ("downlink_bandwidth_usage", "AVG"),
-    )
+    metrics = ("uplink_bandwidth_usage", "AVG"), ("downlink_bandwidth_usage", "AVG")
+    return _ue(account_id, start, end, granularity, device, *metrics)
 
 
 def ue_connections_series(
@@ -135,15 +114,8 @@ def ue_connections_series(
     device: Values | None = None,
 ) -> Report:
     """Peak (MAX) and average (AVG) UE connections, v2."""
-    return _ue(
-        account_id,
-        start,
-        end,
-        granularity,
-        device,
-        ("ue_connections", "MAX"),
-        ("ue_connections", "AVG"),
-    )
+    metrics = ("ue_connections", "MAX"), ("ue_connections", "AVG")
+    return _ue(account_id, start, end, granularity, device, *metrics)
 
 
 def ue_online_status_series(

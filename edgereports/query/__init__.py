@@ -1,9 +1,6 @@
 """Building report requests: the ``Report`` builder, its terms, times and vocabularies.
 
-Building a request is pure: nothing here imports pandas or the HTTP stack. ``report`` holds the
-builder, ``terms`` the metric and filter objects, ``times`` the timestamps and time
-keywords, ``vocabulary`` the known names (validation and completion), ``versions`` the v1 and
-v2 names, ``service_report`` the :class:`ServiceReport` of the v2 reporting service.
+Building a request is pure: nothing here imports pandas or the HTTP stack.
 
 Example:
     >>> from edgereports.query import Report

@@ -41,15 +41,8 @@ def _distinct(report: Report, dimension: str) -> set[str]:
 
 
 def unpinned_dimensions(report: Report) -> list[str]:
-    """The dimensions ``report`` groups by that no filter pins to values, in request order.
-
-    Args:
-        report: a report.
-
-    Returns:
-        The unpinned dimensions; empty when every grouped dimension is pinned (or none is
-        grouped by).
-    """
+    """The dimensions ``report`` groups by that no filter pins to values, in request order
+    (empty when every grouped dimension is pinned, or none is grouped by)."""
     grouped = list(report.dimensions or ())
     one_device = any(
         len(_distinct(report, d)) == 1 or (d in grouped and _distinct(report, d))

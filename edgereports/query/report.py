@@ -25,7 +25,6 @@ from .terms import (
     Expression,
     Filter,
     Metric,
-    MetricFilter,
     expect_keys,
     expect_list,
     expressions,
@@ -43,7 +42,7 @@ from .times import (
 from .versions import check_foreign, check_version, stamps_at_end, vocabulary
 from .vocabulary import RESERVED_COLUMNS, check_name, check_token, quiet
 
-__all__ = ["REQUEST_KEYS", "Clause", "Expression", "Filter", "Metric", "MetricFilter", "Report"]
+__all__ = ["REQUEST_KEYS", "Report"]
 
 #: The keys of the request object in their documented order (the order ``to_request`` writes).
 REQUEST_KEYS = (

@@ -14,7 +14,7 @@ from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..errors import QueryError
-from .timegrid import RELATIVE_HINT, relative_end, resolve_relative
+from .timegrid import RELATIVE_HINT
 from .vocabulary import check_known
 
 __all__ = [
@@ -25,9 +25,7 @@ __all__ = [
     "is_keyword",
     "parse_timestamp",
     "parse_tz",
-    "relative_end",
     "render_time",
-    "resolve_relative",
 ]
 
 NOW = "NOW"

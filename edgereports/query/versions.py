@@ -93,16 +93,8 @@ _COUNTERPARTS = {"v1": {b: a for a, b in _PAIRS}, "v2": dict(_PAIRS)}
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """The known names of one API version.
-
-    Attributes:
-        version: ``"v1"`` or ``"v2"``.
-        metrics: metric names.
-        dimensions: dimensions one can group by.
-        filter_dimensions: dimensions one can filter on (``account_id`` too).
-        granularities: granularity tokens.
-        aggregations: aggregation tokens.
-    """
+    """The known names of one API version: its metrics, the dimensions one can group by and
+    those one can filter on (``account_id`` too), its granularity and aggregation tokens."""
 
     version: str
     metrics: tuple[str, ...]
@@ -164,13 +156,8 @@ def counterpart(name: str, version: str) -> str | None:
 
 
 def check_foreign(name: str, field: str, known: tuple[str, ...], version: str) -> None:
-    """Refuse a name that only the other version knows, naming its counterpart.
-
-    Args:
-        name: the name given.
-        field: the request field, for messages.
-        known: this version's names of the same kind (metrics or dimensions).
-        version: the report's version.
+    """Refuse a name that only the other version knows, naming its counterpart; ``known`` are
+    the report ``version``'s names of the same kind (metrics or dimensions).
 
     Raises:
         QueryError: ``name`` is not in ``known`` but the other version knows it.

@@ -109,13 +109,8 @@ def check_known(
 ) -> None:
     """Refuse a word outside a vocabulary under ``strict``, else warn that it is sent as given.
 
-    Args:
-        word: the word to look up (also the near misses are sought for it).
-        field: the request field, for messages.
-        known: the known words.
-        strict: raise instead of warning.
-        what: what the word is, for messages (``"name"``, ``"time keyword"``).
-        shown: the word as the caller wrote it, for messages (default ``word``).
+    Messages name ``field`` and call the word a ``what`` (``"name"``, ``"time keyword"``),
+    shown as the caller wrote it (``shown``, default ``word``) with the nearest known word.
 
     Raises:
         QueryError: ``word`` is unknown under ``strict``.
@@ -135,16 +130,7 @@ def check_known(
 
 
 def check_name(value: object, field: str, known: Collection[str], *, strict: bool) -> str:
-    """Check a name against a vocabulary.
-
-    Args:
-        value: the name given by the caller.
-        field: the request field, for messages (e.g. ``metrics[0].name``).
-        known: the known names.
-        strict: raise instead of warning for an unknown name.
-
-    Returns:
-        The name, unchanged.
+    """Check a name against a vocabulary (:func:`check_known`); returns it unchanged.
 
     Raises:
         QueryError: ``value`` is not a non-empty string, or is unknown under ``strict``.

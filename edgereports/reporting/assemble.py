@@ -114,7 +114,7 @@ def assemble(
     """
     facts = plan.facts
     failures: list[Failure] = []
-    tables, owners, last = [], [], []
+    tables, runs, owners, last = [], [], [], []
     empty_values: list[dict[str, Any]] = []
     results = iter(outcomes)
     for branch in plan.branches:
@@ -129,18 +129,20 @@ def assemble(
                 None if window is None else (window.start, window.end, window.index == 0, False)
             )
             last.append(window is not None and window.index == window.count - 1)
-            tables.append(got.table())
-            rows += tables[-1].num_rows
+            table, lengths = got.built()
+            tables.append(table)
+            runs.append(lengths)
+            rows += table.num_rows
         values = dict(branch[0].fan.values) if branch else {}
         if values and not rows and not failed and values not in empty_values:
             empty_values.append(values)
     outcomes.clear()
     if not tables:
         return None, failures
-    table, after = _rows.owned(tables, owners, at_end=facts.at_end)
+    table, after, starts = _rows.owned(tables, owners, at_end=facts.at_end, runs=runs)
     tables.clear()
     if len(plan.parts) > 1:
-        table = _rows.in_order(table, facts.request)
+        table = _rows.in_order(table, facts.request, starts)
     frame = _rows.frame_of(table)
     frame.attrs["request"] = copy.deepcopy(facts.request)
     if facts.at_end:

@@ -198,17 +198,21 @@ class PartRunner:
         as one answer for the window would be."""
         buckets = max(1, self._budget.points // max(1, len(sent.metrics)))
         pieces = split_window(window, bucket, bucket * buckets)
-        tables, owners = [], []
+        tables, runs, owners = [], [], []
         for i, piece in enumerate(pieces):
             start = sent.start if i == 0 else piece.start
             end = sent.end if i == len(pieces) - 1 else piece.end
             assert start is not None and end is not None
-            tables.append(self._window_rows(sent.between(start, end), piece, accept, what).table())
+            table, lengths = self._window_rows(
+                sent.between(start, end), piece, accept, what
+            ).built()
+            tables.append(table)
+            runs.append(lengths)
             owners.append(
                 (piece.start, piece.end, piece.index == 0, piece.index == piece.count - 1)
             )
-        joined, _ = _rows.owned(tables, owners, at_end=sent.stamps_at_end)
-        rows: Rows = _rows.Rows.of(_rows.in_order(joined, sent.to_request()))
+        joined, _, starts = _rows.owned(tables, owners, at_end=sent.stamps_at_end, runs=runs)
+        rows: Rows = _rows.Rows.of(_rows.in_order(joined, sent.to_request(), starts))
         return rows
 
 

@@ -10,11 +10,9 @@ Running it needs the ``[sandbox]`` extra (Flask, cheroot, numba): ``pip install
 'edgereports[sandbox]'``. Importing this package does not; :func:`serve` and the command say in
 one line what is missing (``extras.py``).
 
-The map, in three parts that import downwards only (``web`` → ``engine`` → ``model``; each
-package's docstring names its modules): ``model/``, the synthetic network (and the incidents
-injected into it: ``serve(incidents=...)``); ``engine/``, the report engine; ``web/``, the HTTP
-shell (:func:`serve`, auth, faults, one module per area of the service). Shared at the top:
-``clock`` (the sandbox's "now"), ``problems`` (error bodies), ``extras``.
+Three parts import downwards only: ``web`` (the HTTP shell) → ``engine`` (the report engine)
+→ ``model`` (the synthetic network and its incidents); ``clock``, ``problems`` and ``extras``
+are shared.
 
 Example:
     >>> from edgereports.sandbox import serve

@@ -1,10 +1,7 @@
 """The sandbox's clock: the real time, a shifted real time, or a fixed instant you move by hand.
 
-Everything in the sandbox that depends on "now" reads this clock: the ``NOW`` and ``LAST ...``
-time keywords of the reporting endpoint, the sync delay of onboarded content, the expiry of
-signed URLs and the states of campaigns. Tests pass a fixed clock so all of those are
-deterministic, and move it with :meth:`Clock.set` or :meth:`Clock.advance`. :func:`iso_ms`
-writes an instant as the content and campaign APIs do.
+Everything in the sandbox that depends on "now" reads this clock. Tests pass a fixed clock so
+that answers are deterministic, and move it with :meth:`Clock.set` or :meth:`Clock.advance`.
 """
 
 from __future__ import annotations

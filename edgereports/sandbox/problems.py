@@ -9,28 +9,7 @@ from __future__ import annotations
 from http import HTTPStatus
 from typing import Any
 
-__all__ = ["ApiProblem", "problem_body"]
-
-
-def problem_body(status: int, message: str, field: str | None = None) -> dict[str, Any]:
-    """Return the JSON error body for ``status``.
-
-    Args:
-        status: the HTTP status code.
-        message: what is wrong, for a human.
-        field: the request field at fault, if any.
-
-    Returns:
-        The body as a dict.
-    """
-    try:
-        phrase = HTTPStatus(status).phrase
-    except ValueError:
-        phrase = "Error"
-    body: dict[str, Any] = {"status": status, "error": phrase, "message": message}
-    if field is not None:
-        body["field"] = field
-    return body
+__all__ = ["ApiProblem", "bad"]
 
 
 class ApiProblem(Exception):
@@ -59,4 +38,16 @@ class ApiProblem(Exception):
 
     def body(self) -> dict[str, Any]:
         """Return the JSON error body."""
-        return problem_body(self.status, self.message, self.field)
+        try:
+            phrase = HTTPStatus(self.status).phrase
+        except ValueError:
+            phrase = "Error"
+        body: dict[str, Any] = {"status": self.status, "error": phrase, "message": self.message}
+        if self.field is not None:
+            body["field"] = self.field
+        return body
+
+
+def bad(message: str, field: str | None = None) -> ApiProblem:
+    """Return a 400 problem naming ``field``."""
+    return ApiProblem(400, message, field=field)

@@ -216,24 +216,24 @@ def test_a_window_owns_its_rows_and_the_open_ends() -> None:
     lo, hi = T0 + HOUR, T0 + 3 * HOUR
 
     def values(first: bool, last: bool) -> list[float]:
-        kept, _ = owned([table], [(lo, hi, first, last)])
+        kept = owned([table], [(lo, hi, first, last)]).table
         return list(kept.column("value").to_pylist())
 
     assert values(False, False) == [1.0, 2.0]
     assert values(True, False) == [0.0, 1.0, 2.0]
     assert values(False, True) == [1.0, 2.0, 3.0, 4.0]
-    assert owned([table], [(lo, hi, False, False)])[1] == [2]  # two rows at or after the end
-    assert owned([table], [(T0, T0 + 9 * HOUR, False, False)])[0] is table
+    assert owned([table], [(lo, hi, False, False)]).gone == [2]  # two rows at or after the end
+    assert owned([table], [(T0, T0 + 9 * HOUR, False, False)]).table is table
     assert table.num_rows == 5  # the input is left as it was
 
 
 def test_the_owned_rows_of_a_pull_agree_with_stitch() -> None:
     frames = [part(MSISDNS[0], 0, [0, 1, 2]), part(MSISDNS[0], 0, [2, 3, 4])]
     bounds = [(T0, T0 + 2 * HOUR), (T0 + 2 * HOUR, T0 + 5 * HOUR)]
-    kept, _ = owned(
+    kept = owned(
         [table_of(f) for f in frames],
         [(lo, hi, k == 0, k == 1) for k, (lo, hi) in enumerate(bounds)],
-    )
+    ).table
     stitched = stitch([(f, lo, hi) for f, (lo, hi) in zip(frames, bounds, strict=True)])
     pd.testing.assert_frame_equal(frame_of(kept), stitched, check_like=False)
 
@@ -263,5 +263,5 @@ def test_stitch_rejects_windows(frame: pd.DataFrame, start: Any, end: Any, messa
 
 def test_the_owned_rows_of_an_empty_answer() -> None:
     empty = table_of(empty_frame("timeseries", ["msisdn"]))
-    kept, after = owned([empty], [(T0, T0 + HOUR, False, False)])
+    kept, after, _ = owned([empty], [(T0, T0 + HOUR, False, False)])
     assert kept.num_rows == 0 and after == [0]

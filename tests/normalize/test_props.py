@@ -197,10 +197,12 @@ def test_small_answers_split_in_two_windows_build_the_whole_frame(case: Any, cut
     low, high = datetime(2000, 1, 1, tzinfo=UTC), datetime(2099, 1, 1, tzinfo=UTC)
     first, second = read_rows(body, request, csv=False), read_rows(body, request, csv=False)
     owners = [(low, cut, True, False), (cut, high, False, True)]
-    kept, _ = owned([first.table(), second.table()], owners)
-    built = frame_of(in_order(kept, request))
-    assert first.table().num_rows == len(built)
-    pd.testing.assert_frame_equal(attrs_free(built), attrs_free(to_frame(payload, request)))
+    (one, one_runs), (two, two_runs) = first.built(), second.built()
+    kept, _, starts = owned([one, two], owners, runs=[one_runs, two_runs])
+    for runs in (starts, None):  # the runs the answers told, and the runs found in the rows
+        built = frame_of(in_order(kept, request, runs))
+        assert one.num_rows == len(built)
+        pd.testing.assert_frame_equal(attrs_free(built), attrs_free(to_frame(payload, request)))
 
 
 json_values = st.recursive(

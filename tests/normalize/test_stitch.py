@@ -127,7 +127,7 @@ def test_a_part_trimmed_at_the_range_end_shares_its_rows_and_its_frame_can_be_wr
     body = orjson.dumps(answer(lo, hi, point_at_end=True, reverse=False))
     part = read_rows(body, req, csv=False).table()
     assert part.num_rows == 12  # 5 buckets and the one at the end, 2 metrics
-    kept, (after,) = owned([part], [(lo, hi, True, False)])
+    kept, (after,), _ = owned([part], [(lo, hi, True, False)])
     assert (kept.num_rows, after) == (10, 2)
     values = part["value"].chunk(0).to_numpy()
     for chunk in kept["value"].chunks:
@@ -266,7 +266,7 @@ def test_the_metrics_of_a_series_share_one_parse_of_their_stamps_and_keep_their_
     assert first.stamps is second.stamps and not first.stamps.flags.writeable
     assert third.stamps is not second.stamps
     cut = lo + HOUR * 2
-    kept, _ = owned(
+    kept, _, _ = owned(
         [read_rows(orjson.dumps(payload), req, csv=False).table()], [(cut, hi, False, True)]
     )
     frame = frame_of(in_order(kept, req))

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import edgereports as er
-from edgereports.demo._summary import summary_table
+from edgereports.page.summary import summary_table
 from edgereports.sandbox import SandboxHandle
 from tests.cli.test_report import env, run_cli  # noqa: F401  (fixture)
 

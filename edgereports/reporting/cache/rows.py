@@ -168,7 +168,7 @@ def in_run(table: pa.Table, run: list[Chunk]) -> tuple[pa.Table, np.ndarray]:
     low, high = _epoch_micros(run[0][0]), _epoch_micros(run[-1][1])
     if not len(stamps) or (int(stamps.min()) >= low and int(stamps.max()) < high):
         return table, stamps
-    kept, _ = owned([table], [(run[0][0], run[-1][1], False, False)])  # runs kept as slices
+    kept = owned([table], [(run[0][0], run[-1][1], False, False)]).table  # runs as slices
     return kept, stamps_of(kept)
 
 
@@ -177,5 +177,5 @@ def assemble(pieces: list[pa.Table], part: Part, span: tuple[datetime, datetime]
     first piece's metadata, and so its attrs, kept)."""
     from ...normalize.parts import in_order, owned
 
-    table, _ = owned(pieces, [(span[0], span[1], False, False)] * len(pieces))
+    table = owned(pieces, [(span[0], span[1], False, False)] * len(pieces)).table
     return in_order(table, part.sent.to_request()) if len(pieces) > 1 else table

@@ -1,30 +1,16 @@
 """Answers of the reporting endpoint, computed from the synthetic network.
 
-What each metric and aggregation means is in ``metrics.py`` (over the activity of
-``model/activity.py`` and the link quality of ``model/quality.py``).
-
-Scope: the devices of the account that pass every filter (for a current value, ``NOW``, only
-those whose SIM is active at that time: a SIM not yet or no longer active is not on the account
-then, and a filter naming it matches no device, as one naming an unknown device does). With
-dimensions, an answer speaks for one *element* at the finest grouped grain (device for
-msisdn/imsi/ue_ip/lr_id, eNodeB for enodeb_ip, site for customer_site_id): the one the filters
-pin down, or else the top talker (most bytes in the range; lowest index on ties). Its values
-are echoed; ``COUNT`` still totals the whole scope, while AVG/MAX/MIN/EXISTS/PERCENTILE are the
-element's (the live service's quirk). Time series buckets are aligned in UTC, cover every
-bucket that overlaps the range and, when the end falls on a bucket boundary, one more bucket
-stamped exactly at the end. A range without granularity gives one point per metric over the
-5-minute slots that overlap it, stamped at the range start.
-
-The clock is the present: what has happened is the 5-minute UTC slots that ended at or before
-it. No bucket (and no SIM day) starts after the clock; the bucket holding it counts only the
-slots that happened (so HOUR still sums to DAY today; its AVG is over those slots). ``NOW`` is
-the last slot that happened (the five minutes ending at the clock, on the 5-minute grid);
-``LAST X`` is the range of length X ending where that slot ends (X: HOUR, DAY, WEEK, MONTH =
-30 days).
+The semantics are docs/sandbox.md's ("Reporting semantics"); ``metrics.py`` says what each
+metric and aggregation means. Scope: the devices of the account that pass every filter (for
+``NOW``, only those whose SIM is active then). With dimensions, an answer speaks for one
+*element* at the finest grouped grain (device, eNodeB or site): the one the filters pin down,
+or else the top talker (most bytes in the range; lowest index on ties). The clock is the
+present: what has happened is the 5-minute UTC slots that ended at or before it.
 """
 
 from __future__ import annotations
 
+import functools
 import zlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -282,36 +268,13 @@ def answer(
         )
     one_element = grain is None or len(dev) <= 1 or len(np.unique(_groups(net, grain, dev))) <= 1
     bases = bases_of(q.metrics)
-    whole = accumulate(
-        net,
-        dev,
-        h0,
-        hours,
-        window=window,
-        profile=needs_profile and one_element,
-        bases=bases,
-        per_device=not one_element,
-    )
+    sums = functools.partial(accumulate, net, h0=h0, hours=hours, window=window, bases=bases)
+    whole = sums(dev, profile=needs_profile and one_element, per_device=not one_element)
     element = _element(net, grain, dev, whole)
-    acc = (
-        whole
-        if len(element) == len(dev)
-        else accumulate(
-            net,
-            element,
-            h0,
-            hours,
-            window=window,
-            profile=needs_profile,
-            bases=bases,
-            per_device=False,
-        )
-    )
+    same = len(element) == len(dev)
+    acc = whole if same else sums(element, profile=needs_profile, per_device=False)
     if q.mode == "now":
-        members: list[tuple[str, Any]] = [
-            ("start_time", _utc(t0)),
-            ("end_time", _utc(t1)),
-        ]
+        members: list[tuple[str, Any]] = [("start_time", _utc(t0)), ("end_time", _utc(t1))]
         for m in q.metrics:
             value = float(values(m, acc, whole, 1, 1, None, 1)[0])
             if m.aggregation == "EXISTS":

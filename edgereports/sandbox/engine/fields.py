@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..problems import ApiProblem
+from ..problems import bad
 
 __all__ = [
     "AGGREGATIONS",
@@ -16,7 +16,6 @@ __all__ = [
     "METRICS",
     "Filter",
     "MetricSpec",
-    "bad",
     "body_object",
     "parse_dimensions",
     "parse_filters",
@@ -58,11 +57,6 @@ class Filter:
 
     dimension: str
     values: tuple[str | int, ...]
-
-
-def bad(message: str, field: str | None = None) -> ApiProblem:
-    """Return a 400 problem naming ``field``."""
-    return ApiProblem(400, message, field=field)
 
 
 def body_object(body: Any, allowed: tuple[str, ...]) -> dict[str, Any]:

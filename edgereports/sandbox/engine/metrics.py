@@ -1,41 +1,21 @@
 """What every reporting metric and aggregation means, computed from the activity sums.
 
-Metrics are scaled sums of the activity bases (``model/activity.py``) over 5-minute *samples* (one
-per device and UTC slot):
+A metric is a scaled activity base (``model/activity.py``; ``METRIC_BASES``) summed over
+5-minute *samples*, one per device and UTC slot: seconds online (``time_usage_seconds``), bytes
+(``uplink_bytes``, ``downlink_bytes``; may end in .5), bits per second over the slot (the
+bandwidths), 1 if the UE is connected (``ue_connections``, ``ue_online_status``) and, only where
+a device is connected, its latency and jitter in milliseconds and its packet loss in percent
+(the *quality* metrics, ``model/quality.py``; equal within a device's UTC hour).
 
-============================  =====  =========================================================
-metric                        base   one sample (a device in a 5-minute slot)
-============================  =====  =========================================================
-``time_usage_seconds``        T      seconds online (0 to 300)
-``uplink_bytes``              U      bytes sent (may end in .5)
-``downlink_bytes``            D      bytes received (may end in .5)
-``uplink_bandwidth``          U      bits per second over the slot (bytes * 8 / 300)
-``downlink_bandwidth``        D      bits per second over the slot
-``ue_connections``            C      1 if the UE is connected in the slot, else 0
-``ue_online_status``          C      the same as ue_connections
-``packet_latency``            L      the device's latency in milliseconds (``model/quality.py``)
-``jitter``                    J      the device's jitter in milliseconds
-``packet_loss``               P      the device's packet loss in percent (0 to 100)
-============================  =====  =========================================================
-
-*Additive* metrics (the first seven): within a bucket, samples are first summed over the
-devices in scope (one value per slot: e.g. the UEs connected at once, the enterprise's
-throughput), then aggregated over the slots: ``COUNT`` is the total (additive: HOUR buckets
-sum to their DAY bucket, subscribers sum to their enterprise), ``AVG`` the total divided by
-the bucket's slots (12 per hour), ``MAX`` and ``MIN`` the largest and smallest slot,
-``EXISTS`` 1 if any sample is non-zero (``"YES"``/``"NO"`` in a current value), and a
-``PERCENTILE`` filter the linear-interpolated percentile of the slots.
-
-*Quality* metrics (``packet_latency``, ``jitter``, ``packet_loss``) have a sample only where a
-device is connected (offline devices and slots give none; a device's samples are equal within
-its UTC hour). Within a bucket: ``COUNT`` is the sum of the samples (additive like the others:
-``COUNT / ue_connections COUNT`` is the mean sample), ``AVG`` the mean of the samples, and
-``MAX``, ``MIN`` and ``PERCENTILE`` the largest, smallest and linear-interpolated percentile
-of the slots' values, a slot's value being the mean of the samples in it (over the devices
-connected then); slots without a sample are left out. So ``MIN <= AVG <= MAX``, a DAY's
-``MAX`` is the largest of its hours' and its ``MIN`` the smallest of its hours' that have a
-sample. ``EXISTS`` is 1 when the bucket has a sample. A bucket without any sample gives 0 for
-every aggregation.
+*Additive* metrics (the others): within a bucket, samples are first summed over the devices in
+scope (one value per slot), then aggregated over the slots: ``COUNT`` the total (HOUR buckets
+sum to their DAY bucket, subscribers to their enterprise), ``AVG`` the total over the bucket's
+slots, ``MAX`` and ``MIN`` the extreme slots, ``EXISTS`` 1 if any sample is non-zero
+(``"YES"``/``"NO"`` in a current value), a ``PERCENTILE`` filter the linear-interpolated
+percentile of the slots. Quality metrics: ``COUNT`` the sum of the samples (so ``COUNT /
+ue_connections COUNT`` is the mean sample), ``AVG`` their mean, ``MAX``, ``MIN`` and
+``PERCENTILE`` over the means of the slots that have a sample (so ``MIN <= AVG <= MAX``),
+``EXISTS`` 1 when the bucket has a sample; a bucket without a sample gives 0.
 
 COUNTs are exact (quality samples are multiples of 1/8); other values are rounded to three
 decimals. With a top talker, ``COUNT`` totals the whole scope and the other aggregations are

@@ -1,18 +1,12 @@
 """The v2 reporting service (``POST /reporting/v2/reporting-service/{coreId}``): access points.
 
-The body (see docs/service.md): ``start_date_time``/``end_date_time`` (timestamps
-with an offset, or ``LAST MINUTE|HOUR|DAY|WEEK|MONTH`` with ``NOW``), ``step`` (``5m``,
-``1h30m``...; units s m h d w y; at most the range and at least one 5-minute slot's worth of
-10,000 steps), a flat ``dimension_filters`` list and one ``metrics`` object.
-
-Metrics, counted per 5-minute slot over the scope (the primary account's devices, narrowed by
-``device`` = a customer site, ``enb_ip``, ``ue_ip`` or ``seid``): ``ap_count`` the access
-points (eNodeBs) of the inventory, ``ap_status`` those with a connected UE, ``ue_count`` the
-devices of the inventory, ``ue_status`` the connected devices. A step's value aggregates its
-slots: MAX, MIN, AVG (three decimals); COUNT is the number counted in the step (its fullest
-slot); EXISTS 1 when any was counted. Steps start at the request's start (aligned to the
-request time, not the clock) and are stamped at their start in UTC (``+00:00``); ``NOW`` is
-the clock.
+The body is docs/service.md's; a ``step`` spans at most the range and at least one 5-minute
+slot's worth of 10,000 steps. Metrics are counted per 5-minute slot over the scope (the primary
+account's devices, narrowed by the filters): ``ap_count`` the access points (eNodeBs) of the
+inventory, ``ap_status`` those with a connected UE, ``ue_count`` the devices, ``ue_status`` the
+connected devices. A step's value aggregates its slots: MAX, MIN, AVG (three decimals); COUNT
+is its fullest slot; EXISTS 1 when any was counted. Steps start at the request's start (not
+aligned to the clock) and are stamped at their start in UTC; ``NOW`` is the clock.
 """
 
 from __future__ import annotations
@@ -26,7 +20,8 @@ import numpy as np
 
 from ..model.activity import SLOT
 from ..model.network import Network
-from .fields import bad, body_object
+from ..problems import bad
+from .fields import body_object
 from .request import _timestamp
 from .v2 import exact_filter, resolve, scope_of, slot_profiles
 

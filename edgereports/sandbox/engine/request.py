@@ -1,24 +1,12 @@
 """Parsing and validation of report requests (endpoint 13) into a :class:`ReportQuery`.
 
-What the sandbox accepts (anything else is a 4xx JSON body naming the field):
-
-- Top-level members: ``start_date_time`` and ``end_date_time`` (required), ``granularity``,
-  ``dimensions``, ``dimension_filter_clauses`` (required: it must hold the account filter) and
-  ``metrics`` (required, 1 to 20). Unknown members are rejected.
-- Times: ISO 8601 with a UTC offset (``Z`` allowed, years 2000 to 2099), or the keywords ``NOW``
-  (both sides: the current value) and ``LAST HOUR|DAY|WEEK|MONTH`` as start with ``NOW`` (or the
-  same keyword) as end. A timestamp and a keyword cannot be mixed. Ranges are at most 1,100 days.
-- ``granularity``: ``HOUR`` or ``DAY`` (``null`` = none); not allowed with ``NOW``.
-- ``dimensions``: names among msisdn, imsi, customer_site_id, enodeb_ip, ue_ip, lr_id.
-- Filters: every filter is ``{"dimension_name", "operator": "EXACT", "expressions": [...]}``
-  with 1 to 1,000 string or integer expressions; all filters of all clauses must hold (AND),
-  values of one filter are alternatives (OR). Exactly one ``account_id`` filter with one value.
-- Metrics: ``{"name", "aggregation_type", "metric_filter_clauses"}``; aggregations COUNT, AVG,
-  MAX, MIN, EXISTS; a ``PERCENTILE`` metric filter (``comparison_value`` 0 to 100) replaces the
-  aggregation. ``sim`` needs COUNT, no granularity, no dimensions and no other metric.
-- Ambiguous requests get 400: a grouped dimension whose filters allow several values; the same
-  (metric, aggregation) twice; the same metric twice with PERCENTILE; the same metric twice in
-  a ``NOW`` request (its answer has one member per metric name).
+The shape is docs/service.md's; anything else is a 400 JSON body naming the field. Times are
+ISO 8601 with a UTC offset (years 2000 to 2099), ``NOW`` on both sides (the current value) or
+``LAST HOUR|DAY|WEEK|MONTH`` to ``NOW``; ranges span at most 1,100 days. All filters of all
+clauses must hold (AND), the values of one filter are alternatives (OR); exactly one
+``account_id`` filter with one value. Ambiguous requests get 400: a grouped dimension whose
+filters allow several values; the same (metric, aggregation) twice; the same metric twice with
+PERCENTILE or in a ``NOW`` request (its answer has one member per metric name).
 """
 
 from __future__ import annotations
@@ -29,13 +17,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ..problems import bad
 from .fields import (
     AGGREGATIONS,
     DIMENSIONS,
     METRICS,
     Filter,
     MetricSpec,
-    bad,
     body_object,
     parse_dimensions,
     parse_filters,
@@ -87,7 +75,6 @@ class ReportQuery:
         account_echo: the account id as sent (string or number).
         filters: the other filters.
         metrics: the metric entries, in request order.
-        raw: the request body as parsed.
     """
 
     mode: str
@@ -102,7 +89,6 @@ class ReportQuery:
     account_echo: str | int
     filters: tuple[Filter, ...]
     metrics: tuple[MetricSpec, ...]
-    raw: dict[str, Any]
 
     @property
     def sim(self) -> bool:
@@ -260,5 +246,4 @@ def parse_report(body: Any) -> ReportQuery:
         account_echo=account,
         filters=filters,
         metrics=metrics,
-        raw=body,
     )

@@ -1,28 +1,17 @@
 """The v2 report (``POST /connectivity/v2/report``): UE and Edge Point metrics over the network.
 
-The body has v1's shape; the names are v2's (see docs/service.md):
+The body has v1's shape; the names are v2's (docs/service.md). UE metrics come from the same
+device activity as v1 (``_UE``: base, scale, exact); Edge Point metrics are the account's VLAN
+(``breakout`` egress is the uplink, ``ran`` egress the downlink). ``device`` is a customer site,
+``enb_ip`` an eNodeB, ``seid`` a device's session (its LR id); ``customer_id`` and
+``customer_name`` name the account (the primary one unless a filter names another; 404 when
+unknown).
 
-- UE metrics, from the same device activity as v1 (``metrics.py``): session duration (``T``),
-  session bytes up and down (``U``, ``D``), session packets (bytes / 1,250, three decimals),
-  bandwidth usage up and down (bits per second per 5-minute slot), ``ue_connections`` and
-  ``ue_online_status`` (``C``).
-- Edge Point metrics of the account's VLAN: ``breakout`` egress is the uplink and ingress the
-  downlink; ``ran`` egress is the downlink and ingress the uplink; bytes and packets as above.
-- Dimensions: ``customer_id`` (the account id), ``customer_name`` (the account's name),
-  ``device`` (the Edge Point: a customer site), ``enb_ip`` (an eNodeB), ``seid`` (the
-  session id: one per device here, its LR id), ``ue_ip``. Scope: the primary account unless
-  an ``account_id`` or ``customer_id`` filter names another (404 when unknown).
-- Aggregations: ``ue_online_status`` EXISTS only; ``ue_connections`` COUNT, MAX, AVG; every
-  other metric COUNT, MAX, MIN, AVG (else 400). Granularity HOUR (default) or DAY.
-
-Stamps: the range is cut at UTC bucket boundaries and each piece is stamped at its end
-(``[19:19:19, 20:00)`` → ``20:00``, ``[20:00, 20:19:19)`` → ``20:19:19``), in the offset of
-``start_date_time`` (UTC for keywords). A piece's value comes from the 5-minute slots that
-overlap it: COUNT totals the scope's slots, AVG, MAX, MIN and EXISTS are the answer element's
-(the top talker when a grouped dimension is not pinned, as in v1). ``NOW`` is the five minutes
-ending at the clock, ``LAST X`` the X ending at it. Quirks: EXISTS over a range without
-dimensions echoes ``enb_ip``, ``ue_ip`` and ``lr_id`` as ``"NONE"``; an Edge Point answer
-echoes ``customer_name`` and ``account_id`` as ``""``.
+Stamps: the range is cut at UTC bucket boundaries and each piece is stamped at its end, in the
+offset of ``start_date_time`` (UTC for keywords). A piece's value comes from the 5-minute slots
+that overlap it: COUNT totals the scope's slots, AVG, MAX, MIN and EXISTS are the answer
+element's (the top talker when a grouped dimension is not pinned, as in v1). ``NOW`` is the
+five minutes ending at the clock, ``LAST X`` the X ending at it.
 """
 
 from __future__ import annotations
@@ -36,9 +25,9 @@ import numpy.typing as npt
 from ..model.accumulate import accumulate
 from ..model.activity import SLOT
 from ..model.network import Network
-from ..problems import ApiProblem
-from .answer import SeriesAnswer, SeriesArray, _element
-from .fields import MetricSpec, bad, body_object, parse_dimensions, type_name
+from ..problems import ApiProblem, bad
+from .answer import SeriesAnswer, SeriesArray, _element, _grain
+from .fields import MetricSpec, body_object, parse_dimensions, type_name
 from .request import _TOP_FIELDS, GRANULARITIES, KEYWORDS, _timestamp
 
 __all__ = [
@@ -295,7 +284,7 @@ def answer_v2(q: V2Query, net: Network, now: float) -> SeriesAnswer:
     slot_starts = np.arange(w0, w1, SLOT, dtype=np.int64)
     piece = np.searchsorted(inner, slot_starts, side="right").astype(np.int64)
     bases = tuple(sorted({V2_METRICS[m.name][0] for m in q.metrics}))
-    grain = _grain(q.dimensions)
+    grain = _grain(tuple(_ARRAY[d] for d in q.dimensions if d in _ARRAY))  # as v1 names
     whole = slot_profiles(net, dev, w0, w1, bases) if len(dev) else None
     element = dev
     if grain is not None and len(dev) > 1:
@@ -315,14 +304,6 @@ def answer_v2(q: V2Query, net: Network, now: float) -> SeriesAnswer:
         arrays.append(SeriesArray(m, stamps, values))
     offset, suffix = (q.offset, q.suffix) if q.keyword is None else (0, "+00:00")
     return SeriesAnswer(arrays, offset, suffix, _echo(net, q, account, element))
-
-
-def _grain(dims: tuple[str, ...]) -> str | None:
-    if "seid" in dims or "ue_ip" in dims:
-        return "device"
-    if "enb_ip" in dims:
-        return "enodeb"
-    return "site" if "device" in dims else None
 
 
 def _echo(net: Network, q: V2Query, account: int, element: I64) -> list[tuple[str, Any]]:

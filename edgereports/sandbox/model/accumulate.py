@@ -60,18 +60,10 @@ class _Hours:
     key: npt.NDArray[np.uint64]
     cls: I64
 
-    def part(self, a: int, b: int) -> _Hours:
-        """Return hours ``[h0 + a, h0 + b)``."""
-        return _Hours(self.h0 + a, b - a, self.key[a:b], self.cls[a:b])
-
-    @classmethod
-    def of(cls, h0: int, hours: int) -> _Hours:
-        """Return hours ``[h0, h0 + hours)`` (memoised: a fan-out asks for the same ones)."""
-        return _hours_of(h0, hours)
-
 
 @functools.lru_cache(maxsize=16)
 def _hours_of(h0: int, hours: int) -> _Hours:
+    """Return hours ``[h0, h0 + hours)`` (memoised: a fan-out asks for the same ones)."""
     hr = np.arange(h0, h0 + hours, dtype=np.uint64)
     key = hr * GOLDEN  # wraps around (array arithmetic never warns)
     # the local (+05:30) hour of the week repeats every 168 hours
@@ -185,7 +177,7 @@ def _accumulate(
     computed = set(bases) | ({"U", "D"} if per_device else set())
     sums = np.zeros((len(BASES), hours), dtype=np.int64)
     per_dev = np.zeros(len(dev), dtype=np.int64)
-    hrs = _Hours.of(h0, hours)
+    hrs = _hours_of(h0, hours)
     key, thr, act, deact, full, up, down, qkey, qlevel = _device_arrays(net, dev)
     if scale != 1.0:
         up, down = up * scale, down * scale

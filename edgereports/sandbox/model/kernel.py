@@ -7,15 +7,8 @@ it into 12-bit uniforms (online: bits 52-63, session length: 28-39, start: 40-51
 the device's quality key. The numbers depend only on (seed, device, hour), never on how the
 work is cut or which kernel does it.
 
-Three kernels share the per-device-hour functions:
-
-- :func:`hourly_sums` and :func:`quality_sums`, the fast path: nothing kept but the sums per
-  hour;
-- :func:`device_detail`, for everything else: a window inside the hours, sums per device (the
-  top talker) and sums per 5-minute slot (the profile behind MAX, MIN and PERCENTILE).
-
-They are compiled on first use and cached on disk (``cache=True``) and release the GIL, so a
-threaded server computes answers on every core. This module imports numba: import it lazily.
+Compiled on first use, cached on disk (``cache=True``), and releasing the GIL, so a threaded
+server computes answers on every core. This module imports numba: import it lazily.
 """
 
 from __future__ import annotations

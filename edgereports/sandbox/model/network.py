@@ -1,26 +1,12 @@
 """The seeded synthetic network: accounts, customer sites, eNodeBs, SIMs and devices (UEs).
 
-``build_network(seed, devices)`` returns the same :class:`Network` for the same arguments. The
-primary account holds ``devices`` devices; ``extra_accounts`` further accounts hold an eighth as
-many (at least four) so that account filters have something to exclude. Every device carries one
-SIM (so a subscriber, a SIM and a UE are the same thing here) and belongs to one eNodeB of one
-customer site.
-
-- Account ids are 24 lowercase hex digits; seed 0 gives the documented
-  ``62c40843c7a1909709112345`` as the primary account.
-- Customer sites are ``<CITY>-<a><nnn>`` (e.g. ``BLR-1001``, ``a`` the account number), with
-  one to three eNodeBs each (``10.<a>.<s>.<e>``); devices have a UE IP (``100.<64+a>.x.y``)
-  and an LR id (``LR`` + 6 digits).
-- SIMs have a 12-digit MSISDN starting ``91``, a 15-digit IMSI starting ``40445``, a kind
-  (``physical`` or ``esim``, about 30 % eSIM), an activation date (about 80 % during 2021, the
-  rest 2022 to 2024) and, for about 6 %, a deactivation date (exclusive) before 2026. A SIM is
-  active on day D when ``activation_date <= D < deactivation_date``; its device has traffic only
-  while its SIM is active.
-- Each device has a usage profile (``handset``, ``camera``, ``sensor`` or ``gateway``) that sets
-  how likely it is online per hour (by local time of day in India, +05:30, and weekday) and its
-  mean uplink and downlink rates. The activity itself is in ``activity.py``.
-- Each device also has a latency level (by profile, ``quality.py``) and a quality key, from a
-  hash of (seed, device) of its own, so that they change no other number.
+``build_network(seed, devices)`` returns the same :class:`Network` for the same arguments;
+docs/sandbox.md ("The network") describes it. Every device carries one SIM (a subscriber, a SIM
+and a UE are the same thing here) and belongs to one eNodeB of one customer site; seed 0 gives
+the documented ``62c40843c7a1909709112345`` as the primary account. A SIM is active on day D
+when ``activation_date <= D < deactivation_date``; its device has traffic only then. Each
+device has a usage profile (``activity.py``), a latency level (``quality.py``) and a quality key
+of its own, so that quality changes no other number.
 """
 
 from __future__ import annotations
@@ -349,18 +335,10 @@ def build_network(seed: int = 0, devices: int = 64, *, extra_accounts: int = 1) 
         device_id = f"ue-{a}-{k:05d}"
         ms = f"91{int(msisdn[i])}"
         im = f"40445{int(imsi[i]):010d}"
+        kind = "esim" if esim[i] else "physical"
+        act = _EPOCH + timedelta(int(act_day[i]))
         deact = None if deact_day[i] >= _FAR_FUTURE_DAY else _EPOCH + timedelta(int(deact_day[i]))
-        sims.append(
-            Sim(
-                ms,
-                im,
-                "esim" if esim[i] else "physical",
-                _EPOCH + timedelta(int(act_day[i])),
-                deact,
-                account_id,
-                device_id,
-            )
-        )
+        sims.append(Sim(ms, im, kind, act, deact, account_id, device_id))
         devs.append(
             Device(
                 device_id=device_id,

@@ -1,21 +1,7 @@
 """Unauthenticated helper routes under ``/sandbox/`` (for tests, notebooks and the demo).
 
-- ``GET /sandbox/info``: addresses, partner name, primary account, seed, clock, limits.
-- ``GET /sandbox/network``: the whole inventory (accounts, sites, eNodeBs, SIMs, devices).
-- ``GET /sandbox/incidents``: the injected incidents (ground truth), oldest first.
-- ``GET /sandbox/faults``: injected faults by kind, queued faults and the configuration;
-  ``POST /sandbox/faults`` with ``{"enqueue": ["503", "429;retry-after=0", "drop"]}`` queues
-  faults for the next API requests.
-- ``GET /sandbox/requests``: requests served per area and the report request bodies received.
-- ``GET /sandbox/clock``; ``POST /sandbox/clock`` with ``{"set": "<ISO 8601>"}``,
-  ``{"advance": <seconds>}`` or ``{"real_time": true}``.
-- ``GET /sandbox/rate-limit``: the rate-limit mode's limit (``requests_per_second``, null when
-  off) and the requests it answered 429 (``rate_limited``); ``POST /sandbox/rate-limit`` with
-  ``{"requests_per_second": 50}`` (or ``null``) changes it.
-- ``POST /sandbox/reset``: forget request counts, the report log, fault counts and the
-  rate-limited count.
-
-The API key is never shown by these routes.
+They read or change the running sandbox: its inventory, incidents, faults, request counts and
+report bodies, clock and rate-limit mode (docs/sandbox.md). The API key is never shown.
 """
 
 from __future__ import annotations
@@ -26,7 +12,7 @@ from typing import Any
 import orjson
 from flask import Flask, Response, jsonify, request
 
-from ..problems import ApiProblem
+from ..problems import bad
 from .state import SandboxState
 
 __all__ = ["register_admin"]
@@ -47,7 +33,7 @@ def register_admin(app: Flask, state: SandboxState) -> None:
     def body() -> dict[str, Any]:
         data = request.get_json(silent=True)
         if not isinstance(data, dict):
-            raise ApiProblem(400, "the body must be a JSON object")
+            raise bad("the body must be a JSON object")
         return data
 
     @app.get("/sandbox/info")
@@ -89,11 +75,11 @@ def register_admin(app: Flask, state: SandboxState) -> None:
     def sandbox_faults_enqueue() -> Any:
         specs = body().get("enqueue")
         if not isinstance(specs, list) or not all(isinstance(s, str) for s in specs):
-            raise ApiProblem(400, "enqueue must be an array of fault strings", field="enqueue")
+            raise bad("enqueue must be an array of fault strings", "enqueue")
         try:
             state.faults.enqueue(*specs)
         except ValueError as exc:
-            raise ApiProblem(400, str(exc), field="enqueue") from None
+            raise bad(str(exc), "enqueue") from None
         return jsonify({"pending": state.faults.pending()})
 
     @app.get("/sandbox/requests")
@@ -113,16 +99,14 @@ def register_admin(app: Flask, state: SandboxState) -> None:
             elif "advance" in data:
                 step = data["advance"]
                 if isinstance(step, bool) or not isinstance(step, int | float):
-                    raise ApiProblem(400, "advance must be a number of seconds", field="advance")
+                    raise bad("advance must be a number of seconds", "advance")
                 state.clock.advance(float(step))
             elif data.get("real_time") is True:
                 state.clock.follow_real_time()
             else:
-                raise ApiProblem(
-                    400, 'send {"set": ISO}, {"advance": seconds} or {"real_time": true}'
-                )
+                raise bad('send {"set": ISO}, {"advance": seconds} or {"real_time": true}')
         except ValueError as exc:
-            raise ApiProblem(400, str(exc), field="set") from None
+            raise bad(str(exc), "set") from None
         return jsonify(clock_info())
 
     def rate_limit_info() -> dict[str, Any]:
@@ -139,13 +123,11 @@ def register_admin(app: Flask, state: SandboxState) -> None:
     def sandbox_rate_limit_set() -> Any:
         data = body()
         if "requests_per_second" not in data:
-            raise ApiProblem(
-                400, 'send {"requests_per_second": N} or null', field="requests_per_second"
-            )
+            raise bad('send {"requests_per_second": N} or null', "requests_per_second")
         try:
             state.throttle.set(data["requests_per_second"])
         except ValueError as exc:
-            raise ApiProblem(400, str(exc), field="requests_per_second") from None
+            raise bad(str(exc), "requests_per_second") from None
         return jsonify(rate_limit_info())
 
     @app.post("/sandbox/reset")

@@ -21,7 +21,7 @@ from flask import Flask, Response, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.http import http_date
 
-from ..problems import ApiProblem, problem_body
+from ..problems import ApiProblem
 from .admin import register_admin
 from .campaigns import register_campaigns
 from .content import register_content
@@ -78,10 +78,13 @@ def _rate_key() -> str:
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
-    resp = jsonify(problem_body(status, message))
-    resp.status_code = status
-    for k, v in (headers or {}).items():
-        resp.headers[k] = v
+    return _problem_response(ApiProblem(status, message, headers=headers))
+
+
+def _problem_response(exc: ApiProblem) -> Response:
+    resp = jsonify(exc.body())
+    resp.status_code = exc.status
+    resp.headers.update(exc.headers)
     return resp
 
 
@@ -165,13 +168,7 @@ def create_app(state: SandboxState) -> Flask:
             request.environ[DROP_FLAG] = True  # tells a server that keeps connections to close it
         return resp
 
-    @app.errorhandler(ApiProblem)
-    def _problem(exc: ApiProblem) -> Response:
-        resp = jsonify(exc.body())
-        resp.status_code = exc.status
-        for k, v in exc.headers.items():
-            resp.headers[k] = v
-        return resp
+    app.register_error_handler(ApiProblem, _problem_response)
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Response:

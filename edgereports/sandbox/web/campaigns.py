@@ -1,27 +1,11 @@
 """Area B: campaign onboarding (multipart), list, status and chart.
 
-Form fields of ``POST campaignsOps`` (``multipart/form-data``; unknown fields and repeated
-fields are rejected with 400):
-
-- Required: ``campaignName`` (1-100 of letters, digits, space, ``_.-``; unique, else 409),
-  ``campaignStartDate`` and ``campaignEndDate`` (local ``YYYY-MM-DDTHH:MM:SS``, end after start),
-  ``timeZone`` (hours east of UTC, -12 to 14, in quarter hours, e.g. ``5.5``), ``contentType``
-  (``Video``), ``content`` (a non-empty file whose media type is ``video/*``), ``channelType``
-  (``SMS``), ``smsText`` (1-1000 characters), ``numberOfSms`` (integer 1 to 1,000,000).
-- Optional (an empty value counts as absent): ``campaignTitle`` (<= 200), ``campaignDescription``
-  (<= 2000), ``thumbnail`` (a file of type ``image/*``), ``brandUrl``, ``chatUrl``,
-  ``callToActionUrl`` (http(s) URLs), ``callToActionButtonText`` (<= 50),
-  ``callToActionDuration`` (<= 50), ``callToActionFrequency`` (integer >= 0), ``is360``,
-  ``isAutoRedirect``, ``isLastSlot`` (``true``/``false``, any case), ``is_campaign_approve``
-  (``true``/``false``), ``preferenceData``, ``defaultTabPreference``, ``videoDuration``,
-  ``token`` (free text <= 2000).
-
-States, by the sandbox clock against the campaign's window in UTC (local dates minus
-``timeZone``): ``Scheduled`` before the start, ``Running`` from the start until the end,
-``Completed`` from the end on. ``approval_status`` is ``"false"`` when ``is_campaign_approve``
-was ``false``, else ``"true"``; it does not change the state. Chart items have ``renewButton``
-true once ``Completed``, and ``url`` pointing at the uploaded video, served back at
-``GET /rmn-api/media/<video_id>``.
+``FORM_FIELDS`` lists the form fields of ``POST campaignsOps`` and how each is checked; unknown
+and repeated fields are rejected with 400, an empty optional value counts as absent. States, by
+the sandbox clock against the campaign's window in UTC (local dates minus ``timeZone``):
+``Scheduled`` before the start, ``Running`` until the end, ``Completed`` from the end on.
+``approval_status`` is ``"false"`` when ``is_campaign_approve`` was ``false`` and does not change
+the state. The uploaded video is served back at ``GET /rmn-api/media/<video_id>``.
 """
 
 from __future__ import annotations
@@ -36,7 +20,7 @@ from flask import Flask, Response, jsonify, request
 
 from ..clock import iso_ms
 from ..model.hashing import key_of
-from ..problems import ApiProblem
+from ..problems import ApiProblem, bad
 from .patterns import URL
 from .state import SandboxState
 
@@ -155,13 +139,11 @@ class CampaignStore:
 
 def _local(value: str, name: str, tz: float) -> float:
     if not _LOCAL.match(value):
-        raise ApiProblem(400, f"{name} must be a local date-time YYYY-MM-DDTHH:MM:SS", field=name)
+        raise bad(f"{name} must be a local date-time YYYY-MM-DDTHH:MM:SS", name)
     try:
         when = datetime.fromisoformat(value).replace(tzinfo=UTC)
     except ValueError:
-        raise ApiProblem(
-            400, f"{name} {value!r} is not a valid date and time", field=name
-        ) from None
+        raise bad(f"{name} {value!r} is not a valid date and time", name) from None
     return (when - timedelta(hours=tz)).timestamp()
 
 
@@ -169,38 +151,36 @@ def _check_value(name: str, kind: str, limit: int, value: str) -> Any:
     """Validate one text field; return its typed value."""
     if kind == "name":
         if not _NAME.match(value):
-            raise ApiProblem(
-                400, f"{name} must be 1 to 100 letters, digits, spaces, '_', '.' or '-'", field=name
-            )
+            raise bad(f"{name} must be 1 to 100 letters, digits, spaces, '_', '.' or '-'", name)
         return value
     if kind == "text":
         if len(value) > limit:
-            raise ApiProblem(400, f"{name} is longer than {limit} characters", field=name)
+            raise bad(f"{name} is longer than {limit} characters", name)
         return value
     if kind == "url":
         if len(value) > limit or not URL.match(value):
-            raise ApiProblem(400, f"{name} must be an http(s) URL", field=name)
+            raise bad(f"{name} must be an http(s) URL", name)
         return value
     if kind.startswith("enum:"):
         allowed = kind.split(":", 1)[1]
         if value != allowed:
-            raise ApiProblem(400, f"{name} must be {allowed!r}", field=name)
+            raise bad(f"{name} must be {allowed!r}", name)
         return value
     if kind.startswith("int:"):
         _, lo, hi = kind.split(":")
         if not re.fullmatch(r"-?\d{1,10}", value) or not int(lo) <= int(value) <= int(hi):
-            raise ApiProblem(400, f"{name} must be an integer from {lo} to {hi}", field=name)
+            raise bad(f"{name} must be an integer from {lo} to {hi}", name)
         return int(value)
     if kind == "bool":
         if value.lower() not in ("true", "false"):
-            raise ApiProblem(400, f"{name} must be true or false", field=name)
+            raise bad(f"{name} must be true or false", name)
         return value.lower() == "true"
     if kind == "tz":
         if not _NUMBER.fullmatch(value):
-            raise ApiProblem(400, f"{name} must be a number of hours", field=name)
+            raise bad(f"{name} must be a number of hours", name)
         tz = float(value)
         if not -12 <= tz <= 14 or (tz * 4) != int(tz * 4):
-            raise ApiProblem(400, f"{name} must be between -12 and 14 in quarter hours", field=name)
+            raise bad(f"{name} must be between -12 and 14 in quarter hours", name)
         return tz
     return value  # "local": checked once the time zone is known
 
@@ -224,47 +204,44 @@ def parse_campaign_form(store: CampaignStore, now: float) -> Campaign:
     files: dict[str, Media] = {}
     for key in list(request.form.keys()) + list(request.files.keys()):
         if key not in FORM_FIELDS:
-            raise ApiProblem(400, f"unknown form field {key!r}", field=key)
+            raise bad(f"unknown form field {key!r}", key)
     for name, (kind, required, limit) in FORM_FIELDS.items():
         texts = request.form.getlist(name)
         uploads = request.files.getlist(name)
         if len(texts) + len(uploads) > 1:
-            raise ApiProblem(400, f"{name} is given more than once", field=name)
+            raise bad(f"{name} is given more than once", name)
         if kind.startswith("file:"):
             if texts and texts[0]:
-                raise ApiProblem(400, f"{name} must be a file upload", field=name)
+                raise bad(f"{name} must be a file upload", name)
             if not uploads:
                 if required:
-                    raise ApiProblem(400, f"{name} is required (a file)", field=name)
+                    raise bad(f"{name} is required (a file)", name)
                 continue
             up = uploads[0]
             prefix = kind.split(":", 1)[1]
             if not up.mimetype.startswith(prefix):
-                raise ApiProblem(
-                    400,
+                raise bad(
                     f"{name} must be sent with a media type {prefix}*, not {up.mimetype or 'none'}",
-                    field=name,
+                    name,
                 )
             data = up.read()
             if not data:
-                raise ApiProblem(400, f"{name} is an empty file", field=name)
+                raise bad(f"{name} is an empty file", name)
             files[name] = Media(store.media_id(), up.filename or name, up.mimetype, data)
             continue
         if uploads:
-            raise ApiProblem(400, f"{name} must be a form value, not a file", field=name)
+            raise bad(f"{name} must be a form value, not a file", name)
         value = texts[0] if texts else ""
         if value == "":
             if required:
-                raise ApiProblem(400, f"{name} is required", field=name)
+                raise bad(f"{name} is required", name)
             continue
         values[name] = _check_value(name, kind, limit, value)
     tz = values["timeZone"]
     start = _local(values["campaignStartDate"], "campaignStartDate", tz)
     end = _local(values["campaignEndDate"], "campaignEndDate", tz)
     if end <= start:
-        raise ApiProblem(
-            400, "campaignEndDate must be after campaignStartDate", field="campaignEndDate"
-        )
+        raise bad("campaignEndDate must be after campaignStartDate", "campaignEndDate")
     return Campaign(
         name=values["campaignName"],
         start=start,
@@ -277,18 +254,14 @@ def parse_campaign_form(store: CampaignStore, now: float) -> Campaign:
     )
 
 
-def register_campaigns(app: Flask, state: SandboxState) -> CampaignStore:
+def register_campaigns(app: Flask, state: SandboxState) -> None:
     """Register the area B routes (and the media route) on ``app``.
 
     Args:
         app: the Flask app.
-        state: the sandbox state (its ``stores["campaigns"]`` is set).
-
-    Returns:
-        The campaign store.
+        state: the sandbox state.
     """
     store = CampaignStore(state.seed)
-    state.stores["campaigns"] = store
 
     def media_url(m: Media) -> str:
         return f"{state.base_url.rstrip('/')}/rmn-api/media/{m.media_id}"
@@ -307,34 +280,28 @@ def register_campaigns(app: Flask, state: SandboxState) -> CampaignStore:
             }
         )
 
+    def summary(c: Campaign, now: float, window: bool = False) -> dict[str, Any]:
+        approved = "true" if c.approved else "false"
+        out = {
+            "campaign_name": c.name,
+            "status": campaign_state(c, now),
+            "approval_status": approved,
+        }
+        if window:
+            out.update(start_timestamp=iso_ms(c.start), end_timestamp=iso_ms(c.end))
+        return out
+
     @app.get(f"{PREFIX}/campaignsOps")
     def campaign_list() -> Any:
         now = state.clock.timestamp()
-        return jsonify(
-            [
-                {
-                    "campaign_name": c.name,
-                    "status": campaign_state(c, now),
-                    "approval_status": "true" if c.approved else "false",
-                    "start_timestamp": iso_ms(c.start),
-                    "end_timestamp": iso_ms(c.end),
-                }
-                for c in store.all()
-            ]
-        )
+        return jsonify([summary(c, now, window=True) for c in store.all()])
 
     @app.get(f"{PREFIX}/campaigns/status/<campaign_name>")
     def campaign_status(campaign_name: str) -> Any:
         c = store.get(campaign_name)
         if c is None:
             raise ApiProblem(404, f"no campaign named {campaign_name!r}", field="campaign_name")
-        return jsonify(
-            {
-                "campaign_name": c.name,
-                "status": campaign_state(c, state.clock.timestamp()),
-                "approval_status": "true" if c.approved else "false",
-            }
-        )
+        return jsonify(summary(c, state.clock.timestamp()))
 
     @app.get(f"{PREFIX}/campaignChart")
     def campaign_chart() -> Any:
@@ -361,5 +328,3 @@ def register_campaigns(app: Flask, state: SandboxState) -> CampaignStore:
         if m is None:
             raise ApiProblem(404, "no such media")
         return Response(m.data, mimetype=m.mimetype)
-
-    return store

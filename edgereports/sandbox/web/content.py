@@ -1,22 +1,10 @@
-"""Area A: content onboarding, edge URLs, app keys, signed URLs, CORS whitelist, playback.
+"""Area A: content onboarding, edge URLs, app keys, signed URLs, CORS whitelist (docs/service.md).
 
-Semantics:
-
-- ``POST content/add`` accepts 1 to 50 ``urlList`` items (``url`` http(s), ``content_access``
-  ``public``, ``publish_access`` ``public`` or ``private`` (default ``private``),
-  ``partner_cloud_url`` optional) and answers ``INPROGRESS`` with a new ``content_id`` (24 hex
-  digits) per item. An item turns ``success`` once the clock passes ``createdAt + sync_delay``
-  (``serve(sync_delay=...)``, 3 s by default); ``updatedAt`` is then that moment.
-- ``content_url`` is ``{base_url}/edge/v1/{partner}/{content_id}/{file}?partner_name={partner}``
-  so that the documented ``&api_key=<API_KEY>`` can be appended as is.
-- App keys: two per sandbox, derived from the seed. ``signed-url`` needs one of them, an integer
-  ``expiry_time`` >= 1 (no maximum), the content's edge URL and ``allow_signed_cookie``
-  (``true``/``false``, default ``false``); it appends ``expires`` (epoch seconds), ``kid`` (which
-  key), ``cookie`` and ``signature`` (hex HMAC-SHA256 of ``content_id:expires:cookie`` with the
-  app key).
-- Whitelist: starts with the sandbox's own origin; entries are ``http(s)://host[:port]`` with no
-  path and no trailing slash. Adding an entry twice is accepted; deleting a missing one is 404.
-- Playback of the edge URLs: see ``playback.py``; the store: ``content_store.py``.
+An onboarded item turns ``success`` once the sandbox clock passes ``createdAt + sync_delay``.
+``content_url`` ends in ``?partner_name={partner}`` so that the documented
+``&api_key=<API_KEY>`` can be appended as is. The whitelist starts with the sandbox's own
+origin. Playback of the edge URLs and the signatures are in ``playback.py``, the store in
+``content_store.py``.
 """
 
 from __future__ import annotations
@@ -28,7 +16,7 @@ from urllib.parse import urlsplit
 from flask import Flask, Response, jsonify, request
 
 from ..clock import iso_ms
-from ..problems import ApiProblem
+from ..problems import ApiProblem, bad
 from .content_store import ContentItem, ContentStore
 from .patterns import URL
 from .playback import serve_playback, sign
@@ -54,39 +42,36 @@ def _json_body(fields: tuple[str, ...]) -> dict[str, Any]:
     return body
 
 
+def _url(value: Any, field: str) -> str:
+    if not isinstance(value, str) or not URL.match(value) or len(value) > 2048:
+        raise bad(f"{field} must be an http(s) URL", field)
+    return value
+
+
 def _origin(body: dict[str, Any]) -> str:
-    value = body.get("cors_whitelist_domain")
+    value, field = body.get("cors_whitelist_domain"), "cors_whitelist_domain"
     if not isinstance(value, str) or not value:
-        raise ApiProblem(
-            400, "cors_whitelist_domain must be a non-empty string", field="cors_whitelist_domain"
-        )
+        raise bad("cors_whitelist_domain must be a non-empty string", field)
     if value.endswith("/"):
-        raise ApiProblem(
-            400, "cors_whitelist_domain must not end with '/'", field="cors_whitelist_domain"
-        )
+        raise bad("cors_whitelist_domain must not end with '/'", field)
     if len(value) > 253 or not _ORIGIN.match(value):
-        raise ApiProblem(
-            400,
+        raise bad(
             "cors_whitelist_domain must be an origin like "
             "https://player.example.com (scheme and host, no path)",
-            field="cors_whitelist_domain",
+            field,
         )
     return value
 
 
-def register_content(app: Flask, state: SandboxState) -> ContentStore:
+def register_content(app: Flask, state: SandboxState) -> None:
     """Register the area A routes and the playback route on ``app``.
 
     Args:
         app: the Flask app.
-        state: the sandbox state (its ``stores["content"]`` is set).
-
-    Returns:
-        The content store.
+        state: the sandbox state.
     """
     origin = state.base_url.rstrip("/")
     store = ContentStore(state.seed, origin)
-    state.stores["content"] = store
 
     def content_url(item: ContentItem) -> str:
         base = state.base_url.rstrip("/") or request.host_url.rstrip("/")
@@ -119,43 +104,30 @@ def register_content(app: Flask, state: SandboxState) -> ContentStore:
         body = _json_body(("urlList",))
         items = body.get("urlList")
         if not isinstance(items, list) or not items:
-            raise ApiProblem(400, "urlList must be a non-empty array", field="urlList")
+            raise bad("urlList must be a non-empty array", "urlList")
         if len(items) > state.limits.url_list:
-            raise ApiProblem(
-                400,
-                f"urlList holds {len(items)} items; at most {state.limits.url_list}",
-                field="urlList",
+            raise bad(
+                f"urlList holds {len(items)} items; at most {state.limits.url_list}", "urlList"
             )
         checked = []
         for i, it in enumerate(items):
             where = f"urlList[{i}]"
             if not isinstance(it, dict):
-                raise ApiProblem(400, f"{where} must be an object", field=where)
+                raise bad(f"{where} must be an object", where)
             allowed = ("url", "content_access", "publish_access", "partner_cloud_url")
             for key in it:
                 if key not in allowed:
-                    raise ApiProblem(400, f"{where}: unknown field {key!r}", field=f"{where}.{key}")
-            url = it.get("url")
-            if not isinstance(url, str) or not URL.match(url) or len(url) > 2048:
-                raise ApiProblem(400, f"{where}.url must be an http(s) URL", field=f"{where}.url")
-            cloud = it.get("partner_cloud_url", url)
-            if not isinstance(cloud, str) or not URL.match(cloud) or len(cloud) > 2048:
-                raise ApiProblem(
-                    400,
-                    f"{where}.partner_cloud_url must be an http(s) URL",
-                    field=f"{where}.partner_cloud_url",
-                )
+                    raise bad(f"{where}: unknown field {key!r}", f"{where}.{key}")
+            url = _url(it.get("url"), f"{where}.url")
+            cloud = _url(it.get("partner_cloud_url", url), f"{where}.partner_cloud_url")
             access = it.get("content_access", "public")
             if access != "public":
-                raise ApiProblem(
-                    400, f"{where}.content_access must be 'public'", field=f"{where}.content_access"
-                )
+                raise bad(f"{where}.content_access must be 'public'", f"{where}.content_access")
             publish = it.get("publish_access", "private")
             if publish not in ("public", "private"):
-                raise ApiProblem(
-                    400,
+                raise bad(
                     f"{where}.publish_access must be 'public' or 'private'",
-                    field=f"{where}.publish_access",
+                    f"{where}.publish_access",
                 )
             checked.append((url, cloud, access, publish))
         now = state.clock.timestamp()
@@ -197,19 +169,15 @@ def register_content(app: Flask, state: SandboxState) -> ContentStore:
         args = request.args
         app_key = args.get("app_key")
         if not app_key:
-            raise ApiProblem(400, "app_key is required", field="app_key")
+            raise bad("app_key is required", "app_key")
         if app_key not in store.app_keys:
             raise ApiProblem(403, "app_key is not valid for this subscription", field="app_key")
         raw = args.get("expiry_time", "")
         if not raw.isdigit() or int(raw) < 1 or len(raw) > 15:
-            raise ApiProblem(
-                400, "expiry_time must be a whole number of seconds >= 1", field="expiry_time"
-            )
+            raise bad("expiry_time must be a whole number of seconds >= 1", "expiry_time")
         cookie_raw = args.get("allow_signed_cookie", "false")
         if cookie_raw not in ("true", "false"):
-            raise ApiProblem(
-                400, "allow_signed_cookie must be 'true' or 'false'", field="allow_signed_cookie"
-            )
+            raise bad("allow_signed_cookie must be 'true' or 'false'", "allow_signed_cookie")
         target = args.get("content", "")
         try:
             parts = urlsplit(target).path.split("/")
@@ -248,5 +216,3 @@ def register_content(app: Flask, state: SandboxState) -> ContentStore:
     @app.route("/edge/v1/<partner>/<content_id>/<path:name>", methods=["GET", "OPTIONS"])
     def playback(partner: str, content_id: str, name: str) -> Response:
         return serve_playback(state, store, partner, content_id, name)
-
-    return store

@@ -9,18 +9,22 @@ reporting service are in ``openapi_v2.py``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from .campaigns import PREFIX as CAMPAIGNS
 from .content import PREFIX as CONTENT
 from .openapi_schemas import (
+    STR,
     J,
+    array,
     campaign_form,
+    enum,
     json_content,
+    json_or_csv,
     obj,
+    record,
     ref,
     responses,
     schemas,
+    timed_operation,
 )
 from .openapi_v2 import V2_SECURITY, v2_paths, v2_schemas
 from .patterns import URL_PATTERN
@@ -28,34 +32,31 @@ from .state import SandboxState
 
 __all__ = ["build_openapi"]
 
-_STR: J = {"type": "string"}
-_INT: J = {"type": "integer"}
-
 _PARTNER: J = {
     "name": "partner_name",
     "in": "query",
     "required": True,
-    "schema": _STR,
+    "schema": STR,
     "description": "The subscription's Service ID.",
 }
-
-_SERVER_TIMING: J = {
-    "description": "W3C Server Timing, in milliseconds: gen (credentials, parsing, "
-    "validation and the engine) and ser (rendering the body).",
-    "schema": {"type": "string", "example": "gen;dur=12.345, ser;dur=4.567"},
-}
+_URL: J = {"type": "string", "pattern": URL_PATTERN, "maxLength": 2048}
 
 
-def _op(op_id: str, summary: str, ok: J, **extra: Any) -> J:
+def _op(op_id: str, summary: str, ok: J, body: J | None = None, params: tuple[J, ...] = ()) -> J:
     out: J = {
         "operationId": op_id,
         "summary": summary,
         "security": [{"ApiKeyHeader": []}],
-        "parameters": [_PARTNER, *extra.pop("parameters", [])],
-        "responses": responses(ok),
+        "parameters": [_PARTNER, *params],
+        "responses": responses(json_content(ok)),
     }
-    out.update(extra)
+    if body is not None:
+        out["requestBody"] = body
     return out
+
+
+def _param(name: str, where: str, schema: J, required: bool = True) -> J:
+    return {"name": name, "in": where, "required": required, "schema": schema}
 
 
 def build_openapi(state: SandboxState) -> J:
@@ -68,44 +69,28 @@ def build_openapi(state: SandboxState) -> J:
         The document, JSON-ready.
     """
     whitelist_body = {"required": True, "content": json_content(ref("WhitelistDomain"))}
-    url_list = obj(
+    item = obj(
         {
-            "urlList": {
-                "type": "array",
-                "minItems": 1,
-                "maxItems": 50,
-                "items": obj(
-                    {
-                        "url": {"type": "string", "pattern": URL_PATTERN, "maxLength": 2048},
-                        "content_access": {"type": "string", "enum": ["public"]},
-                        "publish_access": {"type": "string", "enum": ["public", "private"]},
-                        "partner_cloud_url": {
-                            "type": "string",
-                            "pattern": URL_PATTERN,
-                            "maxLength": 2048,
-                        },
-                    },
-                    ["url"],
-                ),
-            }
+            "url": _URL,
+            "content_access": enum(["public"]),
+            "publish_access": enum(["public", "private"]),
+            "partner_cloud_url": _URL,
         },
-        ["urlList"],
+        ["url"],
     )
-    q = {"in": "query", "required": True}
+    url_list = record({"urlList": array(item, 1, 50)})
     paths: J = {
         f"{CONTENT}/content/add": {
             "post": _op(
                 "contentAdd",
                 "Onboard content (public or private)",
-                {"type": "array", "items": ref("OnboardingItem")},
-                requestBody={"required": True, "content": json_content(url_list)},
+                array(ref("OnboardingItem")),
+                {"required": True, "content": json_content(url_list)},
             )
         },
         f"{CONTENT}/content/get-all": {
             "get": _op(
-                "contentGetAll",
-                "All content of the subscription",
-                {"type": "array", "items": ref("ContentRecord")},
+                "contentGetAll", "All content of the subscription", array(ref("ContentRecord"))
             )
         },
         f"{CONTENT}/content/get-url/{{content_id}}": {
@@ -113,50 +98,35 @@ def build_openapi(state: SandboxState) -> J:
                 "contentGetUrl",
                 "Edge playback URL of one content",
                 ref("Url"),
-                parameters=[{"name": "content_id", "in": "path", "required": True, "schema": _STR}],
+                params=(_param("content_id", "path", STR),),
             )
         },
         f"{CONTENT}/get-app-key": {
-            "get": _op(
-                "getAppKey",
-                "App keys for signing",
-                obj({"app_keys": {"type": "array", "items": _STR}}, ["app_keys"]),
-            )
+            "get": _op("getAppKey", "App keys for signing", record({"app_keys": array(STR)}))
         },
         f"{CONTENT}/signed-url": {
             "get": _op(
                 "signedUrl",
                 "Signed URL of private content",
                 ref("Url"),
-                parameters=[
-                    {"name": "app_key", **q, "schema": {"type": "string", "minLength": 1}},
-                    {"name": "expiry_time", **q, "schema": {"type": "integer", "minimum": 1}},
-                    {"name": "content", **q, "schema": _STR},
-                    {
-                        "name": "allow_signed_cookie",
-                        "in": "query",
-                        "required": False,
-                        "schema": {"type": "string", "enum": ["true", "false"]},
-                    },
-                ],
+                params=(
+                    _param("app_key", "query", {"type": "string", "minLength": 1}),
+                    _param("expiry_time", "query", {"type": "integer", "minimum": 1}),
+                    _param("content", "query", STR),
+                    _param("allow_signed_cookie", "query", enum(["true", "false"]), False),
+                ),
             )
         },
         f"{CONTENT}/get-whitelist-domain": {
             "get": _op(
                 "getWhitelistDomain",
                 "CORS whitelist",
-                obj(
-                    {"cors_whitelist_domain": {"type": "array", "items": _STR}},
-                    ["cors_whitelist_domain"],
-                ),
+                record({"cors_whitelist_domain": array(STR)}),
             )
         },
         f"{CONTENT}/add-whitelist-domain": {
             "post": _op(
-                "addWhitelistDomain",
-                "Add a CORS origin",
-                ref("StatusMessage"),
-                requestBody=whitelist_body,
+                "addWhitelistDomain", "Add a CORS origin", ref("StatusMessage"), whitelist_body
             )
         },
         f"{CONTENT}/delete-whitelist-domain": {
@@ -164,65 +134,35 @@ def build_openapi(state: SandboxState) -> J:
                 "deleteWhitelistDomain",
                 "Remove a CORS origin",
                 ref("StatusMessage"),
-                requestBody=whitelist_body,
+                whitelist_body,
             )
         },
         f"{CAMPAIGNS}/campaignsOps": {
             "post": _op(
-                "campaignOnboard",
-                "Onboard a campaign",
-                obj({"message": _STR}, ["message"]),
-                requestBody=campaign_form(),
+                "campaignOnboard", "Onboard a campaign", record({"message": STR}), campaign_form()
             ),
-            "get": _op(
-                "campaignList",
-                "List campaigns",
-                {"type": "array", "items": ref("CampaignListItem")},
-            ),
+            "get": _op("campaignList", "List campaigns", array(ref("CampaignListItem"))),
         },
         f"{CAMPAIGNS}/campaigns/status/{{campaign_name}}": {
             "get": _op(
                 "campaignStatus",
                 "Status of one campaign",
                 ref("CampaignStatus"),
-                parameters=[
-                    {"name": "campaign_name", "in": "path", "required": True, "schema": _STR}
-                ],
+                params=(_param("campaign_name", "path", STR),),
             )
         },
         f"{CAMPAIGNS}/campaignChart": {
-            "get": _op(
-                "campaignChart",
-                "Campaign chart data",
-                {"type": "array", "items": ref("CampaignChartItem")},
-            )
+            "get": _op("campaignChart", "Campaign chart data", array(ref("CampaignChartItem")))
         },
         "/connectivity/v1/report": {
-            "post": {
-                "operationId": "report",
-                "summary": "Connectivity report",
-                "security": [{"ApiKeyQuery": []}],
-                "requestBody": {"required": True, "content": json_content(ref("ReportRequest"))},
-                "responses": {
-                    "200": {
-                        "description": "A time series, a current value or SIM counts",
-                        "headers": {"Server-Timing": _SERVER_TIMING},
-                        "content": {
-                            "application/json": {
-                                "schema": {
-                                    "anyOf": [
-                                        ref("TimeSeries"),
-                                        ref("CurrentValue"),
-                                        ref("SimCounts"),
-                                    ]
-                                }
-                            },
-                            "text/csv": {"schema": _STR},
-                        },
-                    },
-                    "default": {"description": "An error", "content": json_content(ref("Error"))},
-                },
-            }
+            "post": timed_operation(
+                "report",
+                "Connectivity report",
+                "ApiKeyQuery",
+                "ReportRequest",
+                "A time series, a current value or SIM counts",
+                json_or_csv({"anyOf": [ref("TimeSeries"), ref("CurrentValue"), ref("SimCounts")]}),
+            )
         },
     }
     return {
@@ -234,7 +174,7 @@ def build_openapi(state: SandboxState) -> J:
             "reporting service.",
         },
         "servers": [{"url": state.base_url.rstrip("/") or "/"}],
-        "paths": {**paths, **v2_paths(_SERVER_TIMING)},
+        "paths": {**paths, **v2_paths()},
         "components": {
             "schemas": {**schemas(), **v2_schemas()},
             "securitySchemes": {

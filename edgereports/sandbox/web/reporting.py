@@ -1,18 +1,11 @@
 """Area C: the report endpoint (``POST /connectivity/v1/report?apikey=...``).
 
-The request is validated by ``engine/request.py``, answered by ``engine/answer.py`` and
-written by ``engine/render.py`` (JSON by default, CSV for ``Accept: text/csv``; another
-``Accept`` gives 406). Errors: 401 for a missing or wrong ``apikey``, 415 when the body is not
-declared JSON, 413 for a body over ``Limits.json_body``, 400 for malformed JSON, an invalid or
-ambiguous request or one over a limit (``Limits`` and the engine's; the message says which
-and what to do), 404 for an unknown account. Every request that reaches the endpoint is
-counted; the JSON bodies that reach validation are remembered
-(``SandboxHandle.report_requests()``).
-
-Every answer (200) carries a ``Server-Timing`` header with two durations in milliseconds:
-``gen`` from the start of the handler to the computed answer (credentials, ``Accept``, the
-body, validation, the engine) and ``ser`` for rendering it. The server's work around the
-handler (HTTP parsing, routing, writing the response) is in neither.
+:func:`answer_report` serves the v2 report too (a key in the query, a JSON body, JSON or CSV
+answers). Every request that reaches the endpoint is counted; the JSON bodies that reach
+validation are remembered (``SandboxHandle.report_requests()``). Every answer (200) carries a
+``Server-Timing`` header with two durations in milliseconds: ``gen`` from the start of the
+handler to the computed answer (credentials, ``Accept``, the body, validation, the engine) and
+``ser`` for rendering it. The server's work around the handler is in neither.
 """
 
 from __future__ import annotations
@@ -31,34 +24,14 @@ from ..engine.request import parse_report
 from ..problems import ApiProblem
 from .state import SandboxState
 
-__all__ = [
-    "REPORT_PATH",
-    "answer_response",
-    "read_json_body",
-    "register_reporting",
-    "timed_response",
-    "wants_csv",
-]
+__all__ = ["REPORT_PATH", "answer_report", "read_json_body", "register_reporting", "timed_response"]
 
 REPORT_PATH = "/connectivity/v1/report"
 #: Bytes of a large answer handed to the WSGI server at a time.
 BODY_BLOCK = 256 * 1024
 
 
-def _server_timing(gen: float, ser: float) -> str:
-    """Return the ``Server-Timing`` value of an answer from durations in seconds.
-
-    Args:
-        gen: seconds spent to compute the answer.
-        ser: seconds spent to render it.
-
-    Returns:
-        E.g. ``gen;dur=12.345, ser;dur=4.567`` (milliseconds).
-    """
-    return f"gen;dur={gen * 1e3:.3f}, ser;dur={ser * 1e3:.3f}"
-
-
-def wants_csv() -> bool:
+def _wants_csv() -> bool:
     """Whether the request's ``Accept`` asks for CSV (406 when it allows neither JSON nor CSV)."""
     if not request.headers.get("Accept"):
         return False
@@ -90,19 +63,50 @@ def _blocks(view: memoryview, done: Callable[[], None]) -> Iterator[bytes]:
 
 
 def timed_response(
-    payload: bytes | str, mimetype: str, started: float, answered: float
-) -> Response:
-    """A 200 answer with its ``Server-Timing`` header (``gen`` to ``answered``, then ``ser``)."""
-    timing = _server_timing(answered - started, time.perf_counter() - answered)
-    return Response(payload, mimetype=mimetype, headers={"Server-Timing": timing})
-
-
-def answer_response(
-    state: SandboxState,
-    ans: SeriesAnswer | CurrentAnswer | SimAnswer,
-    want_csv: bool,
+    payload: bytes | str | Iterator[bytes],
+    mimetype: str,
     started: float,
     answered: float,
+    length: int | None = None,
+) -> Response:
+    """A 200 answer with its ``Server-Timing`` header (and ``Content-Length`` if given).
+
+    ``gen`` runs from ``started`` to ``answered``, ``ser`` from then until now, in milliseconds:
+    ``gen;dur=12.345, ser;dur=4.567``.
+    """
+    gen, ser = answered - started, time.perf_counter() - answered
+    headers = {"Server-Timing": f"gen;dur={gen * 1e3:.3f}, ser;dur={ser * 1e3:.3f}"}
+    if length is not None:
+        headers["Content-Length"] = str(length)
+    return Response(payload, mimetype=mimetype, headers=headers)
+
+
+Answer = SeriesAnswer | CurrentAnswer | SimAnswer
+
+
+def answer_report(
+    state: SandboxState, key: str, invalid: str, compute: Callable[[Any], Answer]
+) -> Response:
+    """Answer a report that takes the API key in the query parameter ``key``.
+
+    Checks the key (401: missing, else ``invalid``) and ``Accept``, reads and logs the JSON
+    body, has ``compute`` answer it and renders the answer (:func:`_answer_response`).
+    """
+    started = time.perf_counter()
+    given = request.args.get(key)
+    if not given:
+        raise ApiProblem(401, f"the {key} query parameter is required", field=key)
+    if not hmac.compare_digest(given, state.api_key):
+        raise ApiProblem(401, invalid, field=key)
+    want_csv = _wants_csv()
+    body = read_json_body()
+    state.log_report(body)
+    ans = compute(body)
+    return _answer_response(state, ans, want_csv, started, time.perf_counter())
+
+
+def _answer_response(
+    state: SandboxState, ans: Answer, want_csv: bool, started: float, answered: float
 ) -> Response:
     """Render an answer as CSV or JSON into a 200 response with its ``Server-Timing``.
 
@@ -125,9 +129,8 @@ def answer_response(
     payload = render_json_buffer(ans, alloc)
     if isinstance(payload, bytes):
         return timed_response(payload, "application/json", started, answered)
-    timing = _server_timing(answered - started, time.perf_counter() - answered)
-    headers = {"Server-Timing": timing, "Content-Length": str(payload.nbytes)}
-    return Response(_blocks(payload, done), mimetype="application/json", headers=headers)
+    blocks = _blocks(payload, done)
+    return timed_response(blocks, "application/json", started, answered, payload.nbytes)
 
 
 def register_reporting(app: Flask, state: SandboxState) -> None:
@@ -138,24 +141,10 @@ def register_reporting(app: Flask, state: SandboxState) -> None:
         state: the sandbox state.
     """
 
+    def compute(body: Any) -> Answer:
+        now, limit = state.clock.timestamp(), state.limits.report_points
+        return answer(parse_report(body), state.network, now, state.seed, max_points=limit)
+
     @app.post(REPORT_PATH)
     def report() -> Response:
-        started = time.perf_counter()
-        key = request.args.get("apikey")
-        if not key:
-            raise ApiProblem(401, "the apikey query parameter is required", field="apikey")
-        if not hmac.compare_digest(key, state.api_key):
-            raise ApiProblem(401, "invalid apikey", field="apikey")
-        want_csv = wants_csv()
-        body = read_json_body()
-        state.log_report(body)
-        query = parse_report(body)
-        ans = answer(
-            query,
-            state.network,
-            state.clock.timestamp(),
-            state.seed,
-            max_points=state.limits.report_points,
-        )
-        answered = time.perf_counter()
-        return answer_response(state, ans, want_csv, started, answered)
+        return answer_report(state, "apikey", "invalid apikey", compute)

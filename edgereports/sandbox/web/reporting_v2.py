@@ -21,7 +21,7 @@ from flask import Flask, Response, request
 from ..engine.reporting_service import answer_service, parse_service
 from ..engine.v2 import answer_v2, parse_v2
 from ..problems import ApiProblem
-from .reporting import answer_response, read_json_body, timed_response, wants_csv
+from .reporting import answer_report, read_json_body, timed_response
 from .state import SandboxState
 
 __all__ = ["REPORT_V2_PATH", "SERVICE_PATH", "register_reporting_v2"]
@@ -40,20 +40,12 @@ def register_reporting_v2(app: Flask, state: SandboxState) -> None:
 
     @app.post(REPORT_V2_PATH)
     def report_v2() -> Response:
-        started = time.perf_counter()
-        key = request.args.get("Authorization")
-        if not key:
-            raise ApiProblem(
-                401, "the Authorization query parameter is required", field="Authorization"
-            )
-        if not hmac.compare_digest(key, state.api_key):
-            raise ApiProblem(401, "invalid Authorization key", field="Authorization")
-        want_csv = wants_csv()
-        body = read_json_body()
-        state.log_report(body)
-        ans = answer_v2(parse_v2(body), state.network, state.clock.timestamp())
-        answered = time.perf_counter()
-        return answer_response(state, ans, want_csv, started, answered)
+        return answer_report(
+            state,
+            "Authorization",
+            "invalid Authorization key",
+            lambda body: answer_v2(parse_v2(body), state.network, state.clock.timestamp()),
+        )
 
     @app.post(SERVICE_PATH)
     def reporting_service(core_id: str) -> Response:

@@ -136,12 +136,6 @@ class SandboxHandle:
         self.state.reset_counters()
 
 
-def _as_clock(clock: Clock | datetime | str | None) -> Clock:
-    if isinstance(clock, Clock):
-        return clock
-    return Clock(clock)
-
-
 def _as_faults(faults: FaultConfig | Mapping[str, Any] | None) -> FaultConfig:
     if faults is None:
         return FaultConfig()
@@ -201,7 +195,7 @@ def serve(
     Raises:
         SandboxExtrasMissing: (an ``ImportError``) Flask, cheroot or numba is not installed; the
             message names the pip command.
-        ValueError: an option is out of range or an incident is malformed (on entering).
+        ValueError: an option is out of range or an incident is malformed.
         OSError: the address cannot be bound (on entering).
 
     Example:
@@ -212,54 +206,14 @@ def serve(
         {'now': '2022-07-08T04:30:00+00:00', 'fixed': True}
     """
     require_extras()
-    return _serving(
-        seed=seed,
-        devices=devices,
-        extra_accounts=extra_accounts,
-        host=host,
-        port=port,
-        clock=clock,
-        faults=faults,
-        sync_delay=sync_delay,
-        api_key=api_key,
-        partner_name=partner_name,
-        limits=limits,
-        quiet=quiet,
-        service_token=service_token,
-        core_id=core_id,
-        incidents=incidents,
-    )
-
-
-@contextmanager
-def _serving(
-    *,
-    seed: int,
-    devices: int,
-    extra_accounts: int,
-    host: str,
-    port: int,
-    clock: Clock | datetime | str | None,
-    faults: FaultConfig | Mapping[str, Any] | None,
-    sync_delay: float,
-    api_key: str,
-    partner_name: str,
-    limits: Limits | None,
-    quiet: bool,
-    service_token: str,
-    core_id: str,
-    incidents: Sequence[Mapping[str, Any] | str] | None = None,
-) -> Iterator[SandboxHandle]:
-    """Build the state, start the server, yield the handle and stop the server at the end."""
     if sync_delay < 0:
         raise ValueError("sync_delay must be >= 0")
     if not api_key or not partner_name or not service_token or not core_id:
         raise ValueError("api_key, partner_name, service_token and core_id must not be empty")
     network = build_network(seed, devices, extra_accounts=extra_accounts)
-    network = network.with_incidents(incidents)
     state = SandboxState(
-        network=network,
-        clock=_as_clock(clock),
+        network=network.with_incidents(incidents),
+        clock=clock if isinstance(clock, Clock) else Clock(clock),
         faults=FaultInjector(_as_faults(faults)),
         api_key=api_key,
         partner_name=partner_name,
@@ -270,6 +224,12 @@ def _serving(
         core_id=core_id,
         throttle=Throttle((limits or Limits()).requests_per_second),
     )
+    return _serving(state, host, port, quiet)
+
+
+@contextmanager
+def _serving(state: SandboxState, host: str, port: int, quiet: bool) -> Iterator[SandboxHandle]:
+    """Start the server, yield the handle and stop the server at the end."""
     holder: dict[str, Any] = {}
 
     def dispatch(environ: dict[str, Any], start_response: Any) -> Any:
@@ -289,15 +249,15 @@ def _serving(
         yield SandboxHandle(
             base_url=state.base_url,
             reporting_url=state.base_url,
-            api_key=api_key,
-            partner_name=partner_name,
-            account_id=network.primary_account_id,
-            network=network,
+            api_key=state.api_key,
+            partner_name=state.partner_name,
+            account_id=state.network.primary_account_id,
+            network=state.network,
             clock=state.clock,
-            seed=seed,
+            seed=state.seed,
             state=state,
-            service_token=service_token,
-            core_id=core_id,
+            service_token=state.service_token,
+            core_id=state.core_id,
         )
     finally:
         server.stop()

@@ -1,4 +1,4 @@
-"""The mutable state of one sandbox instance: settings, counters, request log and stores."""
+"""The mutable state of one sandbox instance: settings, counters and request log."""
 
 from __future__ import annotations
 
@@ -72,7 +72,6 @@ class SandboxState:
     lock: threading.Lock = field(default_factory=threading.Lock)
     counts: Counter[str] = field(default_factory=Counter)
     report_log: deque[Any] = field(default_factory=deque)
-    stores: dict[str, Any] = field(default_factory=dict)
     service_token: str = field(default="", repr=False)
     core_id: str = ""
     throttle: Throttle = field(default_factory=Throttle)
