@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from ..errors import ConfigError
-from ..query.timegrid import BUCKETS, floor
+from ..query.timegrid import BUCKETS, bucket_starts, floor
 from .client import Fetcher
-from .reports import MAX_WINDOW_DAYS, ReportJob
+from .reports import MAX_WINDOW_DAYS, ReportJob, to_utc
 from .values import fanout_values
 
 __all__ = [
@@ -57,12 +57,7 @@ class ExportWindow:
 
     def days(self) -> list[date]:
         """The UTC days whose partitions this window writes (the last may be partial)."""
-        out: list[date] = []
-        day = floor_day(self.start)
-        while day < self.end:
-            out.append(day.date())
-            day += _DAY
-        return out
+        return [day.date() for day in bucket_starts(self.start, self.end, _DAY)]
 
     def __str__(self) -> str:
         text = f"{stamp(self.start)} → {stamp(self.end)}"
@@ -119,28 +114,6 @@ class ReportPlan:
             )
             out += [f"  {w}  ({len(w.days())} day(s), added values only)" for w in self.backfill]
         return out
-
-
-def to_utc(value: datetime | date | str, what: str = "--until") -> datetime:
-    """Read an instant: an aware datetime, a date (UTC midnight) or an ISO-8601 string.
-
-    Raises:
-        ConfigError: a naive datetime or an unreadable string.
-    """
-    if isinstance(value, str):
-        text = value.strip().replace("Z", "+00:00").replace("z", "+00:00")
-        try:
-            value = date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
-        except ValueError:
-            raise ConfigError(
-                f"{what} {value!r} is not a date (2024-06-30) or an ISO-8601 timestamp with "
-                "an offset (2024-06-30T00:00:00Z)"
-            ) from None
-    if isinstance(value, datetime):
-        if value.tzinfo is None or value.utcoffset() is None:
-            raise ConfigError(f"{what} {value.isoformat()!r} has no UTC offset")
-        return value.astimezone(UTC)
-    return datetime(value.year, value.month, value.day, tzinfo=UTC)
 
 
 def floor_day(when: datetime) -> datetime:
