@@ -27,6 +27,7 @@ __all__ = [
     "ExportWindow",
     "ReportPlan",
     "RunScope",
+    "cut",
     "floor_day",
     "midnight",
     "parse_shard",
@@ -157,7 +158,7 @@ def plan_export(
     step = timedelta(days=report.window_days)
     repair = tuple(sorted(d for d in set(damaged) if midnight(d) < begin))
     windows = _repair_windows(repair, step)
-    windows += _sharded(report, begin, end) or _cut(begin, end, step)
+    windows += _sharded(report, begin, end) or cut(begin, end, step)
     if not windows and reason == "incremental":
         reason = "up to date"
     return ReportPlan(
@@ -165,7 +166,8 @@ def plan_export(
     )
 
 
-def _cut(begin: datetime, end: datetime, step: timedelta) -> list[ExportWindow]:
+def cut(begin: datetime, end: datetime, step: timedelta) -> list[ExportWindow]:
+    """``[begin, end)`` cut into windows of ``step`` (the last may be shorter)."""
     windows, cursor = [], begin
     while cursor < end:
         nxt = min(cursor + step, end)
@@ -182,8 +184,8 @@ def _sharded(report: ReportJob, begin: datetime, end: datetime) -> list[ExportWi
     """
     if not report.shard_size or end <= begin:
         return []
-    plain = _cut(begin, end, timedelta(days=report.window_days))
-    ranges = _cut(begin, end, timedelta(days=MAX_WINDOW_DAYS))
+    plain = cut(begin, end, timedelta(days=report.window_days))
+    ranges = cut(begin, end, timedelta(days=MAX_WINDOW_DAYS))
     if len(ranges) >= len(plain):
         return []
     shards = -(-fanout_count(report) // report.shard_size)
@@ -328,7 +330,7 @@ class RunScope:
         plan = plan_export(first, None, now=self.now, until=self.until)
         if self.shard is not None:
             k, n = self.shard
-            ranges = _cut(plan.begin, plan.end, timedelta(days=MAX_WINDOW_DAYS))
+            ranges = cut(plan.begin, plan.end, timedelta(days=MAX_WINDOW_DAYS))
             windows = tuple(ExportWindow(w.start, w.end, k, n) for w in ranges)
             plan = dataclasses.replace(plan, windows=windows)
         return dataclasses.replace(plan, watermark=watermark, reason=UNIT)

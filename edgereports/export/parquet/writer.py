@@ -214,7 +214,7 @@ def _kept_rows(
         if dim not in old.column_names:
             continue
         column = old.column(dim)
-        outside = pc.invert(pc.is_in(column, value_set=_strings(vals, column.type)))
+        outside = pc.invert(pc.is_in(column, value_set=pa.array(vals, type=column.type)))
         outside = pc.fill_null(outside, True)
         keep = outside if keep is None else pc.and_(keep, outside)
     old = old if keep is None else old.filter(keep)
@@ -222,10 +222,6 @@ def _kept_rows(
     if any(f.name not in names for f in target):
         raise ValueError(f"the partition {path} has other columns than the report's rows")
     return old.select(target.names).cast(target)
-
-
-def _strings(values: Sequence[str], kind: Any) -> Any:
-    return pa.array([str(v) for v in values], type=kind)
 
 
 _DAY = BUCKETS["DAY"]
