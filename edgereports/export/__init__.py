@@ -5,11 +5,9 @@ Layout: ``OUTPUT/<report>/day=YYYY-MM-DD/part.parquet`` (Hive partitioning on th
 bucket), plus ``_state.json`` (the watermark) and ``_lock`` per report directory; readers such as
 pyarrow, DuckDB, Spark and Trino skip names starting with ``_`` or ``.``.
 
-The map: the entry points (``run``, ``read``, ``maintain``, ``units``) hand each format to its
-folder, ``parquet/`` (day files, their state file, locks) or ``delta/`` (a table per report);
-both build on what they share here: the job file (``job``, ``reports``, ``storage``), the plan
-(``plan``, ``values``, ``fanout``, ``estimate``), the client, the summary, ``bounds`` (the
-range rule of a read) and ``files`` (atomic writes).
+The entry points (``run``, ``read``, ``maintain``, ``units``) hand each format to its folder,
+``parquet/`` or ``delta/``; both build on the modules here (the job file, the plan, the fetch
+loop, the summary, atomic files).
 
 Example:
     >>> from edgereports.export import read_export, run_export

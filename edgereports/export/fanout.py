@@ -25,6 +25,8 @@ __all__ = [
     "read_values",
     "shard_values",
     "split_definition",
+    "values_minus",
+    "values_plus",
     "window_report",
     "with_values",
 ]
@@ -64,17 +66,17 @@ class Churn:
         when ``backfilled``)."""
         gone = {d: set(v) for d, v in self.removed.items()}
         new = {d: set(v) for d, v in self.added.items()} if backfilled else {}
-        held = _plus(_minus(self.held, gone), self.added if backfilled else {})
-        retired = _minus(_plus(self.retired, self.removed), new)
+        held = values_plus(values_minus(self.held, gone), self.added if backfilled else {})
+        retired = values_minus(values_plus(self.retired, self.removed), new)
         return held, retired
 
 
-def _minus(values: Mapping[str, Sequence[str]], drop: Mapping[str, set[str]]) -> Values:
+def values_minus(values: Mapping[str, Sequence[str]], drop: Mapping[str, set[str]]) -> Values:
     out = {d: tuple(v for v in vals if v not in drop.get(d, set())) for d, vals in values.items()}
     return {d: v for d, v in out.items() if v}
 
 
-def _plus(values: Mapping[str, Sequence[str]], more: Mapping[str, Sequence[str]]) -> Values:
+def values_plus(values: Mapping[str, Sequence[str]], more: Mapping[str, Sequence[str]]) -> Values:
     out: dict[str, tuple[str, ...]] = {}
     for d in dict.fromkeys([*values, *more]):
         out[d] = tuple(dict.fromkeys([*values.get(d, ()), *more.get(d, ())]))
@@ -99,17 +101,11 @@ def churn(
     now = fanout_values(report)
     if held is None:
         return Churn(held=now, retired={}, added={}, removed={})
-    had = {d: set(v) for d, v in held.items()}
-    asked = {d: set(v) for d, v in now.items()}
-    added = {d: tuple(v for v in vals if v not in had.get(d, set())) for d, vals in now.items()}
-    removed = {
-        d: tuple(v for v in vals if v not in asked.get(d, set())) for d, vals in held.items()
-    }
     return Churn(
         held={d: tuple(v) for d, v in held.items()},
         retired={d: tuple(v) for d, v in (retired or {}).items() if v},
-        added={d: v for d, v in added.items() if v},
-        removed={d: v for d, v in removed.items() if v},
+        added=values_minus(now, {d: set(v) for d, v in held.items()}),
+        removed=values_minus(held, {d: set(v) for d, v in now.items()}),
     )
 
 

@@ -8,6 +8,7 @@ temporary file beside the target, are flushed to disk and moved over the target 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -95,16 +96,12 @@ def temporary_path(path: Path) -> Path:
 
 def fsync_dir(directory: Path) -> None:
     """Flush a directory entry to disk (where the platform allows it)."""
-    try:
+    with contextlib.suppress(OSError):
         fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def atomic_write(

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from ..errors import ConfigError
-from ..query.timegrid import BUCKETS, floor
+from ..query.timegrid import BUCKETS, bucket_starts, floor
 from .client import Fetcher
-from .reports import MAX_WINDOW_DAYS, ReportJob
+from .reports import MAX_WINDOW_DAYS, ReportJob, to_utc
 from .values import fanout_values
 
 __all__ = [
@@ -27,11 +27,12 @@ __all__ = [
     "ExportWindow",
     "ReportPlan",
     "RunScope",
+    "cut",
     "floor_day",
-    "last_complete_end",
+    "midnight",
     "parse_shard",
     "plan_export",
-    "plan_unit",
+    "stamp",
     "to_utc",
     "unit_start",
 ]
@@ -57,15 +58,10 @@ class ExportWindow:
 
     def days(self) -> list[date]:
         """The UTC days whose partitions this window writes (the last may be partial)."""
-        out: list[date] = []
-        day = floor_day(self.start)
-        while day < self.end:
-            out.append(day.date())
-            day += _DAY
-        return out
+        return [day.date() for day in bucket_starts(self.start, self.end, _DAY)]
 
     def __str__(self) -> str:
-        text = f"{_stamp(self.start)} → {_stamp(self.end)}"
+        text = f"{stamp(self.start)} → {stamp(self.end)}"
         return text if self.shards == 1 else f"{text} shard {self.shard + 1}/{self.shards}"
 
 
@@ -100,60 +96,30 @@ class ReportPlan:
 
     def lines(self) -> list[str]:
         """The plan as text, one line per window (what ``--dry-run`` prints)."""
-        out = self._own_lines()
+        since = "none" if self.watermark is None else stamp(self.watermark)
+        out = [f"{self.name}: {self.reason}, watermark {since}, nothing to fetch"]
+        if self.windows:
+            head = (
+                f"{self.name}: {self.reason}, watermark {since}, {len(self.windows)} window(s) "
+                f"{stamp(self.begin)} → {stamp(self.end)}"
+            )
+            if self.requests:
+                head += f", {self.requests:,} request(s), at most {self.rows:,} rows"
+            if self.repair:
+                head += f", and {len(self.repair)} damaged day(s) again"
+            out = [head, *(f"  {w}  ({len(w.days())} day(s))" for w in self.windows)]
         if self.backfill:
             out.append(
                 f"  and a backfill of {self.added} added fan-out value(s) from "
-                f"{_stamp(self.backfill[0].start)}: {len(self.backfill)} window(s)"
+                f"{stamp(self.backfill[0].start)}: {len(self.backfill)} window(s)"
             )
             out += [f"  {w}  ({len(w.days())} day(s), added values only)" for w in self.backfill]
         return out
-
-    def _own_lines(self) -> list[str]:
-        since = "none" if self.watermark is None else _stamp(self.watermark)
-        head = (
-            f"{self.name}: {self.reason}, watermark {since}, {len(self.windows)} window(s) "
-            f"{_stamp(self.begin)} → {_stamp(self.end)}"
-        )
-        if self.requests:
-            head += f", {self.requests:,} request(s), at most {self.rows:,} rows"
-        if self.repair:
-            head += f", and {len(self.repair)} damaged day(s) again"
-        if not self.windows:
-            return [f"{self.name}: {self.reason}, watermark {since}, nothing to fetch"]
-        return [head, *(f"  {w}  ({len(w.days())} day(s))" for w in self.windows)]
-
-
-def to_utc(value: datetime | date | str, what: str = "--until") -> datetime:
-    """Read an instant: an aware datetime, a date (UTC midnight) or an ISO-8601 string.
-
-    Raises:
-        ConfigError: a naive datetime or an unreadable string.
-    """
-    if isinstance(value, str):
-        text = value.strip().replace("Z", "+00:00").replace("z", "+00:00")
-        try:
-            value = date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
-        except ValueError:
-            raise ConfigError(
-                f"{what} {value!r} is not a date (2024-06-30) or an ISO-8601 timestamp with "
-                "an offset (2024-06-30T00:00:00Z)"
-            ) from None
-    if isinstance(value, datetime):
-        if value.tzinfo is None or value.utcoffset() is None:
-            raise ConfigError(f"{what} {value.isoformat()!r} has no UTC offset")
-        return value.astimezone(UTC)
-    return datetime(value.year, value.month, value.day, tzinfo=UTC)
 
 
 def floor_day(when: datetime) -> datetime:
     """The UTC midnight at or before ``when``."""
     return floor(when, _DAY)
-
-
-def last_complete_end(now: datetime, bucket: timedelta) -> datetime:
-    """The end of the last complete bucket at ``now``: the start of the one holding it."""
-    return floor(now, bucket)
 
 
 def plan_export(
@@ -180,7 +146,7 @@ def plan_export(
         The plan; its windows cover ``[begin, end)`` with no gap and no overlap, after the
         windows of the damaged days before ``begin``.
     """
-    end = last_complete_end(now, report.bucket)
+    end = floor(now, report.bucket)  # the end of the last complete bucket
     if until is not None:
         end = min(end, floor_day(until))
     if full_refresh or watermark is None:
@@ -190,9 +156,9 @@ def plan_export(
         begin = max(report.start, floor_day(watermark - report.lookback))
         reason = "incremental"
     step = timedelta(days=report.window_days)
-    repair = tuple(sorted(d for d in set(damaged) if _midnight(d) < begin))
+    repair = tuple(sorted(d for d in set(damaged) if midnight(d) < begin))
     windows = _repair_windows(repair, step)
-    windows += _sharded(report, begin, end) or _cut(begin, end, step)
+    windows += _sharded(report, begin, end) or cut(begin, end, step)
     if not windows and reason == "incremental":
         reason = "up to date"
     return ReportPlan(
@@ -200,7 +166,8 @@ def plan_export(
     )
 
 
-def _cut(begin: datetime, end: datetime, step: timedelta) -> list[ExportWindow]:
+def cut(begin: datetime, end: datetime, step: timedelta) -> list[ExportWindow]:
+    """``[begin, end)`` cut into windows of ``step`` (the last may be shorter)."""
     windows, cursor = [], begin
     while cursor < end:
         nxt = min(cursor + step, end)
@@ -217,8 +184,8 @@ def _sharded(report: ReportJob, begin: datetime, end: datetime) -> list[ExportWi
     """
     if not report.shard_size or end <= begin:
         return []
-    plain = _cut(begin, end, timedelta(days=report.window_days))
-    ranges = _cut(begin, end, timedelta(days=MAX_WINDOW_DAYS))
+    plain = cut(begin, end, timedelta(days=report.window_days))
+    ranges = cut(begin, end, timedelta(days=MAX_WINDOW_DAYS))
     if len(ranges) >= len(plain):
         return []
     shards = -(-fanout_count(report) // report.shard_size)
@@ -230,7 +197,8 @@ def fanout_count(report: ReportJob) -> int:
     return math.prod(len(v) for v in fanout_values(report).values())
 
 
-def _midnight(day: date) -> datetime:
+def midnight(day: date) -> datetime:
+    """The UTC midnight that starts ``day``."""
     return datetime(day.year, day.month, day.day, tzinfo=UTC)
 
 
@@ -238,7 +206,7 @@ def _repair_windows(days: Sequence[date], step: timedelta) -> list[ExportWindow]
     """Windows over runs of consecutive days, each at most ``step`` long."""
     windows: list[ExportWindow] = []
     for day in days:
-        start = _midnight(day)
+        start = midnight(day)
         last = windows[-1] if windows else None
         if last is not None and last.end == start and last.end - last.start < step:
             windows[-1] = ExportWindow(last.start, start + _DAY)
@@ -247,7 +215,8 @@ def _repair_windows(days: Sequence[date], step: timedelta) -> list[ExportWindow]
     return windows
 
 
-def _stamp(when: datetime) -> str:
+def stamp(when: datetime) -> str:
+    """``when`` as text: the date of a UTC midnight, else ``2024-06-30T05:00Z``."""
     when = when.astimezone(UTC)
     if when == floor_day(when):
         return when.date().isoformat()
@@ -286,28 +255,6 @@ def unit_start(
             "(the range is half-open: --from D --until D+1 is the one day D)"
         )
     return begin
-
-
-def plan_unit(
-    report: ReportJob,
-    watermark: datetime | None,
-    *,
-    start: datetime,
-    now: datetime,
-    until: datetime | None,
-    shard: tuple[int, int] | None = None,
-) -> ReportPlan:
-    """The windows of one unit: ``[start, until)`` cut to the report's start and last bucket;
-    with ``shard`` (k, n), shard k of n of the fan-out values over ranges of up to
-    :data:`MAX_WINDOW_DAYS` days."""
-    first = dataclasses.replace(report, start=max(report.start, floor_day(start)))
-    plan = plan_export(first, None, now=now, until=until)
-    if shard is not None:
-        k, n = shard
-        ranges = _cut(plan.begin, plan.end, timedelta(days=MAX_WINDOW_DAYS))
-        windows = tuple(ExportWindow(w.start, w.end, k, n) for w in ranges)
-        plan = dataclasses.replace(plan, windows=windows)
-    return dataclasses.replace(plan, watermark=watermark, reason=UNIT)
 
 
 def parse_shard(value: str | tuple[int, int] | None) -> tuple[int, int] | None:
@@ -367,21 +314,23 @@ class RunScope:
     def plan(
         self, report: ReportJob, watermark: datetime | None, damaged: Sequence[date] = ()
     ) -> ReportPlan:
-        """The plan of ``report`` in this run: a unit's days, else from ``watermark``."""
-        if self.unit is not None:
-            return plan_unit(
+        """The plan of ``report`` in this run: from ``watermark``, or a unit's days ``[unit,
+        until)`` cut to the report's start and last bucket (with ``shard`` (k, n): shard k of
+        n of the fan-out values, over ranges of up to :data:`MAX_WINDOW_DAYS` days)."""
+        if self.unit is None:
+            return plan_export(
                 report,
                 watermark,
-                start=self.unit,
                 now=self.now,
                 until=self.until,
-                shard=self.shard,
+                full_refresh=self.full_refresh,
+                damaged=damaged,
             )
-        return plan_export(
-            report,
-            watermark,
-            now=self.now,
-            until=self.until,
-            full_refresh=self.full_refresh,
-            damaged=damaged,
-        )
+        first = dataclasses.replace(report, start=max(report.start, self.unit))
+        plan = plan_export(first, None, now=self.now, until=self.until)
+        if self.shard is not None:
+            k, n = self.shard
+            ranges = cut(plan.begin, plan.end, timedelta(days=MAX_WINDOW_DAYS))
+            windows = tuple(ExportWindow(w.start, w.end, k, n) for w in ranges)
+            plan = dataclasses.replace(plan, windows=windows)
+        return dataclasses.replace(plan, watermark=watermark, reason=UNIT)

@@ -99,17 +99,19 @@ def read_export(
         >>> sorted(df["time_stamp"].dt.strftime("%m-%d").unique())
         ['07-06', '07-07']
     """
-    lo, hi = _instant(start, "start"), _instant(end, "end")
+    lo = None if start is None else to_utc(start, "start")
+    hi = None if end is None else to_utc(end, "end")
     table_at = _delta_table(path, report)
     if table_at is not None:
         with table_errors(table_at[0], secret_values(table_at[2])):
             found, shape, definition = read_delta(table_at[0], lo, hi, table_at[2])
         return to_frame(found, shape, table_at[1], "delta", definition)
     report_dir = _report_dir(Path(path), report)
+    after = None if hi is None else ceil(hi, BUCKETS["DAY"]).date()
     files = [
         f
         for day, f in partitions(report_dir).items()
-        if (lo is None or day >= lo.date()) and (hi is None or day < _ceil_day(hi))
+        if (lo is None or day >= lo.date()) and (after is None or day < after)
     ]
     state = load_state(report_dir)
     if not files:
@@ -127,21 +129,27 @@ def read_export(
     unified = pa.unify_schemas([s.remove_metadata() for s in schemas])
     dataset = ds.dataset([str(f) for f in files], schema=unified, format="parquet")
     key = "time_stamp" if shape == "timeseries" else "date"
-    lo = _bucket_start(lo, shape, schemas[0].metadata or {})
+    request = _request(schemas[0].metadata or {})
+    lo = bucket_start(lo, shape, request)
     try:
         table = dataset.to_table(filter=bounds_filter(lo, hi, shape, unified.field(key).type))
     except (OSError, pa.ArrowException) as exc:
         raise _damaged(_named_file(exc, files) or report_dir, exc) from None
-    request = _request(schemas[0].metadata or {})
     return to_frame(table, shape, report_dir.name, "parquet", request)
+
+
+def _info(metadata: Mapping[bytes, bytes]) -> dict[str, Any]:
+    """What a file's metadata records under the ``edgereports`` key (``{}``: nothing)."""
+    try:
+        info = json.loads(metadata.get(METADATA_KEY, b"{}"))
+    except ValueError:
+        return {}
+    return info if isinstance(info, dict) else {}
 
 
 def _request(metadata: Mapping[bytes, bytes]) -> dict[str, Any]:
     """The request recorded in the files' metadata (``{}`` when there is none)."""
-    try:
-        request = json.loads(metadata.get(METADATA_KEY, b"{}")).get("request") or {}
-    except (ValueError, AttributeError):
-        request = {}
+    request = _info(metadata).get("request")
     return request if isinstance(request, dict) else {}
 
 
@@ -160,13 +168,6 @@ def _in_filter_order(frame: pd.DataFrame, request: Mapping[str, Any]) -> pd.Data
         return frame
     keys = np.lexsort([r.to_numpy(dtype=float) for r in reversed(ranks)])  # stable
     return frame.iloc[keys].reset_index(drop=True)
-
-
-def _bucket_start(
-    lo: datetime | None, shape: str, metadata: Mapping[bytes, bytes]
-) -> datetime | None:
-    """:func:`bucket_start` with the request recorded in the files' metadata."""
-    return bucket_start(lo, shape, _request(metadata))
 
 
 def to_frame(
@@ -220,11 +221,7 @@ def _check_owner(
 ) -> None:
     """A partition whose file says it holds another report's rows (or another shape) is a
     SchemaError naming it: read with the others, it would give wrong rows or a raw error."""
-    try:
-        info = json.loads(metadata.get(METADATA_KEY, b"{}"))
-    except ValueError:
-        info = {}
-    info = info if isinstance(info, dict) else {}
+    info = _info(metadata)
     owner, held = info.get("report"), info.get("shape")
     if (owner is not None and owner != report) or (None not in (held, shape) and held != shape):
         what = f"report {owner!r}" if owner != report else f"{held} rows"
@@ -271,26 +268,10 @@ def _report_dir(path: Path, report: str | None) -> Path:
     return path / report
 
 
-def _instant(value: TimeArg, what: str) -> datetime | None:
-    if value is None:
-        return None
-
-    return to_utc(value, what)
-
-
-def _ceil_day(when: datetime) -> date:
-    return ceil(when, BUCKETS["DAY"]).date()
-
-
 def _shape(metadata: dict[bytes, bytes], names: list[str], fallback: str | None) -> str:
-    raw = metadata.get(METADATA_KEY)
-    if raw:
-        try:
-            shape = json.loads(raw).get("shape")
-        except ValueError:
-            shape = None
-        if isinstance(shape, str):
-            return shape
+    shape = _info(metadata).get("shape")
+    if isinstance(shape, str):
+        return shape
     if fallback:
         return fallback
     return "sim_count" if "date" in names and "time_stamp" not in names else "timeseries"

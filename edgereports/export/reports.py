@@ -34,6 +34,7 @@ __all__ = [
     "parse_lookback",
     "parse_report",
     "parse_start",
+    "to_utc",
 ]
 
 #: How far back each run re-fetches unless a report says otherwise.
@@ -145,6 +146,28 @@ def parse_lookback(value: object, where: str, what: str = "lookback") -> timedel
     )
 
 
+def to_utc(value: datetime | date | str, what: str = "--until") -> datetime:
+    """Read an instant: an aware datetime, a date (UTC midnight) or an ISO-8601 string.
+
+    Raises:
+        ConfigError: a naive datetime or an unreadable string.
+    """
+    if isinstance(value, str):
+        text = value.strip().replace("Z", "+00:00").replace("z", "+00:00")
+        try:
+            value = date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
+        except ValueError:
+            raise ConfigError(
+                f"{what} {value!r} is not a date (2024-06-30) or an ISO-8601 timestamp with "
+                "an offset (2024-06-30T00:00:00Z)"
+            ) from None
+    if isinstance(value, datetime):
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ConfigError(f"{what} {value.isoformat()!r} has no UTC offset")
+        return value.astimezone(UTC)
+    return datetime(value.year, value.month, value.day, tzinfo=UTC)
+
+
 def parse_start(value: object, where: str, *, now: datetime | None = None) -> datetime:
     """Read a start: a TOML date, an offset datetime, such a string, or a relative date
     (``"60d"``, ``"8w"``, ``"yesterday"``: UTC midnights before ``now``, the local clock when
@@ -153,23 +176,15 @@ def parse_start(value: object, where: str, *, now: datetime | None = None) -> da
     Raises:
         ConfigError: anything else, naming ``where``.
     """
-    when: datetime | None = None
     if is_relative(value):
         try:
             value = resolve_relative(value, UTC, now)
         except OverflowError:
             value = None
-    if isinstance(value, str):
-        text = value.strip()
-        try:
-            value = date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
-        except ValueError:
-            value = None
-    if isinstance(value, datetime):
-        if value.tzinfo is not None and value.utcoffset() is not None:
-            when = value.astimezone(UTC)
-    elif isinstance(value, date):
-        when = datetime(value.year, value.month, value.day, tzinfo=UTC)
+    try:
+        when = to_utc(value, where) if isinstance(value, str | date) else None
+    except ConfigError:
+        when = None
     if when is None:
         raise ConfigError(
             f"{where}: start must be a date such as 2024-01-01, a timestamp with an offset "
@@ -182,16 +197,8 @@ def parse_start(value: object, where: str, *, now: datetime | None = None) -> da
 def parse_report(
     item: Mapping[str, Any], defaults: Mapping[str, Any], where: str, i: int
 ) -> ReportJob:
-    """Validate the ``i``-th ``[[reports]]`` table of the job file ``where``.
-
-    Args:
-        item: the table.
-        defaults: the job's ``[defaults]``.
-        where: the job file, for messages.
-        i: the table's position.
-
-    Returns:
-        The report.
+    """Validate the ``i``-th ``[[reports]]`` table of the job file ``where`` (with the job's
+    ``defaults``).
 
     Raises:
         ConfigError: the table is invalid; the message names the file, report and key.

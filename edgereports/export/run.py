@@ -11,7 +11,6 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from ..errors import ConfigError
 from .client import Fetcher, make_client
@@ -106,7 +105,11 @@ def run_export(
         spec.storage_options()  # the variables [storage] names are set, before any request
     with contextlib.ExitStack() as stack:
         if client is None:  # a dry run too: its plan stops at the service's present
-            client = _client_for(spec, stack, required=not dry_run)
+            try:
+                client = stack.enter_context(make_client(spec))
+            except ConfigError:  # no key or address: a dry run plans by the local clock
+                if not dry_run:
+                    raise
         # one clock: the service's (its latest Date header), so no day past its present and
         # relative starts ("60d") count back from it
         instant = to_utc(now, "now") if now is not None else service_now(client)
@@ -127,21 +130,8 @@ def run_export(
         else:
             summary = run_parquet(spec, chosen, scope)
     summary.rate_limit = spec.effective_rate_limit()
-    if spec.format == "delta":
-        return summary
     summary.seconds = time.monotonic() - started
     return summary
-
-
-def _client_for(spec: Job, stack: contextlib.ExitStack, *, required: bool) -> Any:
-    """The job's client; for a dry run, None when the job has no key or address configured
-    (its plan then stops at the local clock's present)."""
-    try:
-        return stack.enter_context(make_client(spec))
-    except ConfigError:
-        if required:
-            raise
-        return None
 
 
 def _check_until(job: Job, reports: Sequence[ReportJob], until: datetime | None) -> None:

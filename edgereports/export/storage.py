@@ -2,16 +2,8 @@
 
 ``deltalake`` (through ``object_store``) reads its settings from the environment
 (``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``...) and from ``storage_options``; the job file may
-add the latter, so that one machine can run jobs against several stores::
-
-    [storage]
-    timeout = 60             # seconds one object-store request may take (default 60)
-    connect_timeout = 5      # seconds to connect (default 5)
-    retry_timeout = 120      # seconds an operation may spend retrying (default 120)
-    options = { aws_region = "eu-west-1", aws_endpoint_url = "https://s3.example.net" }
-    [storage.options_from_env]   # option = the environment variable that holds it
-    aws_access_key_id = "TEAM_S3_KEY_ID"
-    aws_secret_access_key = "TEAM_S3_SECRET"
+add the latter, so that one machine can run jobs against several stores (docs/export.md, "Past
+one machine").
 
 A credential is never written in the file: ``options`` refuses a key that names one (a secret,
 a password, a token, an access key, a SAS) and ``options_from_env`` names the environment

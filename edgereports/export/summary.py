@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
+from ..errors import redact
 from .estimate import format_duration
-from .plan import ExportWindow, ReportPlan
+from .plan import ExportWindow, ReportPlan, stamp
 
-__all__ = ["ExportSummary", "ReportResult", "WindowFailure"]
+__all__ = ["ExportSummary", "ReportResult", "WindowFailure", "Written"]
 
 _MAX_FAILURE_LINES = 8
 
@@ -32,9 +34,35 @@ class WindowFailure:
     message: str
     error: BaseException | None = field(default=None, repr=False, compare=False)
 
+    @classmethod
+    def of(
+        cls, report: str, window: ExportWindow, error: BaseException, secrets: Sequence[str] = ()
+    ) -> WindowFailure:
+        """The failure of ``window`` with ``error``, its message redacted (and ``secrets``)."""
+        return cls(report, window, type(error).__name__, redact(str(error), secrets), error)
+
     def __str__(self) -> str:
         first = self.message.splitlines()[0] if self.message else ""
         return f"{self.report} {self.window}: {self.kind}: {first}"
+
+
+@dataclass(frozen=True)
+class Written:
+    """What writing one window did.
+
+    Attributes:
+        rows: rows written.
+        files: day partitions written.
+        removed: day partitions removed because their day came back empty.
+        bytes: bytes of the files that now hold those days.
+        dimensions: the dimension columns of the frame (Parquet).
+    """
+
+    rows: int
+    files: int
+    removed: int
+    bytes: int
+    dimensions: tuple[str, ...] = ()
 
 
 @dataclass
@@ -71,6 +99,14 @@ class ReportResult:
     def ok(self) -> bool:
         """True when every planned window was written."""
         return not self.failures
+
+    def add(self, wrote: Written) -> None:
+        """Count in one window written."""
+        self.windows_written += 1
+        self.rows += wrote.rows
+        self.files += wrote.files
+        self.removed += wrote.removed
+        self.bytes_written += wrote.bytes
 
 
 @dataclass
@@ -155,7 +191,7 @@ class ExportSummary:
         )
         for r in self.reports:
             windows = f"{r.windows_written}/{r.plan.count}"
-            mark = _stamp(r.watermark_after)
+            mark = "none" if r.watermark_after is None else stamp(r.watermark_after)
             lines.append(
                 f"{r.name:<{width}}  {windows:>9}  {r.rows:>10,}  {r.files:>6}  "
                 f"{_size(r.bytes_written):>9}  {mark}"
@@ -183,12 +219,3 @@ def _size(n: int) -> str:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{n} B"  # pragma: no cover
-
-
-def _stamp(when: datetime | None) -> str:
-    if when is None:
-        return "none"
-    when = when.astimezone(UTC)
-    if when.hour == when.minute == when.second == 0:
-        return when.date().isoformat()
-    return when.strftime("%Y-%m-%dT%H:%MZ")

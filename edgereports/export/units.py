@@ -24,7 +24,7 @@ from ..errors import ConfigError
 from ..query.timegrid import BUCKETS
 from .client import Fetcher
 from .job import Job, load_job
-from .plan import fanout_count, floor_day, to_utc
+from .plan import cut, fanout_count, floor_day, to_utc
 from .run import run_export
 from .summary import ExportSummary
 
@@ -94,11 +94,8 @@ def split_units(
     for name in dict.fromkeys(names):
         report = spec.report(name)
         count = -(-fanout_count(report) // report.shard_size) if shards and report.shard_size else 1
-        cursor = max(lo, report.start)
-        while cursor < hi:
-            nxt = min(cursor + days * _DAY, hi)
-            out += [Unit(name, cursor.date(), nxt.date(), k, count) for k in range(count)]
-            cursor = nxt
+        for w in cut(max(lo, report.start), hi, days * _DAY):
+            out += [Unit(name, w.start.date(), w.end.date(), k, count) for k in range(count)]
     return out
 
 

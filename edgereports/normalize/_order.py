@@ -96,11 +96,10 @@ def _order(
     series += columns.values()
     keys = Keys(series, entries, times)
     n = len(times)
-    if starts is None:
-        starts = _runs([*series, *entries], n)
-    elif _too_many(len(starts), n):
-        starts = None
-    return _row_order(keys, req) if starts is None else _run_order(starts, keys, req)
+    starts = _runs([*series, *entries], n) if starts is None else starts
+    if starts is None or (len(starts) >= _MAX_RUNS and len(starts) > n // 4):
+        return _row_order(keys, req)
+    return _run_order(starts, keys, req)
 
 
 def take_rows(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
@@ -129,22 +128,14 @@ def take_rows(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
 
 
 def _runs(columns: Sequence[pd.Series], n: int) -> np.ndarray | None:
-    """The first row of each run of equal keys, or None when the frame has too many runs."""
+    """The first row of each run of equal keys, or None for a column of no known kind."""
     change = np.zeros(n - 1, dtype=bool)
     for column in columns:
         changes = _changes(column)
         if changes is None:
             return None
         change |= changes
-    starts = np.flatnonzero(change)
-    if _too_many(len(starts), n):
-        return None
-    return np.concatenate(([0], starts + 1))
-
-
-def _too_many(runs: int, n: int) -> bool:
-    """Whether ``runs`` runs of ``n`` rows are better ranked row by row."""
-    return runs >= _MAX_RUNS and runs > n // 4
+    return np.concatenate(([0], np.flatnonzero(change) + 1))
 
 
 def _changes(column: pd.Series) -> np.ndarray | None:

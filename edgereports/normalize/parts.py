@@ -33,17 +33,7 @@ from .reporting_service import is_service_answer, service_request
 from .stitching import concat_frames
 from .timeseries import Block, build_table, dimensions, read_blocks
 
-__all__ = [
-    "Owned",
-    "Owner",
-    "Rows",
-    "frame_of",
-    "in_order",
-    "owned",
-    "read_rows",
-    "stamps",
-    "table_of",
-]
+__all__ = ["Owner", "Rows", "frame_of", "in_order", "owned", "read_rows", "stamps", "table_of"]
 
 #: Answers of at least this size are parsed by pyarrow, which leaves the GIL while it parses, so
 #: the answers of a pull's threads are read at once; smaller ones cost less through orjson.

@@ -27,6 +27,7 @@ SHARED = (
     "storage",
     "summary",
     "values",
+    "windows",
 )
 
 

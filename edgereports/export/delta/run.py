@@ -3,33 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
-import threading
 import time
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from ..._dependencies import lazy_import
-from ..._version import __version__
-from ...errors import EdgeReportsError, redact
-from ...progress import open_progress
-from ..client import Fetcher, make_client, window_weight
-from ..estimate import priced
-from ..fanout import (
-    Churn,
-    Values,
-    backfill_windows,
-    churn,
-    fanout_values,
-    shard_values,
-    window_report,
-)
+from ...errors import redact
+from ..fanout import Churn, Values, fanout_values, shard_values
 from ..job import Job
 from ..plan import ExportWindow, RunScope
 from ..reports import ReportJob
 from ..summary import ExportSummary, ReportResult, WindowFailure
+from ..windows import Fetched, contiguous_end, fetch_windows, plan_report, window_metadata
 from .table import (
     held_values,
     open_table,
@@ -45,10 +31,7 @@ from .table import (
 deltalake = lazy_import("deltalake", pip="edgereports[delta]")
 
 
-__all__ = ["DELTA_CHECKPOINTS", "run_delta"]
-
-#: The points of the Delta write path a ``checkpoint`` callback is called at.
-DELTA_CHECKPOINTS = ("before-commit", "after-commit")
+__all__ = ["run_delta"]
 
 
 @dataclass
@@ -63,13 +46,7 @@ class _Reach:
     @property
     def mark(self) -> datetime:
         """The contiguous end: the base, extended over the ranges written whole."""
-        mark, moved = self.base, True
-        while moved:
-            moved = False
-            for (start, end), left in self.done.items():
-                if left == 0 and start <= mark < end:
-                    mark, moved = end, True
-        return mark
+        return contiguous_end(self.base, (key for key, left in self.done.items() if left == 0))
 
     def extend(self, window: ExportWindow) -> tuple[bool, datetime | None]:
         """Count ``window`` in: whether its range is whole now, and the new contiguous end
@@ -89,14 +66,11 @@ class _Reach:
 @dataclass
 class _Task:
     report: ReportJob
-    location: str
     result: ReportResult
     window: ExportWindow
     table: Any
-    secrets: list[str]
     reach: _Reach | None  # None: a backfill or a shard unit (the watermark is not theirs)
     values: Values | None  # write only the rows of these fan-out values
-    shard_unit: bool = False
 
 
 @dataclass
@@ -119,8 +93,7 @@ def run_delta(job: Job, reports: list[ReportJob], scope: RunScope) -> ExportSumm
     A full refresh that wrote every window then removes the days outside its range (the table
     holds exactly the refreshed range).
     """
-    dry_run, full_refresh, client = scope.dry_run, scope.full_refresh, scope.client
-    started = time.monotonic()
+    dry_run, full_refresh = scope.dry_run, scope.full_refresh
     options = job.storage_options()  # the variables it names are read before any request
     secrets = job.storage.secrets()
     summary = ExportSummary(job=job.name, output=job.uri or job.output, dry_run=dry_run)
@@ -134,60 +107,40 @@ def run_delta(job: Job, reports: list[ReportJob], scope: RunScope) -> ExportSumm
             mark = table_watermark(table, r)
             held = held_values(table) if table is not None else None
             retired = retired_values(table) if table is not None else {}
-        change = churn(r, held, retired)
-        plan = scope.plan(r, mark)
-        narrowed = r
-        backfill: tuple[ExportWindow, ...] = ()
-        if change.added and mark is not None and scope.unit is None and not full_refresh:
-            narrowed, backfill = backfill_windows(r, change.added, plan.begin, scope.now)
-            added = sum(len(v) for v in change.added.values())
-            plan = dataclasses.replace(plan, backfill=backfill, added=added)
-        plan = priced(r, plan, narrowed)
+        plan, change, narrowed = plan_report(r, scope, mark, held, retired)
         result = ReportResult(name=r.name, plan=plan, watermark_after=mark)
         summary.reports.append(result)
         tables.append(_Table(r, location, table, result, change))
         keep = fanout_values(r) if change.keeps_others and not full_refresh else None
         # a shard unit's days are whole only once every shard is in: it records its shard
         reach = None if scope.shard is not None else _Reach(mark or r.start)
-        shard_unit = scope.shard is not None
-        tasks += [
-            _Task(r, location, result, w, table, secrets, reach, keep, shard_unit)
-            for w in plan.windows
-        ]
-        tasks += [
-            _Task(narrowed, location, result, w, table, secrets, None, change.added)
-            for w in backfill
-        ]
-    if tasks and not dry_run:
-        if client is not None:
-            _run_tasks(tasks, client, job.max_workers, scope.progress, scope.checkpoint)
-        else:
-            with make_client(job) as own:
-                _run_tasks(tasks, own, job.max_workers, scope.progress, scope.checkpoint)
+        tasks += [_Task(r, result, w, table, reach, keep) for w in plan.windows]
+        tasks += [_Task(narrowed, result, w, table, None, change.added) for w in plan.backfill]
     if dry_run:
-        summary.seconds = time.monotonic() - started
         return summary
+    if tasks:
+        assert scope.client is not None
+        windows = [(id(t.result), t.report, t.window) for t in tasks]
+
+        def done(got: Fetched) -> None:
+            _write(tasks[got.index], got, scope, secrets)
+
+        workers = job.max_workers
+        fetch_windows(windows, scope.client, workers, scope.progress, done, any_version=False)
     for t in tables:
         result = t.result
         if full_refresh and result.ok and result.plan.windows:
             _remove_outside(t, options, secrets)
         with table_errors(t.location, secrets):
-            held, retired = _held_after(t, full_refresh)
+            held, retired = t.change.after(backfilled=True)
+            if full_refresh:  # the table holds exactly the job's values
+                held, retired = fanout_values(t.report), {}
             changed = (held, retired) != (t.change.held, t.change.retired)
             if result.ok and changed and scope.unit is None:
                 record_values(t.table, t.report, held, retired)
             t.table.update_incremental()
             result.watermark_after = table_watermark(t.table, t.report)
-    summary.seconds = time.monotonic() - started
     return summary
-
-
-def _held_after(t: _Table, full_refresh: bool) -> tuple[Values, Values]:
-    """The values the table holds whole, and those it keeps the rows of, once this run's
-    windows are all written (a full refresh holds exactly the job's values)."""
-    if full_refresh:
-        return fanout_values(t.report), {}
-    return t.change.after(backfilled=True)
 
 
 def _remove_outside(t: _Table, options: dict[str, str], secrets: list[str]) -> None:
@@ -197,7 +150,6 @@ def _remove_outside(t: _Table, options: dict[str, str], secrets: list[str]) -> N
     metadata = {
         "report": r.name,
         "removed_outside": [plan.begin.isoformat(), plan.end.isoformat()],
-        "written_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     try:
         result.removed += remove_outside(t.table, r, plan.begin, plan.end, metadata=metadata)
@@ -207,100 +159,46 @@ def _remove_outside(t: _Table, options: dict[str, str], secrets: list[str]) -> N
         result.failures.append(WindowFailure(r.name, window, type(exc).__name__, text, None))
 
 
-def _run_tasks(
-    tasks: list[_Task],
-    client: Fetcher,
-    workers: int,
-    progress: bool | None,
-    checkpoint: Callable[[str], None] | None,
-) -> None:
-    commit = threading.Lock()  # commits of one process one at a time: no race among them
-    bar = open_progress(progress, len(tasks), "export", unit="window", min_items=1)
-    weight = max(window_weight(t.report, workers) for t in tasks)
-
-    def work(task: _Task) -> None:
-        try:
-            _unit(task, client, commit, checkpoint)
-        finally:
-            bar.update(1)
-
-    try:
-        with ThreadPoolExecutor(max(1, workers // weight), thread_name_prefix="unit") as pool:
-            for done in pool.map(work, tasks):
-                del done
-    finally:
-        bar.close()
-
-
-def _unit(
-    task: _Task,
-    client: Fetcher,
-    commit: threading.Lock,
-    checkpoint: Callable[[str], None] | None,
-) -> None:
-    r, window, result = task.report, task.window, task.result
-    sent = window_report(r, window)  # a shard's values only
-    started = time.monotonic()
-    try:
-        frame = client.fetch(
-            sent.for_window(window.start, window.end), window=timedelta(days=sent.window_days)
-        )
-    except EdgeReportsError as exc:
-        with commit:
-            result.fetch_seconds += time.monotonic() - started
-            _failed(task, exc)
+def _write(task: _Task, got: Fetched, scope: RunScope, secrets: list[str]) -> None:
+    """Commit one window's frame to the table (one commit at a time in this process)."""
+    r, window, result, checkpoint = task.report, task.window, task.result, scope.checkpoint
+    result.fetch_seconds += got.seconds
+    if got.frame is None:
+        result.failures.append(got.failure(r.name, window, secrets))
         return
-    fetched = time.monotonic() - started
-    metadata = {
-        "report": r.name,
-        "request": sent.for_window(window.start, window.end).to_request(),
-        "window": [window.start.isoformat(), window.end.isoformat()],
-        "written_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "toolkit_version": __version__,
-    }
-    with commit:  # also guards the result, which every thread of the report updates
-        result.fetch_seconds += fetched
-        size = int(frame.memory_usage(deep=True).sum())
-        result.largest_frame_bytes = max(result.largest_frame_bytes, size)
-        started = time.monotonic()
-        counted = False
-        try:
-            if checkpoint is not None:
-                checkpoint("before-commit")
-            whole, contiguous = (False, None) if task.reach is None else task.reach.extend(window)
-            counted = task.reach is not None
-            marks = []
-            if task.shard_unit:
-                marks = shard_marks(r, window.start, window.end, window.shard, window.shards)
-            wrote = write_days(
-                task.table,
-                frame,
-                r,
-                window.start,
-                window.end,
-                metadata=metadata,
-                contiguous=contiguous,
-                values=shard_values(r, window) or task.values,
-                record_days=whole,  # the last shard of a range records its days
-                marks=marks,
-            )
-        except (OSError, ValueError, deltalake.exceptions.DeltaError) as exc:
-            if counted and task.reach is not None:  # the range is not whole after all
-                task.reach.retract(window)
-            _failed(task, exc)
-            return
-        finally:
-            result.write_seconds += time.monotonic() - started
+    frame = got.frame
+    metadata = window_metadata(r, window)
+    size = int(frame.memory_usage(deep=True).sum())
+    result.largest_frame_bytes = max(result.largest_frame_bytes, size)
+    started = time.monotonic()
+    counted = False
+    try:
         if checkpoint is not None:
-            checkpoint("after-commit")
-        result.windows_written += 1
-        result.rows += wrote.rows
-        result.files += wrote.written
-        result.bytes_written += wrote.bytes
-        result.removed += wrote.empty
-
-
-def _failed(task: _Task, error: BaseException) -> None:
-    text = redact(str(error), task.secrets)
-    failure = WindowFailure(task.report.name, task.window, type(error).__name__, text, error)
-    task.result.failures.append(failure)
+            checkpoint("before-commit")
+        whole, contiguous = (False, None) if task.reach is None else task.reach.extend(window)
+        counted = task.reach is not None
+        marks = []
+        if scope.shard is not None:
+            marks = shard_marks(r, window.start, window.end, window.shard, window.shards)
+        wrote = write_days(
+            task.table,
+            frame,
+            r,
+            window.start,
+            window.end,
+            metadata=metadata,
+            contiguous=contiguous,
+            values=shard_values(r, window) or task.values,
+            record_days=whole,  # the last shard of a range records its days
+            marks=marks,
+        )
+    except (OSError, ValueError, deltalake.exceptions.DeltaError) as exc:
+        if counted and task.reach is not None:  # the range is not whole after all
+            task.reach.retract(window)
+        result.failures.append(WindowFailure.of(r.name, window, exc, secrets))
+        return
+    finally:
+        result.write_seconds += time.monotonic() - started
+    if checkpoint is not None:
+        checkpoint("after-commit")
+    result.add(wrote)

@@ -22,8 +22,7 @@ import contextlib
 import json
 import random
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +32,9 @@ from ...errors import ConfigError, redact
 from ...query.timegrid import BUCKETS
 from ..bounds import bounds_filter, bucket_start
 from ..fanout import Values, read_values, split_definition
+from ..plan import ExportWindow, floor_day, midnight
 from ..reports import ReportJob
+from ..summary import Written
 
 # the optional extra edgereports[delta]: loaded (and checked by require_deltalake) on
 # first use, so the job file and the Parquet format never need it
@@ -51,11 +52,7 @@ else:
 __all__ = [
     "DELTA_LOG",
     "INSTALL_HINT",
-    "DeltaWrite",
-    "check_definition",
-    "create_table",
     "held_values",
-    "is_delta",
     "open_table",
     "read_delta",
     "record_values",
@@ -77,23 +74,6 @@ COMMIT_ATTEMPTS = 8
 CHECKPOINT_INTERVAL = 10
 _DAY = BUCKETS["DAY"]  # the export's unit: a UTC day
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-@dataclass(frozen=True)
-class DeltaWrite:
-    """What writing one range of days did.
-
-    Attributes:
-        rows: rows written.
-        written: days that got rows.
-        empty: days of the range that came back empty (their old rows are gone).
-        bytes: the size of the data files that now hold those days.
-    """
-
-    rows: int
-    written: int
-    empty: int
-    bytes: int = 0
 
 
 def require_deltalake() -> Any:
@@ -125,12 +105,6 @@ def table_errors(location: str, secrets: Sequence[str]) -> Iterator[None]:
             f"the Delta table at {redact(location)} cannot be read ({text}); repair or remove "
             "it, or give the job another output"
         ) from None
-
-
-def is_delta(location: str, storage_options: Mapping[str, str] | None = None) -> bool:
-    """True when ``location`` holds a Delta table."""
-    deltalake = require_deltalake()
-    return bool(deltalake.DeltaTable.is_deltatable(location, _options(storage_options)))
 
 
 def open_table(
@@ -174,37 +148,16 @@ def open_table(
             table.create_checkpoint()
     else:
         table = deltalake.DeltaTable(location, storage_options=options)
-    check_definition(table, report, location)
-    return table
-
-
-def create_table(
-    location: str, report: ReportJob, storage_options: Mapping[str, str] | None = None
-) -> None:
-    """Create the report's empty table unless it exists (call before units race to write it).
-
-    Raises:
-        ConfigError: a table is there, written by another report definition.
-    """
-    open_table(location, report, storage_options)
-
-
-def check_definition(table: Any, report: ReportJob, location: str) -> None:
-    """Refuse to write a table created by another report (the fan-out values may differ).
-
-    Raises:
-        ConfigError: the identity the table records (metrics, dimensions, granularity,
-            filters other than the fan-out values) differs from the report's.
-    """
+    # the identity (metrics, dimensions, granularity, filters other than the fan-out values)
     recorded = _recorded(table).get("definition")
-    if recorded is None:
-        return
-    if split_definition(recorded)[0] != split_definition(_description(report)["definition"])[0]:
+    identity = split_definition(_description(report)["definition"])[0]
+    if recorded is not None and split_definition(recorded)[0] != identity:
         raise ConfigError(
             f"report {report.name!r} asks for other data than the Delta table at "
             f"{redact(location)} holds (its request changed: metrics, dimensions, filters or "
             "granularity); give the changed report a new name, or remove the table"
         )
+    return table
 
 
 def held_values(table: Any) -> Values | None:
@@ -225,22 +178,15 @@ def retired_values(table: Any) -> Values:
 def record_values(table: Any, report: ReportJob, values: Values, retired: Values) -> None:
     """Record the fan-out values the table now holds whole, and those it keeps the rows of
     (in its description; one commit)."""
-    deltalake = require_deltalake()
+    require_deltalake()
     description = {
         **_description(report),
         "values": {d: list(v) for d, v in values.items()},
         "retired": {d: list(v) for d, v in retired.items()},
     }
     text = json.dumps(description, sort_keys=True)
-    for attempt in range(COMMIT_ATTEMPTS):
-        try:
-            table.update_incremental()
-            table.alter.set_table_description(text)
-            return
-        except deltalake.exceptions.CommitFailedError:
-            if attempt == COMMIT_ATTEMPTS - 1:
-                raise
-            time.sleep(random.uniform(0.05, 0.2) * 2**attempt)  # jitter
+    table.update_incremental()
+    _retried(table, lambda: table.alter.set_table_description(text))
 
 
 def table_watermark(table: Any | None, report: ReportJob) -> datetime | None:
@@ -259,7 +205,7 @@ def table_watermark(table: Any | None, report: ReportJob) -> datetime | None:
     if mark is None or mark <= report.start:
         mark, day = None, report.start
     else:
-        day = floor_midnight(mark)
+        day = floor_day(mark)
     while True:
         version = table.transaction_version(_app_id(report, day.date()))
         if version is None:
@@ -270,7 +216,7 @@ def table_watermark(table: Any | None, report: ReportJob) -> datetime | None:
         mark = _EPOCH + timedelta(seconds=int(version))
         if mark < day + _DAY:
             return mark
-        day = max(day + _DAY, floor_midnight(mark))
+        day = max(day + _DAY, floor_day(mark))
 
 
 def shard_marks(
@@ -314,11 +260,6 @@ def contiguous_id(report: ReportJob) -> str:
     return f"edgereports/{report.name}/from/{report.start.date().isoformat()}"
 
 
-def floor_midnight(when: datetime) -> datetime:
-    """The UTC midnight at or before ``when``."""
-    return when.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-
-
 def write_days(
     table: Any,
     frame: pd.DataFrame,
@@ -331,7 +272,7 @@ def write_days(
     values: Mapping[str, Sequence[str]] | None = None,
     record_days: bool = True,
     marks: Sequence[tuple[str, int]] = (),
-) -> DeltaWrite:
+) -> Written:
     """Replace the UTC days of ``[start, end)`` of the table with the rows of ``frame``.
 
     One commit: an overwrite with a predicate on ``day`` (and on the fan-out values written,
@@ -339,9 +280,7 @@ def write_days(
     up to ``end`` (or its own end). Rows outside ``[start, end)`` are dropped.
 
     Args:
-        table: the table (from :func:`open_table`).
         frame: the frame fetched for ``[start, end)`` (a schema frame of the report's shape).
-        report: the report.
         start: a UTC midnight.
         end: the end of the data fetched (a UTC midnight, or inside the last day).
         metadata: JSON-ready facts stored in the commit (request, window; no secret).
@@ -353,9 +292,6 @@ def write_days(
         record_days: record the days as written (False for a backfill of added values: the
             days' other values were written before, and the days stay as complete as they were).
 
-    Returns:
-        What was written.
-
     Raises:
         ConfigError: ``deltalake`` is missing.
         OSError, ValueError: the store or the data refused the write (nothing was committed).
@@ -363,11 +299,11 @@ def write_days(
     require_deltalake()
 
     data = _arrow_table(frame, report, start, end)
-    days = _days(start, end)
+    days = ExportWindow(start, end).days()
     txns = []
     if record_days:
         txns = [
-            deltalake.Transaction(_app_id(report, d), _seconds(min(end, _midnight(d) + _DAY)))
+            deltalake.Transaction(_app_id(report, d), _seconds(min(end, midnight(d) + _DAY)))
             for d in days
         ]
     if contiguous is not None:
@@ -380,7 +316,7 @@ def write_days(
     _commit(table, data, predicate, txns, metadata)
     filled = len(set(data.column("day").to_pylist()))
     size = _size_of_days(table, days) if filled else 0
-    return DeltaWrite(rows=data.num_rows, written=filled, empty=len(days) - filled, bytes=size)
+    return Written(rows=data.num_rows, files=filled, removed=len(days) - filled, bytes=size)
 
 
 def _size_of_days(table: Any, days: list[date]) -> int:
@@ -429,7 +365,7 @@ def remove_outside(
     if not outside:
         return 0
     empty = _arrow_schema(report, _dimensions(report)).empty_table()
-    txns = [deltalake.Transaction(_app_id(report, d), _seconds(_midnight(d))) for d in removed]
+    txns = [deltalake.Transaction(_app_id(report, d), _seconds(midnight(d))) for d in removed]
     # the table now holds [begin, end)
     txns.append(deltalake.Transaction(contiguous_id(report), _seconds(end)))
     predicate = f"day < '{first.isoformat()}' OR day > '{last.isoformat()}'"
@@ -446,7 +382,7 @@ def _written_days(table: Any) -> set[date]:
             lo, hi = (datetime.fromisoformat(w) for w in window)
         except (TypeError, ValueError, AttributeError):
             continue
-        days.update(_days(lo, hi))
+        days.update(ExportWindow(lo, hi).days())
     return days
 
 
@@ -458,22 +394,30 @@ def _commit(
     metadata: Mapping[str, Any],
 ) -> None:
     """Overwrite the rows matching ``predicate`` with ``data``, recording ``txns`` (one
-    commit); a commit that lost a race with another writer is retried with backoff."""
+    commit)."""
     deltalake = require_deltalake()
+    written = datetime.now(UTC).isoformat(timespec="seconds")
+    facts = {"written_at": written, **metadata, "toolkit_version": __version__}
+    info = {"edgereports": json.dumps(facts)}
+    properties = deltalake.CommitProperties(custom_metadata=info, app_transactions=txns)
+    _retried(
+        table,
+        lambda: deltalake.write_deltalake(
+            table,
+            data,
+            mode="overwrite",
+            predicate=predicate,
+            schema_mode="merge",
+            commit_properties=properties,
+        ),
+    )
 
-    info = {"edgereports": json.dumps({**metadata, "toolkit_version": __version__})}
+
+def _retried(table: Any, commit: Callable[[], object]) -> None:
+    """Run ``commit``; one that lost a race with another writer is retried with backoff."""
     for attempt in range(COMMIT_ATTEMPTS):
         try:
-            deltalake.write_deltalake(
-                table,
-                data,
-                mode="overwrite",
-                predicate=predicate,
-                schema_mode="merge",
-                commit_properties=deltalake.CommitProperties(
-                    custom_metadata=info, app_transactions=txns
-                ),
-            )
+            commit()
             return
         except _delta_errors.CommitFailedError:
             if attempt == COMMIT_ATTEMPTS - 1:
@@ -565,18 +509,6 @@ def _arrow_table(frame: pd.DataFrame, report: ReportJob, start: datetime, end: d
     table = pa.Table.from_pandas(frame[base.names], schema=base, preserve_index=False)
     day = pc.cast(table.column(key), pa.date32())
     return table.append_column(pa.field("day", pa.date32(), nullable=False), day)
-
-
-def _days(start: datetime, end: datetime) -> list[date]:
-    out, day = [], _midnight(start.date())
-    while day < end:
-        out.append(day.date())
-        day += _DAY
-    return out
-
-
-def _midnight(day: date) -> datetime:
-    return datetime(day.year, day.month, day.day, tzinfo=UTC)
 
 
 def _seconds(when: datetime) -> int:

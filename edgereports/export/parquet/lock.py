@@ -147,19 +147,15 @@ class ExportLock:
 
     def release(self) -> None:
         """Drop every lock taken (the lock files stay)."""
-        while self._fds:
-            fd = self._fds.pop()
-            try:
-                os.ftruncate(fd, 0)
-                fcntl.flock(fd, fcntl.LOCK_UN)
-            finally:
-                os.close(fd)
-        while self._shared:
-            fd = self._shared.pop()
-            try:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-            finally:
-                os.close(fd)
+        for fds, exclusive in ((self._fds, True), (self._shared, False)):
+            while fds:
+                fd = fds.pop()
+                try:
+                    if exclusive:  # its holder goes with it
+                        os.ftruncate(fd, 0)
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                finally:
+                    os.close(fd)
 
     def __enter__(self) -> ExportLock:
         self.acquire()

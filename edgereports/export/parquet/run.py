@@ -1,68 +1,52 @@
-"""A run into Parquet day files: fetch windows concurrently, write each as it arrives.
+"""A run into Parquet day files: each window is written to its partitions as it arrives.
 
-Memory stays bounded: at most ``max_workers`` windows are fetched or waiting at once, and each
-is written to its partitions and dropped before the next is submitted. A window that fails is
-listed and not written (its days keep their previous complete files); the others are written;
-the watermark moves only over the unbroken run of written windows from the plan's start, so the
-next run retries from the first failure.
+A window that fails is listed and not written (its days keep their previous complete files);
+the others are written; the watermark moves only over the unbroken run of written windows from
+the plan's start, so the next run retries from the first failure.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections import deque
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..._version import __version__
-from ...errors import AuthError, EdgeReportsError, redact
-from ...progress import Progress, open_progress
-from ..client import Fetcher, window_weight
-from ..estimate import priced
-from ..fanout import (
-    Churn,
-    Values,
-    backfill_windows,
-    churn,
-    fanout_values,
-    shard_values,
-    window_report,
-)
+from ..client import Fetcher
+from ..fanout import Churn, Values, fanout_values, shard_values, values_minus, values_plus
 from ..job import Job
-from ..plan import UNIT, ExportWindow, ReportPlan, RunScope
+from ..plan import UNIT, ReportPlan, RunScope, midnight
 from ..reports import ReportJob
 from ..summary import ExportSummary, ReportResult, WindowFailure
-from .checks import (
+from ..windows import Fetched, contiguous_end, fetch_windows, plan_report, window_metadata
+from .lock import ExportLock, state_lock
+from .state import (
     HELD_KEY,
     RETIRED_KEY,
     SHARDS_KEY,
-    damaged_days,
+    ReportState,
     held_values,
+    load_state,
     report_state,
     retired_values,
+    save_state,
 )
-from .lock import ExportLock, state_lock
-from .state import ReportState, load_state, save_state
-from .writer import partitions, remove_partition, sweep_temporaries, write_window
+from .writer import (
+    damaged_days,
+    partitions,
+    remove_partition,
+    sweep_temporaries,
+    write_window,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
 __all__ = ["run_parquet"]
-
-
-@dataclass
-class _Fetched:
-    window: ExportWindow
-    frame: pd.DataFrame | None = None
-    error: BaseException | None = None
-    seconds: float = 0.0
 
 
 @dataclass
@@ -95,14 +79,10 @@ def run_parquet(spec: Job, chosen: list[ReportJob], scope: RunScope) -> ExportSu
         # a unit gets exactly its days; a run re-fetches the damaged days too
         unit = scope.unit is not None
         damaged = () if scope.full_refresh or unit else damaged_days(dirs[r.name])
-        planned = scope.plan(r, state.watermark, damaged)
-        change = churn(r, held_values(state), retired_values(state))
-        narrowed = r
-        if change.added and state.watermark is not None and not unit and not scope.full_refresh:
-            narrowed, windows = backfill_windows(r, change.added, planned.begin, scope.now)
-            added = sum(len(v) for v in change.added.values())
-            planned = dataclasses.replace(planned, backfill=windows, added=added)
-        return state, priced(r, planned, narrowed), change, narrowed
+        planned = plan_report(
+            r, scope, state.watermark, held_values(state), retired_values(state), damaged
+        )
+        return state, *planned
 
     if scope.dry_run:
         for r in chosen:
@@ -143,98 +123,38 @@ def run_parquet(spec: Job, chosen: list[ReportJob], scope: RunScope) -> ExportSu
 
 
 def _run_all(runs: list[_Progress], client: Fetcher, workers: int, scope: RunScope) -> None:
-    checkpoint, full_refresh, progress = scope.checkpoint, scope.full_refresh, scope.progress
-    queue = deque((p, i) for p in runs for i in range(len(p.plan.windows)))
-    bars = {id(p): _bar(p, progress, n) for n, p in enumerate(runs)}
-    weights = {id(p): window_weight(p.report, workers) for p in runs}
-    aborted: AuthError | None = None
-    pending: dict[Future[_Fetched], tuple[_Progress, int]] = {}
-    busy = 0
+    order = [(n, p, i) for n, p in enumerate(runs) for i in range(len(p.plan.windows))]
 
-    def handle(p: _Progress, i: int, got: _Fetched) -> AuthError | None:
+    def done(got: Fetched) -> None:
+        _, p, i = order[got.index]
         p.result.fetch_seconds += got.seconds
-        bars[id(p)].update(1)
-        if got.error is None and got.frame is not None:
-            _write(p, i, got, checkpoint)
-            return None
-        _fail(p, i, got.error)
-        return got.error if isinstance(got.error, AuthError) else None
+        if got.frame is None:
+            p.result.failures.append(got.failure(p.report.name, p.plan.windows[i]))
+        else:
+            _write(p, i, got.frame, scope.checkpoint)
 
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="export") as pool:
-        try:
-            while True:
-                # Each window's fetch fans out into up to `weight` concurrent requests; keep
-                # the requests in flight (and the frames held) within max_workers. A window
-                # that takes the whole budget is fetched in this thread, one after the other.
-                while queue and aborted is None:
-                    p, i = queue[0]
-                    weight = weights[id(p)]
-                    if pending and busy + weight > workers:
-                        break
-                    queue.popleft()
-                    if not pending and weight >= workers:
-                        aborted = handle(p, i, _fetch(client, p.report, p.plan.windows[i]))
-                        continue
-                    busy += weight
-                    pending[pool.submit(_fetch, client, p.report, p.plan.windows[i])] = (p, i)
-                if not pending:
-                    break
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    p, i = pending.pop(future)
-                    busy -= weights[id(p)]
-                    aborted = handle(p, i, future.result()) or aborted
-                del finished
-            for p, i in queue:
-                _fail(p, i, aborted, skipped=True)
-        finally:
-            for bar in bars.values():
-                bar.close()
+    windows = [(n, p.report, p.plan.windows[i]) for n, p, i in order]
+    fetch_windows(windows, client, workers, scope.progress, done)
     for p in runs:
         if p.backfill is not None and len(p.backfill.done) == len(p.backfill.plan.windows):
             _record_backfill(p)
-    if full_refresh:
+    if scope.full_refresh:
         for p in runs:
             if p.result.ok and p.plan.windows:
                 _prune(p)
 
 
-def _fetch(client: Fetcher, report: ReportJob, window: ExportWindow) -> _Fetched:
-    started = time.monotonic()
-    report = window_report(report, window)  # a shard's values only
-    version = report.report.api_version
-    if getattr(client, "api_version", version) != version:  # a v2 report of a v1 job's client
-        client = client.for_version(version)  # type: ignore[attr-defined]
-    try:
-        frame = client.fetch(
-            report.for_window(window.start, window.end),
-            window=timedelta(days=report.window_days),
-        )
-        return _Fetched(window, frame=frame, seconds=time.monotonic() - started)
-    except EdgeReportsError as exc:
-        return _Fetched(window, error=exc, seconds=time.monotonic() - started)
-
-
 def _write(
-    p: _Progress, index: int, got: _Fetched, checkpoint: Callable[[str], None] | None
+    p: _Progress, index: int, frame: pd.DataFrame, checkpoint: Callable[[str], None] | None
 ) -> None:
-    window = got.window
-    assert got.frame is not None
-    p.result.largest_frame_bytes = max(
-        p.result.largest_frame_bytes, int(got.frame.memory_usage(deep=True).sum())
-    )
-    metadata = {
-        "report": p.report.name,
-        "request": window_report(p.report, window)
-        .for_window(window.start, window.end)
-        .to_request(),
-        "window": [window.start.isoformat(), window.end.isoformat()],
-        "toolkit_version": __version__,
-    }
+    window = p.plan.windows[index]
+    size = int(frame.memory_usage(deep=True).sum())
+    p.result.largest_frame_bytes = max(p.result.largest_frame_bytes, size)
+    metadata = window_metadata(p.report, window)
     started = time.monotonic()
     try:
         wrote = write_window(
-            got.frame,
+            frame,
             p.report_dir,
             window.days(),
             shape=p.report.shape,
@@ -249,13 +169,8 @@ def _write(
         p.result.write_seconds += time.monotonic() - started
         _fail(p, index, exc)
         return
-    r = p.result
-    r.write_seconds += time.monotonic() - started
-    r.windows_written += 1
-    r.rows += wrote.rows
-    r.files += wrote.files
-    r.removed += wrote.removed
-    r.bytes_written += wrote.bytes
+    p.result.write_seconds += time.monotonic() - started
+    p.result.add(wrote)
     p.done.add(index)
     if p.plan.reason == "backfill":
         return  # the watermark is the main windows'; the values are recorded when all are in
@@ -318,13 +233,8 @@ def _over_shard_ranges(
         first, last, count = key.split("/")
         if len(shards) == int(count):
             whole.append((datetime.fromisoformat(first), datetime.fromisoformat(last)))
-    moved = True
-    while moved:
-        moved = False
-        for lo, hi in whole:
-            if lo <= (mark or start) < hi:
-                mark, moved = hi, True
-    return mark
+    end = contiguous_end(mark or start, whole)
+    return mark if end == (mark or start) else end
 
 
 def _save(p: _Progress, mark: datetime | None) -> None:
@@ -350,45 +260,21 @@ def _record_backfill(p: _Progress) -> None:
     """Every window of the backfill is written: the added values are held whole now."""
     assert p.backfill is not None
     added = p.backfill.values or {}
-    taken = {d: set(v) for d, v in added.items()}
-    held = {
-        d: tuple(dict.fromkeys([*p.held.get(d, ()), *added.get(d, ())])) for d in {*p.held, *added}
-    }
-    retired = {
-        d: tuple(v for v in vals if v not in taken.get(d, set())) for d, vals in p.retired.items()
-    }
-    p.held, p.retired = held, {d: v for d, v in retired.items() if v}
+    p.held = values_plus(p.held, added)
+    p.retired = values_minus(p.retired, {d: set(v) for d, v in added.items()})
     try:
         _save(p, p.state.watermark)
     except OSError as exc:  # the next run backfills them again
         window = p.backfill.plan.windows[-1]
-        p.result.failures.append(
-            WindowFailure(p.report.name, window, type(exc).__name__, redact(str(exc)), exc)
-        )
+        p.result.failures.append(WindowFailure.of(p.report.name, window, exc))
 
 
-def _fail(p: _Progress, index: int, error: BaseException | None, *, skipped: bool = False) -> None:
-    window = p.plan.windows[index]
-    kind = type(error).__name__ if error is not None else "Error"
-    text = redact(str(error)) if error is not None else "unknown error"
-    if skipped:
-        text = f"not attempted after {kind}: {text}"
-        kind = "Skipped"
-    p.result.failures.append(WindowFailure(p.report.name, window, kind, text, error))
+def _fail(p: _Progress, index: int, error: BaseException) -> None:
+    p.result.failures.append(WindowFailure.of(p.report.name, p.plan.windows[index], error))
 
 
 def _prune(p: _Progress) -> None:
     lo, hi = p.plan.begin.date(), p.plan.end
     for day in partitions(p.report_dir):
-        start = datetime(day.year, day.month, day.day, tzinfo=UTC)
-        if day < lo or start >= hi:
+        if day < lo or midnight(day) >= hi:
             p.result.removed += remove_partition(p.report_dir, day)
-
-
-def _bar(p: _Progress, setting: bool | None, position: int) -> Progress:
-    total = len(p.plan.windows)
-    if not total:
-        return open_progress(False, 0, p.report.name)
-    return open_progress(
-        setting, total, p.report.name, unit="window", min_items=1, position=position
-    )

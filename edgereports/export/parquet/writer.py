@@ -8,11 +8,6 @@ holds one copy of each observation however often the job runs. A day of the wind
 back empty loses its old file. The partition value lives in the path only (Hive style); the
 files carry the pinned schema of :mod:`edgereports.schema` and, under the metadata key
 ``edgereports``, the request of the window (no secret), the report name and the toolkit version.
-
-Tests stop a run at fixed points of this path through the ``checkpoint`` callback of
-:func:`~edgereports.export.run_export` (``"before-move"``: a partition's temporary file is on
-disk, not yet moved; ``"after-move-before-state"``: a window's partitions are moved, the state
-is not saved yet).
 """
 
 from __future__ import annotations
@@ -21,7 +16,6 @@ import contextlib
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +24,7 @@ from ..._dependencies import lazy_import
 from ..._version import __version__
 from ...query.timegrid import BUCKETS, epoch_micros, micros, owned_mask, row_bucket_micros
 from ..files import METADATA_KEY, atomic_write
+from ..summary import Written
 
 np = lazy_import("numpy")
 pa = lazy_import("pyarrow")
@@ -41,10 +36,9 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "CHECKPOINTS",
     "METADATA_KEY",
     "PART_FILE",
-    "WindowWrite",
+    "damaged_days",
     "partition_dir",
     "partitions",
     "remove_partition",
@@ -53,28 +47,7 @@ __all__ = [
 ]
 
 PART_FILE = "part.parquet"
-#: The named points of the write path that a ``checkpoint`` callback is called at.
-CHECKPOINTS = ("before-move", "after-move-before-state")
 _DAY_DIR = re.compile(r"day=(\d{4}-\d{2}-\d{2})")
-
-
-@dataclass(frozen=True)
-class WindowWrite:
-    """What writing one window did.
-
-    Attributes:
-        rows: rows written.
-        files: partitions written.
-        removed: partitions removed because their day came back empty.
-        bytes: bytes of the files written.
-        dimensions: the dimension columns of the frame.
-    """
-
-    rows: int
-    files: int
-    removed: int
-    bytes: int
-    dimensions: tuple[str, ...]
 
 
 def partition_dir(report_dir: Path, day: date) -> Path:
@@ -93,6 +66,20 @@ def partitions(report_dir: Path) -> dict[date, Path]:
         if match and part.is_file():
             found[date.fromisoformat(match[1])] = part
     return dict(sorted(found.items()))
+
+
+def damaged_days(report_dir: Path) -> list[date]:
+    """The days whose ``part.parquet`` does not read as Parquet (truncated, overwritten).
+
+    Only the footer of each file is read.
+    """
+    damaged: list[date] = []
+    for day, path in partitions(report_dir).items():
+        try:
+            pq.read_metadata(path)
+        except (OSError, pa.ArrowException):
+            damaged.append(day)
+    return damaged
 
 
 def remove_partition(report_dir: Path, day: date) -> bool:
@@ -135,28 +122,21 @@ def write_window(
     checkpoint: Callable[[str], None] | None = None,
     stamps_at_end: bool = False,
     values: Mapping[str, Sequence[str]] | None = None,
-) -> WindowWrite:
+) -> Written:
     """Write the days of one window, each to its partition, atomically.
 
     Args:
         frame: the window's frame (a schema frame of ``shape``); rows outside
             ``[start, end)`` are dropped (they belong to a neighbouring window).
-        report_dir: the report's directory.
         days: the UTC days the window covers; a day without rows loses its old partition.
-        shape: ``"timeseries"`` or ``"sim_count"``.
-        start: the window start (UTC).
-        end: the window end (UTC).
         metadata: JSON-ready facts stored in every file (request, report name, window).
-        checkpoint: called with the name of each point of :data:`CHECKPOINTS` reached.
+        checkpoint: called at ``"before-move"`` (a partition's temporary file is complete).
         stamps_at_end: the frame's stamps end their pieces (v2): the window holds the rows in
             ``(start, end]`` and a row belongs to the day its piece lies in (a stamp at
             midnight to the day before).
         values: the frame holds these fan-out values only (by dimension): each day's file
             keeps the rows of the other values it held (a backfill of added subscribers, or
             the history of removed ones) and replaces those of these.
-
-    Returns:
-        What was written.
 
     Raises:
         ValueError: the frame does not fit the schema of ``shape``.
@@ -218,7 +198,7 @@ def write_window(
         del part, order
         rows += hi - lo
         files += 1
-    return WindowWrite(rows=rows, files=files, removed=removed, bytes=size, dimensions=dims)
+    return Written(rows=rows, files=files, removed=removed, bytes=size, dimensions=dims)
 
 
 def _kept_rows(
@@ -234,7 +214,7 @@ def _kept_rows(
         if dim not in old.column_names:
             continue
         column = old.column(dim)
-        outside = pc.invert(pc.is_in(column, value_set=_strings(vals, column.type)))
+        outside = pc.invert(pc.is_in(column, value_set=pa.array(vals, type=column.type)))
         outside = pc.fill_null(outside, True)
         keep = outside if keep is None else pc.and_(keep, outside)
     old = old if keep is None else old.filter(keep)
@@ -242,10 +222,6 @@ def _kept_rows(
     if any(f.name not in names for f in target):
         raise ValueError(f"the partition {path} has other columns than the report's rows")
     return old.select(target.names).cast(target)
-
-
-def _strings(values: Sequence[str], kind: Any) -> Any:
-    return pa.array([str(v) for v in values], type=kind)
 
 
 _DAY = BUCKETS["DAY"]
