@@ -1,17 +1,13 @@
 """The fast path for time-series JSON bytes: ``pyarrow.json`` with an explicit nested schema.
 
-The answer is one JSON object, so it is read as a one-row table whose ``result`` column is
-``list<list<struct<time_stamp, name, value, aggregation_type>>>`` (stamps parsed by pyarrow as
-``timestamp('us', 'UTC')``, the same ISO 8601 parser as the cast of the other paths, which also
-takes a stamp without offset as UTC); the points are flattened to
-columns without creating a Python object per point (about a quarter of the memory of a parsed
-``dict`` and half the time of ``json.loads``). Anything this path does not take as it is —
-nulls where members may be missing, an echoed key that is not a string, number or boolean, a
-value that is text or beyond float64, ``NaN``/``Infinity`` (not JSON, though pyarrow takes
-them: found as non-finite numbers after parsing, the body is scanned for them only when points
-carry members the frame ignores), invalid UTF-8, a second JSON value — makes it return None,
-and the caller reads the payload with orjson instead, which finds and reports any error
-precisely. Both paths give equal frames.
+The answer is read as a one-row table whose ``result`` column is
+``list<list<struct<time_stamp, name, value, aggregation_type>>>`` and flattened to columns
+without a Python object per point; stamps are parsed by the same ISO 8601 cast as the other
+paths (a stamp without offset is UTC). Anything this path does not take as it is (nulls, an
+echoed key that is not a string, number or boolean, a value that is text or beyond float64,
+``NaN``/``Infinity``, which pyarrow takes but JSON does not, invalid UTF-8, a second JSON
+value) makes it return None, and the caller reads the payload with orjson, which reports any
+error precisely. Both paths give equal frames.
 """
 
 from __future__ import annotations
@@ -50,15 +46,7 @@ _ARROW_ERRORS = (
 
 
 def read_timeseries(body: bytes, req: RequestInfo | None) -> pd.DataFrame | None:
-    """Read time-series JSON bytes into the frame, or return None to fall back to orjson.
-
-    Args:
-        body: the JSON bytes of one ``{"result": ...}`` object.
-        req: the request, when known.
-
-    Returns:
-        The timeseries frame (attrs not yet set), or None.
-    """
+    """Read time-series JSON bytes into the frame (attrs not yet set), or None for orjson."""
     read = _read(body, stream=False)
     if read is None:
         return None
@@ -72,13 +60,7 @@ def read_blocks(body: bytes) -> tuple[list[Block], list[str]] | None:
     The parse leaves the GIL, so the answers of a pull read on several threads overlap; it
     runs on pyarrow's CPU threads (the calling thread waits, spending almost none of its own
     CPU), and pyarrow's streaming reader starts no thread per call, where ``read_json`` would
-    start and end one per answer.
-
-    Args:
-        body: the JSON bytes of one ``{"result": ...}`` object.
-
-    Returns:
-        The blocks and the echoed keys' names, or None (then read ``body`` with orjson).
+    start and end one per answer. None: read ``body`` with orjson.
     """
     read = _read(body, stream=True)
     if read is None:

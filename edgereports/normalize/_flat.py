@@ -1,13 +1,9 @@
 """Flat point columns (from pyarrow JSON or CSV) into time-series blocks, without Python loops.
 
-A key column (echoed key, metric name, aggregation, percentile) is a constant, or a pyarrow
-array. Rows are split where any key changes from one row to the next. A text column is read in
-pieces: a piece holding one value is found by comparing its memory with that value's repeated
-(no per-row work), and only a piece holding several values is compared row to row; a column of
-one value is a constant. Each run of equal keys becomes a :class:`~.timeseries.Block` holding
-slices of the stamp and value arrays. Columns with nulls or numbers are dictionary-encoded
-instead. When there are very many runs (rows of several series interleaved), rows are grouped
-by dictionary codes with a stable sort.
+Rows are split where any key column (echoed key, metric name, aggregation, percentile) changes
+from one row to the next; each run becomes a :class:`~.timeseries.Block` of slices of the stamp
+and value arrays. With very many runs (series interleaved), rows are grouped by dictionary
+codes with a stable sort instead.
 """
 
 from __future__ import annotations
@@ -160,16 +156,7 @@ def blocks(
 ) -> list[Block]:
     """Split flat columns into blocks of one series each, in order of first appearance.
 
-    Args:
-        echo: the echoed keys' columns, in order.
-        name: the metric name column (no nulls).
-        aggregation: the aggregation column, or None when absent.
-        percentile: a percentile column (float values), or None.
-        stamps: int64 microseconds per row.
-        values: float64 per row.
-
-    Returns:
-        The blocks (views of ``stamps`` and ``values`` where the rows are contiguous).
+    The blocks are views of ``stamps`` and ``values`` where their rows are contiguous.
     """
     keys = [*echo, name] + [k for k in (aggregation, percentile) if k is not None]
     out = []

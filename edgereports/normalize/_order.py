@@ -46,14 +46,9 @@ def datetimes(column: pd.Series) -> np.ndarray:
 def canonical(frame: pd.DataFrame, shape: str, req: RequestInfo | None) -> pd.DataFrame:
     """Sort ``frame`` as one answer is: series (first appearance), metric entry, then time.
 
-    Args:
-        frame: a frame of ``shape`` (without ``attrs``: pandas copies them on every step),
-            assembled from several answers.
-        shape: its shape.
-        req: the request whose metric order ranks the metrics, when known.
-
-    Returns:
-        ``frame`` itself when it is in canonical order, else a sorted copy with a RangeIndex.
+    ``frame`` comes without ``attrs`` (pandas copies them on every step); ``req``, when known,
+    ranks the metrics. Returns ``frame`` itself when it is in that order already, else a
+    sorted copy with a RangeIndex.
     """
     if len(frame) < 2:
         return frame
@@ -179,14 +174,7 @@ def _values(column: pd.Series, rows: np.ndarray) -> list[Any]:
 
 @dataclass(frozen=True)
 class Keys:
-    """What orders a frame's rows.
-
-    Attributes:
-        series: the columns naming a series (``account_id``, dimensions).
-        entries: the columns naming a metric entry (``metric``, ``aggregation``,
-            ``percentile``), or none.
-        times: the bucket starts, as int64.
-    """
+    """What orders a frame's rows: the series columns, the metric entry's, the stamps."""
 
     series: Sequence[pd.Series]
     entries: Sequence[pd.Series]

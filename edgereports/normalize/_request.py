@@ -17,13 +17,7 @@ from ..schema import identifier, schema_for
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """One requested metric entry.
-
-    Attributes:
-        name: the metric name.
-        aggregation: its ``aggregation_type``, or None.
-        percentile: the ``comparison_value`` of its PERCENTILE filter, or None.
-    """
+    """One requested metric entry (``percentile``: the value of its PERCENTILE filter)."""
 
     name: str
     aggregation: str | None
@@ -36,9 +30,6 @@ class RequestInfo:
 
     Attributes:
         raw: a deep copy of the request dict (kept in ``df.attrs["request"]``).
-        shape: the frame shape the request asks for.
-        dimensions: the requested dimensions, in order.
-        metrics: the requested metric entries, in order.
         account_id: the single value of the account_id EXACT filter, else None.
     """
 
@@ -90,16 +81,10 @@ def request_info(request: object, *, raw: bool = True) -> RequestInfo | None:
     """Read a ``Report`` (anything with ``to_request()``) or a request dict.
 
     The dict is read by :meth:`edgereports.query.Report.from_request` (quietly: it warns of
-    no unknown name), so the normalizer takes exactly the requests the client sends.
-
-    Args:
-        request: the report, its request dict, or None.
-        raw: keep a copy of the request dict in ``raw``; False leaves ``raw`` empty and reads
-            a ``Report`` as it is (the client's parts of a pull, whose frame takes the
-            report's own request, need no copy of each window's).
-
-    Returns:
-        The :class:`RequestInfo`, or None for None.
+    no unknown name), so the normalizer takes exactly the requests the client sends. With
+    ``raw`` False, ``raw`` stays empty and a ``Report`` is read as it is (the client's parts of
+    a pull, whose frame takes the report's own request, need no copy of each window's). None
+    gives None.
 
     Raises:
         QueryError: when the request is not a dict or not a valid request (duplicate

@@ -26,7 +26,7 @@ KNOWN_DIMENSIONS = frozenset(FILTER_DIMENSIONS)
 EXCERPT_LIMIT = 200
 _UTC_US = pa.timestamp("us", tz="UTC")
 #: A constant text column (an echoed key) of more rows than this is one chunk of this many rows
-#: repeated: a million rows of a 24-character id cost 1.5 MB, not 24 MB, and no time to copy.
+#: repeated, so its memory does not grow with its rows.
 CONSTANT_CHUNK = 1 << 16
 #: A text column with one value per block is a chunk per block up to this many blocks (the
 #: chunks share one array per value): pandas works on a few chunks as fast as on one array,
@@ -137,9 +137,6 @@ def arrow_pool() -> pa.MemoryPool:
     after, so the buffers of the next answers and of the pull's frame fault fresh memory in
     again; the system allocator keeps them. pyarrow's readers of one whole large body keep
     the default pool, which reads a large JSON body faster.
-
-    Returns:
-        ``pyarrow.system_memory_pool()``.
     """
     return pa.system_memory_pool()
 
@@ -147,13 +144,8 @@ def arrow_pool() -> pa.MemoryPool:
 def parse_values(items: Sequence[object], where: Where, *, allow_text: bool) -> np.ndarray:
     """Return the measures of a time series as float64 (NaN for null).
 
-    Args:
-        items: the raw values.
-        where: maps an index to its payload path.
-        allow_text: unused text (not YES/NO/number) gives NaN instead of an error.
-
-    Raises:
-        SchemaError: for a value that is not a number, YES/NO or null.
+    With ``allow_text``, text that is not YES/NO or a number gives NaN; else, as any other
+    value that is not a number or null, a SchemaError naming its place (``where(index)``).
     """
     try:
         arr = pa.array(items, type=pa.float64(), memory_pool=arrow_pool())
@@ -179,18 +171,8 @@ def parse_stamps(
 
     The fast path casts a pyarrow string array to ``timestamp('us', 'UTC')``; stamps pyarrow
     refuses (no offset, more than 6 fraction digits, ...) go through pandas' ISO 8601 parser,
-    which takes a stamp without offset as UTC.
-
-    Args:
-        items: the raw stamps (a list from JSON, or a pyarrow string array or column).
-        where: maps an index to its payload path.
-        what: the member name, for messages.
-
-    Returns:
-        An int64 array of microseconds since 1970-01-01T00:00Z.
-
-    Raises:
-        SchemaError: naming the first element that is missing, not text or not a time.
+    which takes a stamp without offset as UTC. The first stamp that is missing, not text or
+    not a time is a SchemaError naming ``what`` and its place (``where(index)``).
     """
     pool = arrow_pool()
     if isinstance(items, pa.Array | pa.ChunkedArray):

@@ -54,14 +54,7 @@ _UTC_US = pa.timestamp("us", tz="UTC")
 
 
 def parse(body: bytes, req: RequestInfo | None) -> tuple[pd.DataFrame, str]:
-    """Parse a CSV answer.
-
-    Args:
-        body: the CSV bytes (UTF-8).
-        req: the request, when known.
-
-    Returns:
-        ``(frame, shape)``; attrs not yet set.
+    """Parse a CSV answer (UTF-8 bytes) into ``(frame, shape)``, attrs not yet set.
 
     Raises:
         SchemaError: for an empty CSV without a request, an unknown header, a malformed row,
@@ -166,12 +159,10 @@ def _timeseries(
     typed = dict.fromkeys(key_names, pa.large_binary())
     typed |= {"time_stamp": _UTC_US, "value": pa.float64(), "percentile": pa.float64()}
     try:
-        # Fast: pyarrow parses stamps (same ISO 8601 parser as the cast) and numbers while
-        # reading, on every core, and reads the key columns as bytes: their UTF-8 is checked
-        # once per distinct value, as each run's value is decoded (every row of a run holds
-        # its bytes), not once per row. Any cell it refuses, a missing stamp, or a value that
-        # is not UTF-8 sends the file down the careful path, which reads text and names the
-        # row and column of an error.
+        # Fast: pyarrow parses stamps and numbers while reading, and reads the key columns as
+        # bytes whose UTF-8 is checked once per run, not per row. A cell it refuses, a missing
+        # stamp or bad UTF-8 sends the file down the careful path, which reads text and names
+        # the row and column of an error.
         table = _read(source, names, keep, typed)
         stamps = table.column("time_stamp")
         if stamps.null_count:

@@ -37,15 +37,10 @@ _TIMES = ("start_time", "end_time")
 def read_objects(
     objects: Sequence[tuple[Mapping[Any, Any], str]], req: RequestInfo | None
 ) -> pd.DataFrame:
-    """Read current-value objects into the current frame.
+    """Read ``(object, path)`` pairs of current values into the current frame (attrs not set).
 
-    Args:
-        objects: ``(object, path)`` pairs; the path prefixes error locations (``""`` for a
-            single JSON object, ``"[2]"`` in a list, ``"line 2"`` in a CSV).
-        req: the request, when known.
-
-    Returns:
-        The current frame (attrs not yet set).
+    The path prefixes error locations (``""`` for a single JSON object, ``"[2]"`` in a list,
+    ``"line 2"`` in a CSV).
 
     Raises:
         SchemaError: for a missing time, a non-text key, or a value that is a list or object.
@@ -111,15 +106,8 @@ def read_objects(
 
 
 def dimensions_for(keys: Sequence[str], req: RequestInfo | None) -> list[str]:
-    """Return the dimension columns of a current frame whose members are ``keys`` (no values).
-
-    Args:
-        keys: member names (a CSV header).
-        req: the request, when known.
-
-    Returns:
-        The request's dimensions, then the other keys that are not metrics, in order.
-    """
+    """The dimension columns of a current frame whose members are ``keys`` (a CSV header):
+    the request's dimensions, then the other keys that are not metrics, in order."""
     dims = list(req.dimensions) if req is not None else []
     for key in keys:
         if key in _TIMES or key == "account_id" or key in dims:

@@ -19,9 +19,6 @@ _NONSPACE = re.compile(rb"\S")
 def decode(payload: object) -> tuple[Kind, Any]:
     """Tell what a payload is, without parsing it.
 
-    Args:
-        payload: parsed JSON (dict or list), or raw bytes/str.
-
     Returns:
         ``(kind, obj)``: ``"parsed"`` with the dict or list as given, ``"json"`` or ``"csv"``
         with the body as bytes (a UTF-8 BOM removed), or ``"empty"``.

@@ -1,14 +1,11 @@
 """A pull's rows: each answer as an Arrow table, one ownership rule, one frame at the end.
 
-Every answer of a pull becomes :class:`Rows`: a ``pyarrow.Table`` in the layout of
-``pa.Table.from_pandas(frame, preserve_index=False)`` for the frame :func:`~.api.to_frame` gives
-(the pinned Arrow types, the pandas metadata, ``attrs`` ``shape`` and ``source``). A small JSON
-time series, the common answer of a windowed pull, is built into its table straight from the
-reader's arrays (:func:`~.timeseries.build_table`), so a pull makes no pandas frame per answer.
-:func:`owned` joins a report's tables keeping the rows each window owns (the time grid's one
-rule, on the stamps' integers, in one pass; a run of kept rows is a slice, no copy),
-:func:`in_order` puts them in the canonical order of one answer (runs of rows moved as slices)
-and :func:`frame_of` converts them to pandas, once.
+Every answer becomes :class:`Rows`, a ``pyarrow.Table`` laid out as
+``pa.Table.from_pandas`` would lay out :func:`~.api.to_frame`'s frame; a small JSON time
+series is built straight from the reader's arrays, so a pull makes no pandas frame per
+answer. :func:`owned` keeps the rows each window owns (a run of kept rows is a slice, no
+copy), :func:`in_order` puts them in the canonical order (runs of rows moved as slices) and
+:func:`frame_of` makes one pandas frame.
 """
 
 from __future__ import annotations
@@ -82,13 +79,6 @@ def read_rows(
 ) -> Rows:
     """One answer's rows (:class:`Rows`: the table of ``pa.Table.from_pandas`` for the frame
     :func:`~.api.to_frame` or :func:`~.api.read_csv` gives, ``attrs`` without the request).
-
-    Args:
-        body: the answer's bytes.
-        request: the request it answers (a ``Report`` or its dict).
-        csv: the body is CSV (else JSON).
-        arrow_min_bytes: small JSON time series of at least this size are parsed by pyarrow
-            first (None: never).
 
     Raises:
         SchemaError: the body is not the JSON (or CSV) of a known shape; a JSON answer that
@@ -183,22 +173,11 @@ def owned(
 ) -> Owned:
     """The rows each table's window owns, as one table (the tables joined in order).
 
-    A window ``(start, end, first, last)`` owns the rows whose bucket stamp lies in ``[start,
-    end)`` (``(start, end]`` with ``at_end``: v2 stamps each piece at its end), by
-    :func:`~edgereports.query.timegrid.owned_mask`; the first window also owns what lies
-    before it, the last what lies after. A table of no window (None) keeps every row.
-
-    Tables of different dimensions are joined on the union of their columns (in order of first
-    appearance; a table without one gets nulls).
-
-    Args:
-        tables: the tables, at least one.
-        owners: per table, its window.
-        at_end: the stamps are the ends of what they cover (v2).
-        runs: per table, the lengths of its runs (:meth:`Rows.built`), if known.
-
-    Returns:
-        The owned rows (runs of kept rows are slices, not copies).
+    Each table's window is ``(start, end, first, last)``, owned by the rule of
+    :func:`~edgereports.query.timegrid.owned_mask`; a table of no window (None) keeps every
+    row. Tables of different dimensions are joined on the union of their columns (in order of
+    first appearance; a table without one gets nulls). ``runs``, if known, are each table's run
+    lengths (:meth:`Rows.built`). Runs of kept rows are slices, not copies.
     """
     joined = _join(tables)
     lengths = [t.num_rows for t in tables]
@@ -253,13 +232,8 @@ def _take(table: pa.Table, rows: np.ndarray) -> pa.Table:
 def in_order(table: pa.Table, request: Any, starts: np.ndarray | None = None) -> pa.Table:
     """The rows of ``table`` (joined from several answers) sorted as one answer would be: by
     series (first appearance), then by the metric's place in the request, then by time; a
-    run of rows of one series and metric entry is moved as a slice.
-
-    Args:
-        table: a report's rows.
-        request: the report's request: its metric order ranks the metrics.
-        starts: the first row of each run (:attr:`Owned.starts`), if known; else the runs are
-            found by comparing each row's keys with the row before.
+    run of rows of one series and metric entry is moved as a slice. ``starts`` are the first
+    rows of the runs (:attr:`Owned.starts`), if known; else they are found.
     """
     shape = next(s for c, s in _SHAPES.items() if c in table.column_names)
     order = table_order(table, shape, request_info(request, raw=False), starts)

@@ -27,14 +27,7 @@ _INT64 = 2**63
 
 
 def read_items(items: Sequence[tuple[Any, str]], req: RequestInfo | None) -> pd.DataFrame:
-    """Read SIM count items into the sim_count frame.
-
-    Args:
-        items: ``(item, path)`` pairs (``"[3]"`` in JSON, ``"line 4"`` in a CSV).
-        req: the request, when known.
-
-    Returns:
-        The sim_count frame (attrs not yet set).
+    """Read ``(item, path)`` pairs of SIM counts into the sim_count frame (attrs not yet set).
 
     Raises:
         SchemaError: for an item that is not an object, a date that is not ``dd-mm-yyyy``, or

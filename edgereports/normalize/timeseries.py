@@ -1,17 +1,10 @@
 """Time-series answers: the reader of parsed JSON, and the frame builder.
 
-Parsed JSON (a dict given by the caller, or a body under ``ARROW_MIN_BYTES`` parsed with orjson;
-large bodies go to :mod:`._arrowjson` first) is read one inner ``result`` array at a time: its
-metric name and ``aggregation_type`` are read once (and checked constant in one pass each), its
-stamps and values are pulled with ``operator.itemgetter``, the stamps are parsed by casting a
-pyarrow string array to ``timestamp('us', 'UTC')`` and the values become float64 through
-pyarrow. An array that does not fit this path (a missing member, a wrong type, mixed metrics)
-is read point by point, which finds the exact place of any error. Members of a point other
-than ``time_stamp``, ``name``, ``value`` and ``aggregation_type`` are ignored.
-
-Rows come out as one block per series: by echoed keys (first appearance), then by requested
-metric entry (request order, then unknown ones in order of appearance), each sorted by time,
-whatever order the service used.
+Parsed JSON (large bodies go to :mod:`._arrowjson` first) is read one inner ``result`` array
+at a time, its stamps cast by pyarrow; an array that does not fit that path is read point by
+point, which finds the exact place of any error. Members of a point other than
+``time_stamp``, ``name``, ``value`` and ``aggregation_type`` are ignored. Rows come out in
+the canonical order of :mod:`._order`, whatever order the service used.
 """
 
 from __future__ import annotations
@@ -76,13 +69,8 @@ class Block:
 def read_json(payload: Mapping[str, Any], req: RequestInfo | None, *, owned: bool) -> pd.DataFrame:
     """Read a time-series answer ``{"result": [[point, ...], ...], <echoed keys>}``.
 
-    Args:
-        payload: the parsed JSON object.
-        req: the request, when known.
-        owned: the payload was parsed here, so inner arrays may be dropped once read.
-
-    Returns:
-        The timeseries frame (attrs not yet set).
+    ``owned``: the payload was parsed here, so inner arrays may be dropped once read. The
+    frame's attrs are not set yet.
 
     Raises:
         SchemaError: for anything that is not the time-series shape.
@@ -207,17 +195,9 @@ def build(
 
     Blocks are ordered by their echoed keys (first appearance), then by requested metric entry
     (request order, unknown ones after in order of appearance); blocks with the same key are
-    merged, and each block is sorted by time (stable).
-
-    Args:
-        blocks: the points, grouped.
-        echo_names: the echoed keys' names, aligned with each block's ``echo``.
-        req: the request, when known.
-        source: ``large_string`` columns of the flat source the blocks' ``rows`` point into,
-            by frame column name; sliced (no copy) when every block knows its rows.
-
-    Returns:
-        The timeseries frame (attrs not yet set).
+    merged, and each block is sorted by time (stable). ``source`` holds ``large_string``
+    columns of the flat source the blocks' ``rows`` point into, by frame column name: sliced
+    (no copy) when every block knows its rows. The frame's attrs are not set yet.
 
     Raises:
         SchemaError: when an echoed key clashes with a fixed column.

@@ -1,10 +1,7 @@
 """The reporting client: one report in, one tidy frame out.
 
-``client`` is the public face (settings, ``run``, ``fetch``, errors); ``plan`` says which
-requests a report becomes (fan-out, then windows); ``runner`` runs those parts in worker
-threads (progress, the points budget, pieces); ``assemble`` decodes the answers and puts the
-frame together; ``results`` holds what a pull returns when parts fail; ``cache`` keeps final
-chunks of answers on disk; ``reporting_service`` is the client of the v2 reporting service.
+A pull is planned (``plan``), run (``runner``) and assembled (``assemble``), as docs/design.md
+("Pulls") says; ``cache`` keeps final chunks of answers on disk.
 
 Example:
     >>> import edgereports as er

@@ -1,13 +1,9 @@
 """Assembling a pull: each report's rows owned, combined, ordered and marked, once.
 
-The rules are those of :func:`edgereports.normalize.stitch` (docs/design.md, "Pulls"): every
-part's rows are an Arrow table (:mod:`edgereports.normalize.parts`); per report, each part keeps
-the rows its window owns, by the time grid's one rule, which is also the range rule (the last
-window, or a part sent whole, owns nothing at or after the report's end:
-``df.attrs["dropped_after_end"]`` counts what went); the tables are then joined, branch by
-branch and windows in order, into one frame in the canonical order of one answer (by series,
-then by the metric's place in the request, then by time), and the rules of :mod:`.rules` mark
-it.
+Per report, each part's Arrow table keeps the rows its window owns (the time grid's one rule,
+which is also the range rule: ``df.attrs["dropped_after_end"]`` counts what it drops), the
+tables are joined in the canonical order of one answer (:mod:`edgereports.normalize.parts`),
+and :mod:`.rules` marks the frame. See docs/design.md, "Pulls".
 """
 
 from __future__ import annotations
@@ -75,13 +71,8 @@ def assemble_pull(
 ) -> FetchResult:
     """The frame of each report of a pull (:func:`assemble`).
 
-    Args:
-        plans: per report, its plan.
-        outcomes: per part of every report, in that order, its rows or its error (emptied
-            report by report, so that each report's parts go once its frame is made).
-        pull: the pull's cache, if any (its ``attrs`` go on each frame).
-        clock: the present the pull is judged by, and which clock gave it.
-        partial: ``"keep"`` or ``"drop"``.
+    ``outcomes`` holds per part of every report, in plan order, its rows or its error; it is
+    emptied report by report, so that each report's parts go once its frame is made.
     """
     result = FetchResult(frames=[])
     offset = 0

@@ -21,12 +21,7 @@ __all__ = ["COMPARE_MODES", "Comparison", "align", "plan_comparison"]
 
 
 def align(frame: pd.DataFrame, other: pd.DataFrame, comparison: Comparison) -> pd.DataFrame:
-    """``frame`` with the other period's rows at the same offset, and the change.
-
-    Args:
-        frame: this period's frame (time series or current values).
-        other: the other period's frame (the same report over the other range).
-        comparison: what :func:`plan_comparison` planned.
+    """``frame`` with the other period's rows (``other``) at the same offset, and the change.
 
     Returns:
         A new frame: ``frame``'s columns, then ``compare_time_stamp`` and ``compare_value``

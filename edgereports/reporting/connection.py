@@ -67,22 +67,8 @@ def open_connection(
 ) -> Connection:
     """Check the options and build the HTTP client of a reporting client.
 
-    Args:
-        name: the address's name, for messages (``reporting_url``, ``base_url``).
-        url: the service address.
-        secret: the credential, redacted from every message and log line.
-        timeout: seconds, or ``(connect, read)`` seconds, per attempt.
-        retries: retries per request after the first attempt.
-        max_workers: requests in flight at once (sizes the connection pool).
-        session: a session to use as is, or None for ours.
-        backoff: first retry wait in seconds; ignored with ``session``.
-        retry_after_cap: the longest ``Retry-After`` honoured; ignored with ``session``.
-        rate_limit: the request budget (requests per second, or ``"10/s"``, ``"600/min"``)
-            shared by every thread and retry of the client; None for none until the service
-            answers 429, then the pace it accepted.
-
-    Returns:
-        The connection.
+    The options are the clients' own (see :class:`~edgereports.reporting.ReportingClient`);
+    ``name`` names the address in messages and ``secret`` is redacted from every message.
 
     Raises:
         ConfigError: a URL that is not http(s), or a bad number (a timeout that is not

@@ -44,8 +44,6 @@ class Comparison:
     Attributes:
         mode: ``"previous_period"``, ``"previous_year"`` or ``"range"`` (given by the caller).
         report: the other period's report (the same report over the other range).
-        start: this period's start.
-        other_start: the other period's start.
         bucket: the bucket length, or None for a report without buckets (rows then meet by
             their rank in time within their series).
         at_end: the rows are stamped at the end of the piece they cover (v2).
@@ -62,11 +60,8 @@ class Comparison:
 def plan_comparison(report: Report, compare: object, bucket: timedelta | None) -> Comparison:
     """Check ``compare=`` and build the other period's report (before any request).
 
-    Args:
-        report: the report asked for.
-        compare: ``"previous_period"``, ``"previous_year"`` or ``(start, end)`` (any value
-            :meth:`Report.between` takes).
-        bucket: the report's bucket length (``edgereports.reporting.plan.bucket_of``), or None.
+    ``compare`` is ``"previous_period"``, ``"previous_year"`` or ``(start, end)`` (any values
+    :meth:`Report.between` takes); ``bucket`` is the report's bucket length, or None.
 
     Raises:
         QueryError: an unknown value, a report ranged by time keywords (``NOW``,
@@ -137,20 +132,11 @@ def year_earlier(moment: datetime) -> datetime:
 def previous_range(
     mode: str, start: datetime, end: datetime, bucket: timedelta | None
 ) -> tuple[datetime, datetime]:
-    """The other period of ``[start, end)`` for a named comparison.
+    """The other period of ``[start, end)`` for a named comparison, in the same offsets.
 
-    Args:
-        mode: ``"previous_period"`` (the N buckets before the range's N, so buckets line up;
-            the range's length when it has no buckets) or ``"previous_year"``.
-        start: the range's start (tz-aware).
-        end: the range's end (tz-aware).
-        bucket: the report's bucket length, or None for a report without buckets.
-
-    Returns:
-        The other period's ``(start, end)``, in the offsets of ``start`` and ``end``.
-
-    Raises:
-        ValueError: an unknown mode.
+    ``"previous_period"`` is the N buckets before the range's N, so buckets line up (the
+    range's length before it when ``bucket`` is None); ``"previous_year"`` the same dates a
+    year earlier. Any other ``mode`` is a ValueError.
     """
     if mode == "previous_year":
         return year_earlier(start), year_earlier(end)

@@ -1,23 +1,10 @@
-"""Planning a pull: which requests its reports become, and what each report is.
+"""Planning a pull: which requests (parts) its reports become, and what each report is.
 
-:func:`plan_pull` checks every report before any request, resolves relative dates, plans the
-other period of ``compare=`` and makes a :class:`Plan` per report: its facts
-(:class:`ReportFacts`: its request, range, bucket, how its answers stamp time, its unpinned
-dimensions and filters), worked out once, which the steps after (running the parts, assembling
-and marking the frame) read instead of the report, and its parts, in two steps, in this order:
-
-1. **Fan-out** (:func:`branches`): a report grouped by a dimension whose filter lists several
-   values is sent once per value (the service echoes one value per answer); a report whose
-   answer would hold two indistinguishable parts (the same metric twice with PERCENTILE
-   filters, or twice in a ``NOW`` report) is split into requests whose metrics the answer tells
-   apart (:func:`metric_groups`).
-2. **Windows** (:func:`plan_windows`): a long range is split on UTC bucket boundaries (DAY
-   buckets at 00:00Z, HOUR buckets on whole UTC hours). A plan covers ``[start, end)`` exactly,
-   with no gap and no overlap: the first window starts at the user's start, the last ends at
-   the user's end, and every boundary in between is a bucket boundary, written in the offset of
-   the user's start.
-
-:func:`plan_parts` puts both together: per branch, one :class:`Part` (one request) per window.
+Every report is checked before any request; its facts (:class:`ReportFacts`) are worked out
+once, and the steps after read them instead of the report. Parts come from fan-out first (one
+request per filtered value, and per group of metrics an answer can tell apart), then windows
+cut on UTC bucket boundaries that cover ``[start, end)`` exactly, the first and last keeping
+the user's own bounds.
 """
 
 from __future__ import annotations
@@ -70,14 +57,7 @@ MAX_WINDOW = timedelta(days=366)
 
 @dataclass(frozen=True)
 class Window:
-    """One window of a plan: ``[start, end)`` and its place in the plan.
-
-    Attributes:
-        start: tz-aware start (the user's start for the first window).
-        end: tz-aware end (the user's end for the last window).
-        index: position in the plan, from 0.
-        count: number of windows in the plan.
-    """
+    """One window of a plan: tz-aware ``[start, end)``, its ``index`` from 0 and ``count``."""
 
     start: datetime
     end: datetime
@@ -185,7 +165,6 @@ def window_plan(
 def _windows(
     report: Report, bucket: timedelta | None, window: timedelta | None, points: int
 ) -> list[Window] | None:
-    """:func:`window_plan` with the report's bucket length known."""
     span = report.time_range()
     if bucket is None or span is None:
         return None
@@ -309,7 +288,6 @@ def branches(report: Report) -> list[Branch]:
 
 
 def _branches(report: Report, filters: dict[str, Any]) -> list[Branch]:
-    """:func:`branches` with the report's filters known (:meth:`Report.exact_filters`)."""
     fanned = _fanned_values(report, filters)
     groups = metric_groups(report)
     split = len(groups) > 1
@@ -365,16 +343,6 @@ def plan_parts(
 
     A branch grouped by a dimension no filter pins is sent whole: which member tops the list
     (the top talker) depends on the range, so windows would label rows with different members.
-
-    Args:
-        index: the report's position in the pull.
-        report: the report.
-        window: a forced window length, else the budget decides.
-        points: the budget of one request in points (buckets x metrics).
-        facts: the report's facts when they are known (else worked out here).
-
-    Raises:
-        InputError: ``window`` is not a whole number of the report's buckets.
     """
     facts = facts or report_facts(report)
     plan = []
@@ -418,7 +386,6 @@ class ReportFacts:
 
 
 def report_facts(report: Report) -> ReportFacts:
-    """The facts of ``report`` (:class:`ReportFacts`)."""
     return ReportFacts(
         request=report.to_request(),
         span=report.time_range(),
@@ -467,15 +434,8 @@ def plan_pull(
 
     Every report, its range and ``compare`` are checked before anything is asked of the
     service, the present included; relative dates (``"7d"``) then resolve against
-    ``present()``, the service's, and the other period is the resolved report's.
-
-    Args:
-        reports: the reports.
-        window: a forced window length, else the budget decides.
-        points: the budget of one request in points (buckets x metrics).
-        compare: None, or ``compare=`` of ``fetch`` (:func:`~.periods.plan_comparison`).
-        present: the service's present, asked only for reports with relative dates.
-        max_range: the longest range a report may cover (None: no bound).
+    ``present()``, the service's (asked only then), and the other period is the resolved
+    report's.
 
     Raises:
         QueryError: an invalid report or ``compare``.
@@ -510,13 +470,7 @@ def plan_pull(
 
 
 def check_range(report: Report, max_range: timedelta | None, index: int | None = None) -> None:
-    """A range longer than ``max_range`` is an InputError (before any request).
-
-    Args:
-        report: the report.
-        max_range: the longest range allowed, or None.
-        index: the report's place in a pull of several, named in the message.
-    """
+    """A range longer than ``max_range`` is an InputError naming the report's ``index``."""
     span = report.time_range()
     if max_range is None or span is None or span[1] - span[0] <= max_range:
         return

@@ -126,15 +126,8 @@ def describe_failures(failures: Sequence[Failure], parts: int, *, first_type: bo
 
     The first line counts the failures and states the first cause; other causes follow once
     each with their count; when not every part failed, the failed parts are named (the first
-    few); a hint ends it where one exists (nothing listens at the address).
-
-    Args:
-        failures: the failed parts, in plan order (at least one).
-        parts: how many requests the pull made.
-        first_type: name the first cause's error type (not when it is the raised error's).
-
-    Returns:
-        The message, e.g. ``"26 of 26 requests failed: TransportError: ..."`` and a hint.
+    few); a hint ends it where one exists (nothing listens at the address). ``first_type``
+    is False when the first cause's type is the raised error's own.
     """
     causes: dict[str, list[Failure]] = {}
     for f in failures:
@@ -158,13 +151,6 @@ def all_failed(failures: Sequence[Failure], parts: int) -> BaseException:
     A single request's error is raised as it is (with the hint when nothing listens at the
     address); for several, an error of the first one's type and attributes whose message is
     :func:`describe_failures`.
-
-    Args:
-        failures: the failed parts (every part of one report), at least one.
-        parts: how many requests the report made.
-
-    Returns:
-        The error.
     """
     error = failures[0].error
     if parts == 1 and not getattr(error, "unreachable", False):

@@ -1,27 +1,15 @@
 """What a fetched frame says about itself: top talkers, empty results, time (its ``attrs``).
 
-Applied once per report after its parts are assembled (docs/design.md, "Time"
-and "Top talkers"), from the report's facts (:class:`~.plan.ReportFacts`):
+Applied once per report after its parts are assembled, from the report's facts (the rules are
+in docs/design.md, "Time" and "Top talkers"; the range rule is applied with ownership, in
+:mod:`.assemble`). What the code relies on:
 
-- **range** (applied with ownership, :mod:`.assemble`): a report with buckets keeps exactly
-  the buckets that overlap ``[start, end)``; ``df.attrs["dropped_after_end"]`` counts the
-  buckets the service added at or after ``end``.
-- **top talker**: ``df.attrs["top_talker"]`` lists the grouped-by dimensions no filter pins
-  (a COUNT row is then a total labelled with one member, a MAX, MIN or AVG row that member's
-  own value), with a :class:`TopTalkerWarning`.
-- **empty**: ``df.attrs["empty"]`` lists the filters that matched nothing over the whole range
-  (one entry per fan-out value without a row, or the report's own filters when it has no row
-  at all), with an :class:`EmptyResultWarning`; a range that starts after the service's present
-  says so. An empty window inside a range with data is normal and says nothing.
-- **not on the account**: a current value (``NOW``) for a device the account does not have at
-  that time (an unknown IMSI or MSISDN, or a SIM not yet or no longer active) comes back with
-  the device's id and none of its attributes (eNodeB, UE IP, LR id). Such a row is dropped and
-  the id listed in ``df.attrs["not_on_account"]``, with an :class:`EmptyResultWarning`: an
-  unknown device is not an offline one.
-- **time** (:func:`mark_time`): ``df.attrs["clock"]`` is the present the pull was judged by
-  (the service's, from its latest answer, else the local clock), ``partial_buckets`` the
-  buckets the range covers only in part (with a :class:`PartialBucketWarning`; ``partial=
-  "drop"`` removes them) and ``provisional_from`` the first bucket the service may still revise.
+- a filter is *empty* only when it matched nothing over the whole range; an empty window
+  inside a range with data is normal and says nothing;
+- a current value (``NOW``) for a device the account does not have at that time (an unknown
+  IMSI or MSISDN, a SIM not yet or no longer active) comes back with the device's id and none
+  of its attributes (eNodeB, UE IP, LR id): an unknown device, not an offline one, so its row
+  is dropped and named in ``df.attrs["not_on_account"]``.
 """
 
 from __future__ import annotations
@@ -79,16 +67,8 @@ def mark(
 
     Drops the rows of devices not on the account (:func:`not_on_account`), sets
     ``top_talker``, ``dropped_after_end``, ``not_on_account`` and ``empty``, then the time
-    (:func:`mark_time`).
-
-    Args:
-        frame: the report's assembled frame (its ``attrs`` changed in place).
-        facts: the report's facts.
-        dropped: rows dropped by the range rule.
-        empty_values: the fan-out values (``{dimension: value}``) whose parts all succeeded
-            without a row.
-        clock: the present the pull is judged by, and which clock gave it.
-        partial: ``"keep"`` or ``"drop"``.
+    (:func:`mark_time`). ``empty_values`` are the fan-out values whose parts all succeeded
+    without a row; ``dropped`` counts the rows the range rule dropped.
 
     Returns:
         The frame (a new one when rows were dropped).
@@ -111,10 +91,6 @@ def not_on_account(frame: pd.DataFrame, facts: ReportFacts) -> tuple[pd.DataFram
 
     A row is such a device's when the report filters on a device id (``imsi``, ``msisdn``)
     and every device attribute the frame has (``enodeb_ip``, ``ue_ip``, ``lr_id``) is null.
-
-    Args:
-        frame: the report's assembled frame.
-        facts: the report's facts.
 
     Returns:
         The frame without those rows, and the devices named (``imsi=...``), in row order.
@@ -160,13 +136,6 @@ def mark_time(
     the range covers in part, with the share inside it) and ``provisional_from`` (the start of
     the bucket holding the present, when the range reaches it; else None). With ``partial=
     "drop"`` the rows of partial buckets go, counted in ``dropped_partial``.
-
-    Args:
-        frame: the report's assembled frame.
-        facts: the report's facts, its relative dates resolved.
-        now: the present the pull is judged by.
-        source: which clock gave ``now``.
-        partial: ``"keep"`` or ``"drop"``.
 
     Returns:
         The frame (a new one when rows were dropped).

@@ -49,10 +49,8 @@ Post = Callable[[dict[str, Any], str, str], "requests.Response"]
 class PartRunner:
     """Runs the parts of a client's pulls, in worker threads kept between pulls.
 
-    Args:
-        post: sends one request (the client's key and path are in it).
-        budget: the points budget of one request, shared with the client's planning.
-        redact: hides secrets in the text of errors.
+    ``budget`` is shared with the client's planning: a part that learns a smaller one lowers
+    it for every part still waiting.
     """
 
     def __init__(self, post: Post, budget: PointsBudget, redact: Callable[[object], str]) -> None:

@@ -1,26 +1,11 @@
 """The cache on disk: normalized rows in Arrow IPC segment files and a SQLite index.
 
-The rows a pull's writer has at hand are written as one segment file
-(``segments/<id>-<crc32>.arrow``, written to a temporary name and renamed, so no reader sees
-half a file) holding one entry per series (see :mod:`.segments`), and indexed in one
-transaction of the index (see :mod:`.index`), which maps each stored chunk of a series to
-its segment. A pull reads each segment once, whatever the number of entries and chunks it
-holds.
-
-Integrity: a segment's name carries the CRC-32 of its bytes, and its metadata the identity of
-what it holds (for each entry the series key, which covers the request with its fan-out
-value, and each chunk's bounds and rows). A segment that cannot be read, whose bytes fail the
-checksum, or whose identity is not what the index says is dropped with a warning: the chunks
-of every entry it holds are misses, fetched again. An index that SQLite cannot read is set
-aside (renamed ``*.damaged-<time>``) and rebuilt from the segments that pass both checks.
-
-Access: the index keeps, per scope (service address, API version, account), salted
-fingerprints of the keys seen to work there (HMAC-SHA256 of the key under a salt of this
-cache; never the key), with when they last did. Rows are served only to a key whose
-fingerprint is bound to the scope and was seen working in the last day.
-
-With ``max_bytes``, the oldest segments are evicted first (with every entry they hold) once
-the total size is over the bound.
+A pull's writer stores the rows it has at hand as one segment file (:mod:`.segments`) indexed
+in one transaction of the index (:mod:`.index`), which maps each chunk of a series to its
+segment; a pull reads each segment once. A segment that fails its checks is dropped with a
+warning (its chunks are misses); an index SQLite cannot read is set aside
+(``*.damaged-<time>``) and rebuilt from the segments that pass. Keys are bound to a scope by
+salted fingerprint only (:mod:`.trust`). With ``max_bytes``, the oldest segments go first.
 """
 
 from __future__ import annotations
@@ -250,11 +235,8 @@ class Store:
 
 class Reader:
     """Reads the entries of segments for one pull: a file is read and checked once however
-    many of its entries are asked for (the last few files read are kept; thread-safe).
-
-    Args:
-        store: the store.
-        keep: how many files to keep (None: all).
+    many of its entries are asked for (the last ``keep`` files read are kept, None: all;
+    thread-safe).
     """
 
     def __init__(self, store: Store, keep: int | None = 8) -> None:

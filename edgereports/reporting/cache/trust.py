@@ -48,16 +48,8 @@ def final_chunks(
     more than ``skew``, nor behind ``newest``, the start of the newest bucket the answer
     holds), and consistent with the answer (a chunk the answer leaves short of its end while
     that present lies past its end is not final: the rows the service did not have yet are
-    still to come). Then a chunk is final when it ends at least ``horizon`` before it.
-
-    Args:
-        run: the contiguous chunks just fetched.
-        newest: the start of the answer's newest bucket (None: the answer holds no row).
-        bucket: the bucket length.
-        stated: the present the service stated, or None.
-        local: the local clock.
-        horizon: how long the service may still revise its data.
-        skew: how far ``stated`` may run ahead of ``local``.
+    still to come). Then a chunk of ``run`` (contiguous, just fetched) is final when it ends
+    at least ``horizon`` before it.
 
     Example:
         >>> from datetime import UTC
@@ -89,15 +81,10 @@ class KeyBinding:
     """The scopes a pull's key is bound to in one cache (thread-safe).
 
     Args:
-        store: the cache's store.
-        fingerprint: the key's salted fingerprint in that store, or what computes it (called
-            when first needed: a pull that reads nothing may leave it to the thread that
-            records the key).
-        service: the service address.
-        api_version: the API version.
-        record: records in the index that the key worked in a scope (called with the scope
-            and what gives the fingerprint; by default at once, by
-            :meth:`.store.Store.see_key`).
+        fingerprint: the key's salted fingerprint, or what computes it (called when first
+            needed: a pull that reads nothing may leave it to the thread that records the key).
+        record: records that the key worked in a scope (called with the scope and what gives
+            the fingerprint; by default at once, by :meth:`.store.Store.see_key`).
     """
 
     def __init__(

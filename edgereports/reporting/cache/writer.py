@@ -65,11 +65,7 @@ def entry_of(
 
 
 class Writer:
-    """The writer of one pull (thread-safe).
-
-    Args:
-        cache: the cache.
-    """
+    """The writer of one pull (thread-safe)."""
 
     def __init__(self, cache: Cache) -> None:
         self.cache = cache
