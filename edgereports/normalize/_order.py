@@ -31,6 +31,8 @@ _TIME = {"timeseries": "time_stamp", "current": "start_time", "sim_count": "date
 _KEYS = ("account_id", "metric", "aggregation", "percentile")
 #: Above this many runs (and more than a quarter of the rows), rank row by row.
 _MAX_RUNS = 100_000
+#: Up to this many rows, text values are read one by one rather than taken.
+_FEW_ROWS = 1000
 
 Entry = tuple[str, str | None, float | None]
 
@@ -165,8 +167,10 @@ def _values(column: pd.Series, rows: np.ndarray) -> list[Any]:
     """The values of ``rows`` (NaN and nulls as None)."""
     array = column.array
     if isinstance(array, pd.arrays.ArrowStringArray):
-        pool = arrow_pool()
-        taken: list[Any] = pc.take(pa.array(array), pa.array(rows), memory_pool=pool).to_pylist()
+        data = pa.array(array)  # the column's chunks, no copy
+        if len(rows) <= _FEW_ROWS:  # a value each costs less than setting up a take
+            return [data[i].as_py() for i in rows.tolist()]
+        taken: list[Any] = pc.take(data, pa.array(rows), memory_pool=arrow_pool()).to_pylist()
         return taken
     values = column.to_numpy()[rows].tolist()
     return [None if isinstance(v, float) and math.isnan(v) else v for v in values]

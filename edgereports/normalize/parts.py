@@ -184,21 +184,17 @@ def owned(
     starts = _starts(runs) if runs and all(r is not None for r in runs) else None
     if not joined.num_rows or all(o is None for o in owners):
         return Owned(joined, [0] * len(tables), starts)
-    bounds = [
-        (_LOWEST, _HIGHEST)
-        if o is None
-        else (
-            _LOWEST if o[2] else epoch_micros(o[0]),
-            _HIGHEST if o[3] else epoch_micros(o[1]),
-        )
-        for o in owners
-    ]
-    low, high = (np.repeat(np.array(b, dtype=np.int64), lengths) for b in zip(*bounds, strict=True))
     at = stamps(joined)
-    keep = owned_mask(at, low, high, first=False, last=False, at_end=at_end)
-    after = (at > high) if at_end else (at >= high)
-    table_of_row = np.repeat(np.arange(len(tables)), lengths)
-    gone: list[int] = np.bincount(table_of_row[after], minlength=len(tables)).tolist()
+    keep = np.ones(len(at), dtype=bool)
+    gone = []
+    row = 0
+    for n, o in zip(lengths, owners, strict=True):  # table by table: small arrays, reused
+        mine = at[row : row + n]
+        low = _LOWEST if o is None or o[2] else epoch_micros(o[0])
+        high = _HIGHEST if o is None or o[3] else epoch_micros(o[1])
+        keep[row : row + n] = owned_mask(mine, low, high, first=False, last=False, at_end=at_end)
+        gone.append(int(np.count_nonzero((mine > high) if at_end else (mine >= high))))
+        row += n
     if bool(keep.all()):
         return Owned(joined, gone, starts)
     if starts is not None:  # a run starts at its first kept row; runs kept of no row go
