@@ -179,35 +179,33 @@ def owned(
     first appearance; a table without one gets nulls). ``runs``, if known, are each table's run
     lengths (:meth:`Rows.built`). Runs of kept rows are slices, not copies.
     """
-    joined = _join(tables)
-    lengths = [t.num_rows for t in tables]
-    starts = _starts(runs) if runs and all(r is not None for r in runs) else None
-    if not joined.num_rows or all(o is None for o in owners):
-        return Owned(joined, [0] * len(tables), starts)
-    at = stamps(joined)
-    keep = np.ones(len(at), dtype=bool)
-    gone = []
-    row = 0
-    for n, o in zip(lengths, owners, strict=True):  # table by table: small arrays, reused
-        mine = at[row : row + n]
-        low = _LOWEST if o is None or o[2] else epoch_micros(o[0])
-        high = _HIGHEST if o is None or o[3] else epoch_micros(o[1])
-        keep[row : row + n] = owned_mask(mine, low, high, first=False, last=False, at_end=at_end)
-        gone.append(int(np.count_nonzero((mine > high) if at_end else (mine >= high))))
-        row += n
-    if bool(keep.all()):
-        return Owned(joined, gone, starts)
-    if starts is not None:  # a run starts at its first kept row; runs kept of no row go
-        before = np.concatenate(([0], np.cumsum(keep)))
-        starts = np.unique(before[starts])
-        starts = starts[starts < before[-1]]
-    return Owned(_take(joined, np.flatnonzero(keep)), gone, starts)
-
-
-def _starts(runs: Sequence[list[int] | None]) -> np.ndarray:
-    """The first row of each run of the tables joined, from each table's runs' lengths."""
-    lengths = np.array([n for r in runs if r is not None for n in r if n], dtype=np.int64)
-    return np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    known = bool(runs) and all(r is not None for r in runs)
+    kept, gone, sizes = [], [], []
+    for k, (table, o) in enumerate(zip(tables, owners, strict=True)):
+        run = (runs[k] or []) if known else []
+        if o is None or not table.num_rows:
+            kept.append(table)
+            gone.append(0)
+            sizes += run
+            continue
+        at = stamps(table)
+        low = _LOWEST if o[2] else epoch_micros(o[0])
+        high = _HIGHEST if o[3] else epoch_micros(o[1])
+        keep = owned_mask(at, low, high, first=False, last=False, at_end=at_end)
+        gone.append(int(np.count_nonzero((at > high) if at_end else (at >= high))))
+        if bool(keep.all()):
+            kept.append(table)
+            sizes += run
+            continue
+        kept.append(_take(table, np.flatnonzero(keep)))
+        if run:  # each run keeps its kept rows
+            before = np.concatenate(([0], np.cumsum(keep)))
+            sizes += np.diff(before[np.cumsum([0, *run])]).tolist()
+    starts = None
+    if known:  # a run starts after the rows of those before it; a run of no row starts none
+        nonzero = np.array([n for n in sizes if n], dtype=np.int64)
+        starts = np.concatenate(([0], np.cumsum(nonzero)[:-1]))
+    return Owned(_join(kept), gone, starts)
 
 
 def _take(table: pa.Table, rows: np.ndarray) -> pa.Table:
