@@ -408,15 +408,16 @@ class CachedPull:
 
 
 class _Once:
-    """Makes a table once, for whichever thread asks first (the writer or the assembly)."""
+    """Builds an answer's rows once (:attr:`Rows.make`: the table and its runs' lengths), for
+    whichever thread asks first (the writer or the assembly)."""
 
-    def __init__(self, make: Callable[[], pa.Table]) -> None:
+    def __init__(self, make: Callable[[], tuple[pa.Table, list[int] | None]]) -> None:
         self._make = make
-        self._table: pa.Table | None = None
+        self._built: tuple[pa.Table, list[int] | None] | None = None
         self._lock = threading.Lock()
 
-    def __call__(self) -> pa.Table:
+    def __call__(self) -> tuple[pa.Table, list[int] | None]:
         with self._lock:
-            if self._table is None:
-                self._table = self._make()
-            return self._table
+            if self._built is None:
+                self._built = self._make()
+            return self._built
