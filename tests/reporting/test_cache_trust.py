@@ -1,10 +1,11 @@
 """The cache is never wrong: integrity, access and finality (against the sandbox, loopback).
 
 - Integrity: bit flips in segments, segments swapped between subscribers (file contents and
-  index entries), a truncated or overwritten index. Each damaged segment is dropped with a
-  warning and its chunks fetched again; the frame equals the uncached one; ``cache clear``
-  works on a damaged index.
-- Access: rows cached with one key are not served to another: a wrong key gets its AuthError.
+  index entries), a truncated or overwritten index, a garbage index row. Each damaged segment
+  (or row) is dropped with a warning and its chunks fetched again; the frame equals the
+  uncached one; ``cache clear`` works on a damaged index.
+- Access: rows cached with one key are not served to another, nor to a key the service
+  refuses for their account: a wrong key gets its AuthError.
 - Finality: a pull through a proxy that rewrites the ``Date`` header (ahead of the truth,
   missing, unparseable, ahead of the local clock, behind the data) stores nothing as final
   that the truth later changes.
@@ -166,6 +167,30 @@ def _damage(index: Path, damage: str) -> None:
         }[damage]
     )
     FIGURES["corruptions"] += 1
+
+
+@pytest.mark.parametrize(
+    "garbage", ["not json", "[[1, 2], [3]", "null", 7, "[[1, 2], [3]]", '[["x"], [1]]']
+)
+def test_a_garbage_index_row_is_dropped_and_its_chunks_fetched_again(
+    sandbox: SandboxHandle, tmp_path: Path, garbage: object
+) -> None:
+    import sqlite3
+
+    report = hourly(sandbox, "2022-06-20", "2022-06-23")
+    plain = client(sandbox).fetch(report)
+    client(sandbox, tmp_path).fetch(report)
+    with sqlite3.connect(tmp_path / "index.sqlite") as db:
+        (series,) = db.execute("SELECT series FROM entries ORDER BY series LIMIT 1").fetchone()
+        db.execute("UPDATE entries SET chunks = ? WHERE series = ?", (garbage, series))
+    FIGURES["corruptions"] += 1
+    got, sent, said = _pull(sandbox, tmp_path, report)
+    assert sent == 1  # the subscriber of that row, fetched again
+    assert sum("cannot be read" in s for s in said) == 1, said
+    _exact(got, plain)
+    again, sent, said = _pull(sandbox, tmp_path, report)  # stored anew
+    assert (sent, said) == (0, [])
+    _exact(again, plain)
 
 
 @pytest.mark.parametrize("damage", ["truncated", "emptied header"])
