@@ -235,6 +235,46 @@ def test_a_wrong_key_never_reads_the_cache(sandbox: SandboxHandle, tmp_path: Pat
             assert sandbox.api_key.encode() not in path.read_bytes()
 
 
+PRIMARY = "62c40843c7a1909709112345"  # the primary account of seed 0
+
+
+def test_a_key_refused_for_an_account_never_reads_its_cached_rows(
+    make_sandbox: Callable[..., SandboxHandle], tmp_path: Path
+) -> None:
+    """A key that works for one account, and is seen working there, is refused by the
+    service for another: it reads none of the other account's cached rows, and every pull of
+    them is sent (and refused), alone or beside a pull of its own account."""
+    narrow = "KEY-OF-ONE-ACCOUNT-0123456789"
+    sb = make_sandbox(account_keys={narrow: [PRIMARY]})
+    other = next(a.account_id for a in sb.network.accounts if a.account_id != PRIMARY)
+
+    def report(account: str) -> er.Report:
+        sims = [str(s.msisdn) for s in sb.network.sims_of(account)[:3]]
+        return er.presets.byte_usage_subscriber(
+            account_id=account, msisdn=sims, start="2022-06-01", end="2022-06-07"
+        )
+
+    mine, theirs = report(PRIMARY), report(other)
+    for r in (mine, theirs):  # the key of both accounts caches their rows
+        client(sb, tmp_path).fetch(r)
+    thief = er.ReportingClient(narrow, sb.reporting_url, cache=tmp_path, progress=False)
+    got, sent = counted(sb, lambda: thief.fetch(mine))
+    assert sent >= 1  # proved on its own account first
+    _exact(got, client(sb).fetch(mine))
+    _, sent = counted(sb, lambda: thief.fetch(mine))
+    assert sent == 0  # bound there: it reads its own account's rows
+    for pull in (lambda: thief.fetch(theirs), lambda: thief.fetch_many([mine, theirs])):
+        FIGURES["keys"] += 1
+        before = sb.request_count()
+        with pytest.raises(AuthError, match="may not read account"):
+            pull()
+        assert sb.request_count() > before
+    # the key of both accounts still reads both, sending nothing
+    for r in (mine, theirs):
+        _, sent = counted(sb, lambda r=r: client(sb, tmp_path).fetch(r))
+        assert sent == 0
+
+
 # -------------------------------------------------------------------------------- the clock
 
 

@@ -24,7 +24,7 @@ import orjson
 from .grid import Chunk
 from .store import Store
 
-__all__ = ["CLOCK_SKEW", "KeyBinding", "final_chunks"]
+__all__ = ["CLOCK_SKEW", "KeyBinding", "accounts_read", "final_chunks"]
 
 #: How far the service's stated present may run ahead of the local clock and still be
 #: trusted for finality.
@@ -77,6 +77,33 @@ def final_chunks(
     return [c for c in run if c[1] <= bound]
 
 
+def accounts_read(request: Mapping[str, Any]) -> Any:
+    """What scopes the rows ``request`` reads: its ``account_id`` filters (a request for
+    another account is another scope, whatever else it asks), or, for a request that names no
+    account, all its filters.
+
+    Example:
+        >>> def req(account):
+        ...     return {"dimension_filter_clauses": [{"filters": [
+        ...         {"dimension_name": "account_id", "operator": "EXACT", "expressions": [account]},
+        ...         {"dimension_name": "msisdn", "operator": "EXACT", "expressions": ["91"]}]}]}
+        >>> accounts_read(req("A"))
+        [{'dimension_name': 'account_id', 'operator': 'EXACT', 'expressions': ['A']}]
+        >>> accounts_read(req("A")) != accounts_read(req("B"))
+        True
+    """
+    clauses = request.get("dimension_filter_clauses") or []
+    found: list[Any] = [
+        f
+        for clause in clauses
+        for f in clause.get("filters") or []
+        if f.get("dimension_name") == "account_id"
+    ]
+    if request.get("account_id") is not None:
+        found.append({"account_id": request["account_id"]})
+    return found or clauses
+
+
 class KeyBinding:
     """The scopes a pull's key is bound to in one cache (thread-safe).
 
@@ -114,10 +141,11 @@ class KeyBinding:
         return self._fingerprint
 
     def scope(self, request: Mapping[str, Any]) -> str:
-        """What a key is bound to: the service address, API version and the account of
-        ``request``."""
-        account = request.get("account_id")
-        text = orjson.dumps([self.service, self.api_version, account])
+        """What a key is bound to: the service address, API version and the accounts
+        ``request`` reads (see :func:`accounts_read`)."""
+        text = orjson.dumps(
+            [self.service, self.api_version, accounts_read(request)], option=orjson.OPT_SORT_KEYS
+        )
         return hashlib.sha256(text).hexdigest()
 
     def bound(self, scope: str) -> bool:
