@@ -89,10 +89,9 @@ class ReportingClient(UsesConnection):
         horizon: how far back from the service's now data is still revised: chunks reaching
             into it are fetched again, never stored; by default 3 hours for HOUR buckets and
             2 days for DAY buckets and SIM counts.
-        data_lag: how far the service's data trails its clock (its ``Date``): the cache takes
-            the clock less this lag as the present its horizon counts back from. None
-            (default): no lag beyond what the horizon covers; set it for a service whose data
-            lags by more than the horizon.
+        data_lag: how far the service's data trails its clock (its ``Date``): the cache
+            counts its horizon back from the clock less this lag. None (default): no lag, the
+            horizon covering a shorter one; set it for a service whose data lags further.
         max_range: the longest range a pull may cover (five years by default): a longer one
             (``start="99999w"``) is an ``InputError`` before any request, not thousands of
             requests the service refuses one by one. None: no bound.
@@ -127,8 +126,8 @@ class ReportingClient(UsesConnection):
         rate_limit: float | str | None = None,
         cache: str | os.PathLike[str] | bool | Cache | None = None,
         horizon: timedelta | None = None,
-        max_range: timedelta | None = DEFAULT_MAX_RANGE,
         data_lag: timedelta | None = None,
+        max_range: timedelta | None = DEFAULT_MAX_RANGE,
     ) -> None:
         key = check_api_key(api_key)
         self.max_range = _check_max_range(max_range)
