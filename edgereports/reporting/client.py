@@ -16,7 +16,7 @@ from ..errors import ConfigError, InputError
 from ..normalize.output import check_output, convert
 from ..query import Report
 from .assemble import assemble_pull, parse_json
-from .cache import check_horizon
+from .cache import check_data_lag, check_horizon
 from .compare import align
 from .connection import UsesConnection, open_connection
 from .plan import DEFAULT_POINTS, plan_pull
@@ -89,6 +89,9 @@ class ReportingClient(UsesConnection):
         horizon: how far back from the service's now data is still revised: chunks reaching
             into it are fetched again, never stored; by default 3 hours for HOUR buckets and
             2 days for DAY buckets and SIM counts.
+        data_lag: how far the service's data trails its clock (its ``Date``): the cache
+            counts its horizon back from the clock less this lag. None (default): no lag, the
+            horizon covering a shorter one; set it for a service whose data lags further.
         max_range: the longest range a pull may cover (five years by default): a longer one
             (``start="99999w"``) is an ``InputError`` before any request, not thousands of
             requests the service refuses one by one. None: no bound.
@@ -97,8 +100,8 @@ class ReportingClient(UsesConnection):
         ConfigError: an empty key, a reporting URL that is not http(s), an unknown API
             version, or a bad number (a timeout that is not positive, negative
             ``retries``/``backoff``, a ``rate_limit`` that is not a positive rate, ...), a
-            cache path that is not a writable directory, a negative ``horizon``, all when the
-            client is built.
+            cache path that is not a writable directory, a negative ``horizon`` or
+            ``data_lag``, all when the client is built.
 
     Example:
         >>> client = ReportingClient("my-key", "https://reports.example")
@@ -123,11 +126,13 @@ class ReportingClient(UsesConnection):
         rate_limit: float | str | None = None,
         cache: str | os.PathLike[str] | bool | Cache | None = None,
         horizon: timedelta | None = None,
+        data_lag: timedelta | None = None,
         max_range: timedelta | None = DEFAULT_MAX_RANGE,
     ) -> None:
         key = check_api_key(api_key)
         self.max_range = _check_max_range(max_range)
         self._horizon = check_horizon(horizon)
+        self._data_lag = check_data_lag(data_lag)
         self._cache = _open_cache(cache)
         self._fingerprint: str | None = None
         self._budget = PointsBudget(points_per_request)
@@ -203,6 +208,7 @@ class ReportingClient(UsesConnection):
             cache=self._cache,
             horizon=self._horizon,
             max_range=self.max_range,
+            data_lag=self._data_lag,
             **self._options,
         )
         other._http.pacer = self._http.pacer  # one budget for both
@@ -523,6 +529,7 @@ class ReportingClient(UsesConnection):
             api_version=self.api_version,
             horizon=self._horizon,
             clock=self._http.stated_now,
+            data_lag=self._data_lag,
             fingerprint=self._key_fingerprint,
             refresh=refresh,
         )

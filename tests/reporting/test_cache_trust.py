@@ -1,10 +1,11 @@
 """The cache is never wrong: integrity, access and finality (against the sandbox, loopback).
 
 - Integrity: bit flips in segments, segments swapped between subscribers (file contents and
-  index entries), a truncated or overwritten index. Each damaged segment is dropped with a
-  warning and its chunks fetched again; the frame equals the uncached one; ``cache clear``
-  works on a damaged index.
-- Access: rows cached with one key are not served to another: a wrong key gets its AuthError.
+  index entries), a truncated or overwritten index, a garbage index row. Each damaged segment
+  (or row) is dropped with a warning and its chunks fetched again; the frame equals the
+  uncached one; ``cache clear`` works on a damaged index.
+- Access: rows cached with one key are not served to another, nor to a key the service
+  refuses for their account: a wrong key gets its AuthError.
 - Finality: a pull through a proxy that rewrites the ``Date`` header (ahead of the truth,
   missing, unparseable, ahead of the local clock, behind the data) stores nothing as final
   that the truth later changes.
@@ -168,6 +169,30 @@ def _damage(index: Path, damage: str) -> None:
     FIGURES["corruptions"] += 1
 
 
+@pytest.mark.parametrize(
+    "garbage", ["not json", "[[1, 2], [3]", "null", 7, "[[1, 2], [3]]", '[["x"], [1]]']
+)
+def test_a_garbage_index_row_is_dropped_and_its_chunks_fetched_again(
+    sandbox: SandboxHandle, tmp_path: Path, garbage: object
+) -> None:
+    import sqlite3
+
+    report = hourly(sandbox, "2022-06-20", "2022-06-23")
+    plain = client(sandbox).fetch(report)
+    client(sandbox, tmp_path).fetch(report)
+    with sqlite3.connect(tmp_path / "index.sqlite") as db:
+        (series,) = db.execute("SELECT series FROM entries ORDER BY series LIMIT 1").fetchone()
+        db.execute("UPDATE entries SET chunks = ? WHERE series = ?", (garbage, series))
+    FIGURES["corruptions"] += 1
+    got, sent, said = _pull(sandbox, tmp_path, report)
+    assert sent == 1  # the subscriber of that row, fetched again
+    assert sum("cannot be read" in s for s in said) == 1, said
+    _exact(got, plain)
+    again, sent, said = _pull(sandbox, tmp_path, report)  # stored anew
+    assert (sent, said) == (0, [])
+    _exact(again, plain)
+
+
 @pytest.mark.parametrize("damage", ["truncated", "emptied header"])
 def test_cache_clear_works_on_a_damaged_index(
     sandbox: SandboxHandle, tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: str
@@ -208,6 +233,46 @@ def test_a_wrong_key_never_reads_the_cache(sandbox: SandboxHandle, tmp_path: Pat
     for path in tmp_path.rglob("*"):
         if path.is_file():
             assert sandbox.api_key.encode() not in path.read_bytes()
+
+
+PRIMARY = "62c40843c7a1909709112345"  # the primary account of seed 0
+
+
+def test_a_key_refused_for_an_account_never_reads_its_cached_rows(
+    make_sandbox: Callable[..., SandboxHandle], tmp_path: Path
+) -> None:
+    """A key that works for one account, and is seen working there, is refused by the
+    service for another: it reads none of the other account's cached rows, and every pull of
+    them is sent (and refused), alone or beside a pull of its own account."""
+    narrow = "KEY-OF-ONE-ACCOUNT-0123456789"
+    sb = make_sandbox(account_keys={narrow: [PRIMARY]})
+    other = next(a.account_id for a in sb.network.accounts if a.account_id != PRIMARY)
+
+    def report(account: str) -> er.Report:
+        sims = [str(s.msisdn) for s in sb.network.sims_of(account)[:3]]
+        return er.presets.byte_usage_subscriber(
+            account_id=account, msisdn=sims, start="2022-06-01", end="2022-06-07"
+        )
+
+    mine, theirs = report(PRIMARY), report(other)
+    for r in (mine, theirs):  # the key of both accounts caches their rows
+        client(sb, tmp_path).fetch(r)
+    thief = er.ReportingClient(narrow, sb.reporting_url, cache=tmp_path, progress=False)
+    got, sent = counted(sb, lambda: thief.fetch(mine))
+    assert sent >= 1  # proved on its own account first
+    _exact(got, client(sb).fetch(mine))
+    _, sent = counted(sb, lambda: thief.fetch(mine))
+    assert sent == 0  # bound there: it reads its own account's rows
+    for pull in (lambda: thief.fetch(theirs), lambda: thief.fetch_many([mine, theirs])):
+        FIGURES["keys"] += 1
+        before = sb.request_count()
+        with pytest.raises(AuthError, match="may not read account"):
+            pull()
+        assert sb.request_count() > before
+    # the key of both accounts still reads both, sending nothing
+    for r in (mine, theirs):
+        _, sent = counted(sb, lambda r=r: client(sb, tmp_path).fetch(r))
+        assert sent == 0
 
 
 # -------------------------------------------------------------------------------- the clock

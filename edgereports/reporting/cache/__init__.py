@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..._dependencies import lazy_names
-from .grid import DEFAULT_HORIZONS, check_horizon
+from .grid import DEFAULT_HORIZONS, check_data_lag, check_horizon
 
 if TYPE_CHECKING:
     from .cache import Cache, default_directory, open_cache
@@ -32,6 +32,7 @@ __all__ = [
     "Cache",
     "CacheStats",
     "CachedPull",
+    "check_data_lag",
     "check_horizon",
     "default_directory",
     "open_cache",

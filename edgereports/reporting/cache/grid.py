@@ -2,7 +2,8 @@
 
 A chunk is a UTC day for HOUR buckets and a UTC month for DAY buckets (and SIM counts, which
 are daily). A chunk that ends before ``now - horizon`` is final; one reaching into the horizon
-is provisional (the service still revises it) and is never stored.
+is provisional (the service still revises it) and is never stored. "Now" is the service's
+present, its clock less the lag of its data (see :func:`.trust.final_chunks`).
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from ...query.timegrid import BUCKETS, floor
 
 __all__ = [
     "DEFAULT_HORIZONS",
+    "check_data_lag",
     "check_horizon",
     "chunk_of",
     "chunks",
     "horizon_for",
-    "is_final",
 ]
 
 _HOUR = BUCKETS["HOUR"]
@@ -30,8 +31,8 @@ DEFAULT_HORIZONS: dict[timedelta, timedelta] = {_HOUR: timedelta(hours=3), _DAY:
 Chunk = tuple[datetime, datetime]
 
 
-def check_horizon(horizon: object) -> timedelta | None:
-    """Return ``horizon`` (None: the default per granularity).
+def check_horizon(horizon: object, name: str = "horizon") -> timedelta | None:
+    """Return ``horizon`` (None: the default; ``name``: the option, for the message).
 
     Raises:
         ConfigError: not a ``timedelta``, or negative.
@@ -39,10 +40,19 @@ def check_horizon(horizon: object) -> timedelta | None:
     if horizon is None:
         return None
     if not isinstance(horizon, timedelta):
-        raise ConfigError(f"horizon must be a datetime.timedelta or None, got {horizon!r}")
+        raise ConfigError(f"{name} must be a datetime.timedelta or None, got {horizon!r}")
     if horizon < timedelta(0):
-        raise ConfigError(f"horizon must not be negative, got {horizon}")
+        raise ConfigError(f"{name} must not be negative, got {horizon}")
     return horizon
+
+
+def check_data_lag(lag: object) -> timedelta:
+    """Return ``lag``, how far the service's data trails its clock (None: no lag).
+
+    Raises:
+        ConfigError: not a ``timedelta``, or negative.
+    """
+    return check_horizon(lag, "data_lag") or timedelta(0)
 
 
 def horizon_for(bucket: timedelta, horizon: timedelta | None) -> timedelta:
@@ -82,8 +92,3 @@ def chunks(start: datetime, end: datetime, bucket: timedelta) -> list[Chunk]:
         out.append(chunk)
         moment = chunk[1]
     return out
-
-
-def is_final(chunk: Chunk, now: datetime, horizon: timedelta) -> bool:
-    """The chunk ends before ``now - horizon``: the service will not revise it any more."""
-    return chunk[1] <= now - horizon

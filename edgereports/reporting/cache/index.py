@@ -15,11 +15,14 @@ import random
 import sqlite3
 import threading
 import time
+import warnings
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
+
+from ...errors import EdgeReportsWarning
 
 __all__ = ["INDEX", "Index", "Placed"]
 
@@ -61,9 +64,22 @@ def while_busy(call: Callable[[], object]) -> None:
             time.sleep(random.uniform(0.01, 0.05))
 
 
-def _chunks(listed: str) -> dict[int, int]:
-    """An entry's chunks (start -> rows) from their JSON form (the starts, then the rows)."""
-    starts, rows = orjson.loads(listed)
+def _chunks(listed: object, *, typed: bool = True) -> dict[int, int] | None:
+    """An entry's chunks (start -> rows) from their JSON form (the starts, then the rows);
+    None when the column holds anything else (a garbage row: its entry is dropped).
+
+    ``typed=False`` checks the form but not that every value is an integer: for a lookup,
+    which only matches the starts against integers (a hit reads one row per part, and the
+    check would cost more than the parse).
+    """
+    try:
+        starts, rows = orjson.loads(listed)  # type: ignore[arg-type]
+    except (TypeError, ValueError):  # not text, not JSON (orjson's error is a ValueError)
+        return None
+    if type(starts) is not list or type(rows) is not list or len(starts) != len(rows):
+        return None
+    if typed and ({type(v) for v in starts} | {type(v) for v in rows}) - {int}:
+        return None
     return dict(zip(starts, rows, strict=True))
 
 
@@ -75,8 +91,9 @@ class Index:
     the file set aside).
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, unlink: Callable[[str], None] = lambda segment: None) -> None:
         self.path = path
+        self.unlink = unlink  # removes a segment's file (one no entry points to any more)
         self._local = threading.local()
         self._generation = 0
 
@@ -164,7 +181,11 @@ class Index:
             ).fetchall()
         found: dict[int, str] = {}
         for segment, listed in rows:
-            found.update((c, segment) for c in _chunks(listed) if c in wanted)
+            held = _chunks(listed, typed=False)
+            if held is None:
+                self._drop_garbage(series, segment)
+                continue
+            found.update((c, segment) for c in held if c in wanted)
         return found
 
     def held(self, series: Collection[str]) -> set[str]:
@@ -180,7 +201,30 @@ class Index:
             rows = db.execute(
                 "SELECT segment, chunks FROM entries WHERE series = ?", (series,)
             ).fetchall()
-        return sorted((c, seg, n) for seg, listed in rows for c, n in _chunks(listed).items())
+        out: list[tuple[int, str, int]] = []
+        for segment, listed in rows:
+            held = _chunks(listed)
+            if held is None:
+                self._drop_garbage(series, segment)
+                continue
+            out += [(c, segment, n) for c, n in held.items()]
+        return sorted(out)
+
+    def _drop_garbage(self, series: str, segment: str) -> None:
+        """Drop an entry whose row cannot be read (its chunks are misses, fetched again), with
+        its segment when no other entry points to it, and say so."""
+        with self.connection() as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                _delete_entry(db, series, segment)
+                gone = self._orphans(db, {segment})
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        for name in gone:
+            self.unlink(name)
+        _warn_garbage(self.path, segment)
 
     # -- writing --------------------------------------------------------------------------
 
@@ -219,9 +263,8 @@ class Index:
                 raise
         return gone
 
-    @staticmethod
     def _place(
-        db: sqlite3.Connection, series: str, segment: str, chunks: Mapping[int, int]
+        self, db: sqlite3.Connection, series: str, segment: str, chunks: Mapping[int, int]
     ) -> set[str]:
         """Add the entry of ``series`` in ``segment``, taking its chunks from the entries that
         held them; returns the segments of those entries."""
@@ -234,6 +277,11 @@ class Index:
             (series, first, last),
         ).fetchall():
             held = _chunks(listed)
+            if held is None:  # a garbage row: dropped (its segment too, if no entry is left)
+                _delete_entry(db, series, other)
+                touched.add(other)
+                _warn_garbage(self.path, other)
+                continue
             left = {c: n for c, n in held.items() if c not in chunks}
             if len(left) == len(held):
                 continue
@@ -245,7 +293,7 @@ class Index:
                     (*_columns(left), series, other),
                 )
             else:
-                db.execute("DELETE FROM entries WHERE series = ? AND segment = ?", (series, other))
+                _delete_entry(db, series, other)
         db.execute(
             "INSERT OR REPLACE INTO entries (series, segment, first, last, chunks, count, rows) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -343,6 +391,21 @@ class Index:
                 "INSERT OR REPLACE INTO keys (scope, fingerprint, seen) VALUES (?, ?, ?)",
                 (scope, fingerprint, time.time()),
             )
+
+
+def _delete_entry(db: sqlite3.Connection, series: str, segment: str) -> None:
+    """Delete the entry of ``series`` in ``segment``."""
+    db.execute("DELETE FROM entries WHERE series = ? AND segment = ?", (series, segment))
+
+
+def _warn_garbage(index: Path, segment: str) -> None:
+    """Say that an entry of ``segment`` in ``index`` could not be read and was dropped."""
+    warnings.warn(
+        f"a row of the cache index {str(index)!r} (segment {segment}) cannot be read; "
+        "dropped, its chunks are fetched again",
+        EdgeReportsWarning,
+        stacklevel=5,
+    )
 
 
 def _columns(chunks: Mapping[int, int]) -> tuple[int, int, str, int, int]:

@@ -90,6 +90,7 @@ class CachedPull:
         api_version: str,
         horizon: timedelta | None,
         clock: Callable[[], datetime | None],
+        data_lag: timedelta = timedelta(0),
         fingerprint: str | Callable[[], str],
         refresh: bool = False,
         local_clock: Callable[[], datetime] = lambda: datetime.now(UTC),
@@ -101,6 +102,7 @@ class CachedPull:
         self.api_version = api_version
         self.horizon = horizon
         self.clock = clock
+        self.data_lag = data_lag
         self.local_clock = local_clock
         self.skew = skew
         self.refresh = refresh
@@ -393,6 +395,7 @@ class CachedPull:
             stated=stated,
             local=local,
             horizon=horizon_for(bucket, self.horizon),
+            lag=self.data_lag,
             skew=self.skew,
         )
         self._count(part.report, provisional=len(run) - len(final))

@@ -46,7 +46,7 @@ class Store:
     def __init__(self, root: Path, max_bytes: int | None = None) -> None:
         self.root = root
         self.max_bytes = max_bytes
-        self.index = Index(root / INDEX)
+        self.index = Index(root / INDEX, unlink=self._unlink)
         self._salt: str | None = None  # read once: a thread that stores opens no connection
         (root / SEGMENTS).mkdir(exist_ok=True)
         try:

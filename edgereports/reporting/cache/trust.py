@@ -24,7 +24,7 @@ import orjson
 from .grid import Chunk
 from .store import Store
 
-__all__ = ["CLOCK_SKEW", "KeyBinding", "final_chunks"]
+__all__ = ["CLOCK_SKEW", "KeyBinding", "accounts_read", "final_chunks"]
 
 #: How far the service's stated present may run ahead of the local clock and still be
 #: trusted for finality.
@@ -39,6 +39,7 @@ def final_chunks(
     stated: datetime | None,
     local: datetime,
     horizon: timedelta,
+    lag: timedelta = timedelta(0),
     skew: timedelta = CLOCK_SKEW,
 ) -> list[Chunk]:
     """The chunks of ``run`` that may be stored as final.
@@ -46,15 +47,16 @@ def final_chunks(
     Final needs a present the cache can trust: the service stated one (``stated``: a
     parseable ``Date`` on its latest answer), plausible (not ahead of the ``local`` clock by
     more than ``skew``, nor behind ``newest``, the start of the newest bucket the answer
-    holds), and consistent with the answer (a chunk the answer leaves short of its end while
-    that present lies past its end is not final: the rows the service did not have yet are
-    still to come). Then a chunk of ``run`` (contiguous, just fetched) is final when it ends
-    at least ``horizon`` before it.
+    holds). The service's present is then its clock less its data ``lag``, or, when the
+    answer stops before the end of ``run`` (contiguous, just fetched), the start of its newest
+    bucket if earlier: that bucket holds the present the answer shows, so it is unfinished. A
+    bucket is final when it ends at least ``horizon`` before that present, and a chunk when
+    all its buckets are: when it ends by then. An answer with no rows makes nothing final.
 
     Example:
         >>> from datetime import UTC
         >>> day = (datetime(2024, 1, 1, tzinfo=UTC), datetime(2024, 1, 2, tzinfo=UTC))
-        >>> now = datetime(2024, 1, 5, tzinfo=UTC)
+        >>> now = datetime(2024, 1, 2, 5, tzinfo=UTC)
         >>> hour = timedelta(hours=1)
         >>> last = datetime(2024, 1, 1, 23, tzinfo=UTC)
         >>> ok = dict(local=now, horizon=3 * hour)
@@ -62,19 +64,50 @@ def final_chunks(
         True
         >>> final_chunks([day], last - 5 * hour, hour, stated=now, **ok)  # short of its end
         []
+        >>> final_chunks([day], last, hour, stated=now, lag=3 * hour, **ok)  # data lags
+        []
+        >>> next_day = (day[1], day[1] + 24 * hour)  # asked past the day, answered up to 23:00
+        >>> final_chunks([day, next_day], last, hour, stated=now, **ok)
+        []
         >>> final_chunks([day], last, hour, stated=None, **ok)  # no Date
         []
     """
     if stated is None or stated > local + skew:
         return []
-    answered = run[0][0]  # the end of the last bucket the answer holds
-    if newest is not None:
-        if newest > stated:
-            return []  # the present is behind the data served: not a present to trust
-        answered = newest + bucket
-    # final (ends ``horizon`` before the present: grid.is_final) and within the answer
-    bound = min(stated - horizon, answered)
+    if newest is None or newest > stated:
+        return []  # no rows to show a present, or a present behind the data served
+    present = stated - lag
+    if newest + bucket < run[-1][1]:  # the answer stops inside its newest bucket
+        present = min(present, newest)
+    bound = present - horizon
     return [c for c in run if c[1] <= bound]
+
+
+def accounts_read(request: Mapping[str, Any]) -> Any:
+    """What scopes the rows ``request`` reads: its ``account_id`` filters (a request for
+    another account is another scope, whatever else it asks), or, for a request that names no
+    account, all its filters.
+
+    Example:
+        >>> def req(account):
+        ...     return {"dimension_filter_clauses": [{"filters": [
+        ...         {"dimension_name": "account_id", "operator": "EXACT", "expressions": [account]},
+        ...         {"dimension_name": "msisdn", "operator": "EXACT", "expressions": ["91"]}]}]}
+        >>> accounts_read(req("A"))
+        [{'dimension_name': 'account_id', 'operator': 'EXACT', 'expressions': ['A']}]
+        >>> accounts_read(req("A")) != accounts_read(req("B"))
+        True
+    """
+    clauses = request.get("dimension_filter_clauses") or []
+    found: list[Any] = [
+        f
+        for clause in clauses
+        for f in clause.get("filters") or []
+        if f.get("dimension_name") == "account_id"
+    ]
+    if request.get("account_id") is not None:
+        found.append({"account_id": request["account_id"]})
+    return found or clauses
 
 
 class KeyBinding:
@@ -114,10 +147,11 @@ class KeyBinding:
         return self._fingerprint
 
     def scope(self, request: Mapping[str, Any]) -> str:
-        """What a key is bound to: the service address, API version and the account of
-        ``request``."""
-        account = request.get("account_id")
-        text = orjson.dumps([self.service, self.api_version, account])
+        """What a key is bound to: the service address, API version and the accounts
+        ``request`` reads (see :func:`accounts_read`)."""
+        text = orjson.dumps(
+            [self.service, self.api_version, accounts_read(request)], option=orjson.OPT_SORT_KEYS
+        )
         return hashlib.sha256(text).hexdigest()
 
     def bound(self, scope: str) -> bool:

@@ -96,13 +96,40 @@ def answer_report(
     given = request.args.get(key)
     if not given:
         raise ApiProblem(401, f"the {key} query parameter is required", field=key)
-    if not hmac.compare_digest(given, state.api_key):
+    accounts = _accounts_of_key(state, given)
+    if accounts is None and not hmac.compare_digest(given, state.api_key):
         raise ApiProblem(401, invalid, field=key)
     want_csv = _wants_csv()
     body = read_json_body()
+    if accounts is not None:
+        _refuse_other_accounts(body, accounts, key)
     state.log_report(body)
     ans = compute(body)
     return _answer_response(state, ans, want_csv, started, time.perf_counter())
+
+
+def _accounts_of_key(state: SandboxState, given: str) -> frozenset[str] | None:
+    """The accounts a further key of ``state.account_keys`` may read (None: not one of them)."""
+    found = None
+    for other, accounts in state.account_keys.items():
+        if hmac.compare_digest(given, other):
+            found = accounts
+    return found
+
+
+def _refuse_other_accounts(body: Any, accounts: frozenset[str], key: str) -> None:
+    """403 when ``body`` filters on an account outside ``accounts`` (a body without one is
+    left to validation)."""
+    clauses = body.get("dimension_filter_clauses") if isinstance(body, dict) else None
+    for clause in clauses if isinstance(clauses, list) else ():
+        filters = clause.get("filters") if isinstance(clause, dict) else None
+        for f in filters if isinstance(filters, list) else ():
+            if not isinstance(f, dict) or f.get("dimension_name") != "account_id":
+                continue
+            expressions = f.get("expressions")
+            for account in expressions if isinstance(expressions, list) else [expressions]:
+                if str(account) not in accounts:
+                    raise ApiProblem(403, f"this {key} may not read account {account}", field=key)
 
 
 def _answer_response(
@@ -142,7 +169,7 @@ def register_reporting(app: Flask, state: SandboxState) -> None:
     """
 
     def compute(body: Any) -> Answer:
-        now, limit = state.clock.timestamp(), state.limits.report_points
+        now, limit = state.data_now(), state.limits.report_points
         return answer(parse_report(body), state.network, now, state.seed, max_points=limit)
 
     @app.post(REPORT_PATH)

@@ -44,7 +44,7 @@ def register_reporting_v2(app: Flask, state: SandboxState) -> None:
             state,
             "Authorization",
             "invalid Authorization key",
-            lambda body: answer_v2(parse_v2(body), state.network, state.clock.timestamp()),
+            lambda body: answer_v2(parse_v2(body), state.network, state.data_now()),
         )
 
     @app.post(SERVICE_PATH)
@@ -59,6 +59,6 @@ def register_reporting_v2(app: Flask, state: SandboxState) -> None:
             raise ApiProblem(404, f"unknown mobile core {core_id!r}", field="coreId")
         body = read_json_body()
         state.log_report(body)
-        ans = answer_service(parse_service(body), state.network, state.clock.timestamp(), core_id)
+        ans = answer_service(parse_service(body), state.network, state.data_now(), core_id)
         answered = time.perf_counter()
         return timed_response(orjson.dumps(ans), "application/json", started, answered)

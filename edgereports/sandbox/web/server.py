@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from ..clock import Clock
@@ -161,6 +161,8 @@ def serve(
     service_token: str = DEFAULT_SERVICE_TOKEN,
     core_id: str = DEFAULT_CORE_ID,
     incidents: Sequence[Mapping[str, Any] | str] | None = None,
+    data_lag: timedelta | float = 0.0,
+    account_keys: Mapping[str, Sequence[str]] | None = None,
 ) -> AbstractContextManager[SandboxHandle]:
     """Run a sandbox in a background thread for the duration of a ``with`` block.
 
@@ -187,6 +189,12 @@ def serve(
             ``sim_idle`` (an MSISDN); ``start`` on a whole UTC hour (see
             ``model/incidents.py``). Every report is computed with them;
             :attr:`SandboxHandle.incidents` lists them.
+        data_lag: how far (seconds or a timedelta) the reported data trails the clock, as on
+            a service whose data lags: reports are answered as of the clock less the lag
+            (the bucket holding that instant partly filled, none after it), while every
+            answer's ``Date`` states the clock.
+        account_keys: further API keys of the report endpoints, each accepted only for the
+            account ids listed (``{"key": ["account id", ...]}``; 403 for any other account).
 
     Returns:
         A context manager: entering it starts the server and gives its :class:`SandboxHandle`,
@@ -208,6 +216,9 @@ def serve(
     require_extras()
     if sync_delay < 0:
         raise ValueError("sync_delay must be >= 0")
+    lag = data_lag.total_seconds() if isinstance(data_lag, timedelta) else float(data_lag)
+    if lag < 0:
+        raise ValueError("data_lag must be >= 0")
     if not api_key or not partner_name or not service_token or not core_id:
         raise ValueError("api_key, partner_name, service_token and core_id must not be empty")
     network = build_network(seed, devices, extra_accounts=extra_accounts)
@@ -223,6 +234,8 @@ def serve(
         service_token=service_token,
         core_id=core_id,
         throttle=Throttle((limits or Limits()).requests_per_second),
+        data_lag=lag,
+        account_keys={k: frozenset(map(str, v)) for k, v in (account_keys or {}).items()},
     )
     return _serving(state, host, port, quiet)
 

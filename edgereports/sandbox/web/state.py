@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter, deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +59,11 @@ class SandboxState:
         core_id: the mobile core id of the v2 reporting service.
         throttle: the rate-limit mode (its limit starts at ``limits.requests_per_second``).
         buffers: recycled buffers of large JSON answers (``buffers.py``).
+        data_lag: seconds the reported data trails the clock (a service whose data lags):
+            reports are answered as of ``clock - data_lag``, the ``Date`` header states the
+            clock.
+        account_keys: further API keys of the report endpoints, each accepted only for the
+            accounts listed (403 for any other).
     """
 
     network: Network
@@ -76,6 +82,12 @@ class SandboxState:
     core_id: str = ""
     throttle: Throttle = field(default_factory=Throttle)
     buffers: BufferPool = field(default_factory=BufferPool)
+    data_lag: float = 0.0
+    account_keys: Mapping[str, frozenset[str]] = field(default_factory=dict, repr=False)
+
+    def data_now(self) -> float:
+        """The present of the reported data, POSIX seconds: the clock less ``data_lag``."""
+        return self.clock.timestamp() - self.data_lag
 
     def count(self, area: str) -> None:
         """Count one request to ``area``."""
