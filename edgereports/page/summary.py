@@ -1,7 +1,8 @@
 """A short summary table of a report frame, with values in readable units.
 
-A frame compared with another period (``compare=``) gets the other period's figure and the
-change beside its own: the total for COUNT series, the mean for the others.
+A frame compared with other periods (``compare=``) gets, per series and period, both periods'
+figure over the same buckets and the change: like with like, the total for COUNT series and the
+mean for the others, named in ``compared``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from ..normalize.buckets import bucket_start
-from ..plotting import member_text, over_what, unit_scale, whose
+from ..plotting import member_text, over_what, period_title, split_compared, unit_scale, whose
 from ..query.timegrid import frame_buckets
 from ..schema import CURRENT, TIMESERIES, shape_of
 
@@ -29,11 +30,13 @@ def summary_table(df: pd.DataFrame) -> pd.DataFrame:
     account total; metric, aggregation and what it is per bucket, e.g. a time average) with
     its points, first and last bucket (the last marked "so far" when the service may still
     revise it; a PERCENTILE over a range gives the range, its last day included), and min,
-    mean and max (plus the total for COUNT); with a comparison, ``previous`` (the other
-    period's total for COUNT, mean otherwise, over the rows that have a counterpart) and
-    ``change`` (in percent of it). Current values: one row per value (per eNodeB
-    with online counts when there are many devices). SIM counts: one row per kind with min,
-    mean, max and the latest day.
+    mean and max (plus the total for COUNT); with a comparison, per other period (named in
+    ``vs`` when there are several) ``compared`` (``total`` for COUNT, ``mean`` for the
+    others: like with like), ``this`` and ``other`` (that figure of each period over the rows
+    whose change is computed: rows with a counterpart, whose buckets hold the same share of
+    their time) and ``change`` (in percent of ``other``, with the rows it rests on when not all
+    of them). Current values: one row per value (per eNodeB with online counts when there are
+    many devices). SIM counts: one row per kind with min, mean, max and the latest day.
 
     Args:
         df: a normalized frame.
@@ -47,11 +50,28 @@ def summary_table(df: pd.DataFrame) -> pd.DataFrame:
     if df.empty:
         return pd.DataFrame({"note": ["no rows"]})
     shape = shape_of(df)
-    if shape == "timeseries":
-        return _series(df)
-    if shape == "current":
-        return _current(df)
-    return _sims(df)
+    if shape == "sim_count":
+        return _sims(df)
+    own, compared = split_compared(df)
+    summary = _series(own) if shape == "timeseries" else _current(own)
+    if compared is None:
+        return summary
+    blocks = []
+    for k, name in enumerate(compared.names):
+        rows = own.assign(_then=compared.values[k], _alike=_alike(df, k, len(own)))
+        block = summary.copy()
+        if len(compared.names) > 1 or compared.cohorts:
+            block["vs"] = period_title(name)
+        figures = _figures(rows, shape)
+        for column in ("compared", "this", "other", "change"):
+            block[column] = figures[column]
+        blocks.append(block)
+    return pd.concat(blocks, ignore_index=True)
+
+
+def _alike(df: pd.DataFrame, k: int, n: int) -> Any:
+    """Which rows of block ``k`` of a compared frame have a change (like for like)."""
+    return df["change"].iloc[k * n : (k + 1) * n].notna().to_numpy()
 
 
 def _series(df: pd.DataFrame) -> pd.DataFrame:
@@ -88,34 +108,52 @@ def _series(df: pd.DataFrame) -> pd.DataFrame:
                 "mean": _readable(metric, values.mean()),
                 "max": _readable(metric, values.max()),
                 "total": _readable(metric, values.sum()) if agg == "COUNT" else "",
-                **_compared(part, metric, agg == "COUNT"),
             }
         )
     return pd.DataFrame(rows)
 
 
-def _compared(part: pd.DataFrame, metric: str, total: bool) -> dict[str, str]:
-    """The other period's figure and the change, for a compared series (else nothing)."""
-    if "compare_value" not in part.columns:
-        return {}
-    both = part[part["compare_value"].notna()]
-    if both.empty:
-        return {"previous": "", "change": "no counterpart"}
-    now = both["value"].astype(float)
-    then = both["compare_value"].astype(float)
-    mine, theirs = (now.sum(), then.sum()) if total else (now.mean(), then.mean())
-    return {"previous": _readable(metric, theirs), "change": change_text(mine, theirs)}
+def _figures(rows: pd.DataFrame, shape: str) -> dict[str, list[str]]:
+    """Per summary row (in :func:`_series`'s or :func:`_current`'s order), the compared
+    figure of both periods and the change. ``rows`` holds this period's rows with the other
+    period's value (``_then``) and whether their change is computed (``_alike``)."""
+    out: dict[str, list[str]] = {"compared": [], "this": [], "other": [], "change": []}
+    dims = [d for d in TIMESERIES.dimensions_of(rows) if d not in ("_then", "_alike")]
+    online = shape == "current" and _by_enodeb(rows)
+    if online:  # online devices per eNodeB
+        status = rows[rows["metric"] == "ue_online_status"]
+        parts = [part for _, part in status.groupby("enodeb_ip", sort=True)]
+    elif shape == "current":
+        parts = [rows.iloc[[i]] for i in range(len(rows))]
+    else:
+        keys = [*dims, "metric", "aggregation", "percentile"]
+        parts = [part for _, part in rows.groupby(keys, dropna=False, sort=False)]
+    for part in parts:
+        count = bool((part["aggregation"].astype(object) == "COUNT").all())
+        total = online or (count and shape != "current")
+        metric = str(part["metric"].iloc[0])
+        alike = part[part["_alike"]]
+        what = "online" if online else "value" if shape == "current" else "mean"
+        out["compared"].append("total" if total and not online else what)
+        if alike.empty:
+            none = part["_then"].isna().all()
+            out["this"].append("")
+            out["other"].append("")
+            out["change"].append("no counterpart" if none else "not like for like")
+            continue
+        now, then = alike["value"].astype(float), alike["_then"].astype(float)
+        mine, theirs = (now.sum(), then.sum()) if total else (now.mean(), then.mean())
+        out["this"].append(_readable(metric, mine))
+        out["other"].append(_readable(metric, theirs))
+        share = f" ({len(alike)} of {len(part)})" if len(alike) < len(part) else ""
+        out["change"].append(change_text(mine, theirs) + share)
+    return out
 
 
-def _compared_value(row: Any, metric: str) -> dict[str, str]:
-    """The other period's value and the change, for a compared current value."""
-    then = getattr(row, "compare_value", None)
-    if then is None:
-        return {}
-    if then != then:
-        return {"previous": "", "change": "no counterpart"}
-    now = float(str(row.value))
-    return {"previous": _readable(metric, float(then)), "change": change_text(now, float(then))}
+def _by_enodeb(df: pd.DataFrame) -> bool:
+    """The current values are summed up per eNodeB (many devices' online status)."""
+    status = df[df["metric"] == "ue_online_status"]
+    return len(status) > _MANY_DEVICES and "enodeb_ip" in CURRENT.dimensions_of(df)
 
 
 def change_text(value: float, previous: float) -> str:
@@ -148,7 +186,7 @@ def _request_range(df: pd.DataFrame) -> tuple[str, str]:
 def _current(df: pd.DataFrame) -> pd.DataFrame:
     dims = [d for d in CURRENT.dimensions_of(df) if df[d].notna().any()]
     status = df[df["metric"] == "ue_online_status"]
-    if len(status) > _MANY_DEVICES and "enodeb_ip" in dims:
+    if _by_enodeb(df) and "enodeb_ip" in dims:
         grouped = status.groupby("enodeb_ip", sort=True)["value"]
         out = pd.DataFrame(
             {
@@ -172,7 +210,6 @@ def _current(df: pd.DataFrame) -> pd.DataFrame:
                 "over the window": over_what(_text(row.aggregation)),
                 "value": text or _text(row.value_text),
                 "window": f"{row.start_time:%Y-%m-%d %H:%M}–{row.end_time:%H:%M}Z",
-                **_compared_value(row, metric),
             }
         )
     return pd.DataFrame(rows)

@@ -151,12 +151,13 @@ def test_the_page_is_valid_html_holding_every_report_and_its_comparison(compared
     # the summary of each compared report has the other period's figure and the change, and
     # its first rows the comparison's columns
     headers = re.findall(r"<th>([^<]*)</th>", compared.page)
-    assert headers.count("previous") == 2 and headers.count("compare_value") == 2
-    assert headers.count("change") == 2 + 2 and headers.count("change_pct") == 2
+    for header in ("compared", "this", "other", "compare_value", "change_pct", "compare_partial"):
+        assert headers.count(header) == 2, header
+    assert headers.count("change") == 2 + 2
     assert re.search(r"[+-]\d+\.\d%", text)
     assert (
-        "Compared with 25 Feb – 2 Mar 2024 (UTC) (previous period: from 2024-02-25 00:00 UTC "
-        "up to 2024-03-03 00:00 UTC)"
+        "Compared with 25 Feb – 2 Mar 2024 (UTC) (previous period: the range's own length "
+        "earlier, from 2024-02-25 00:00 UTC up to 2024-03-03 00:00 UTC)"
     ) in text
     assert "no comparison for SIM counts" in text
     assert "Range: the last 7d, 3–9 Mar 2024 (UTC): from 2024-03-03 00:00 up to 2024-03-10" in text
@@ -210,7 +211,12 @@ def test_a_refused_key_still_writes_a_page_naming_every_report(
     ("flags", "message"),
     [
         (["--last", "LAST WEEK"], "--last must be a number of days, weeks or hours back"),
-        (["--compare", "yesterday"], "--compare must be one of previous_period, previous_year"),
+        (
+            ["--compare", "yesterday"],
+            "--compare must be one of previous_period, previous_week, previous_year, "
+            "previous_year_dow, or up to 4 of them separated by commas, got 'yesterday'",
+        ),
+        (["--compare", "previous_week,previous_week"], "--compare must be one of"),
     ],
 )
 def test_bad_flags_are_one_line_and_exit_2_before_any_request(
@@ -374,6 +380,6 @@ def test_a_v2_report_of_the_job_is_compared_on_its_own_version(
         v2.close()
     assert page.failures == []
     section = next(s for s in page.sections if s.id == "report-ue_v2")
-    assert section.body.count("<img ") == 1 and "<th>previous</th>" in section.body
+    assert section.body.count("<img ") == 1 and "<th>compared</th>" in section.body
     pd.testing.assert_frame_equal(page.frames["ue_v2"], expected)
     assert expected["compare_value"].notna().all()
