@@ -159,9 +159,10 @@ def as_pandas(data: Any, what: str = "as_pandas") -> pd.DataFrame:
     elif isinstance(data, pa.Table):
         table = data
     else:
+        package = type(data).__module__.split(".")[0]
+        kind = type(data).__name__ if package == "builtins" else f"{package}.{type(data).__name__}"
         raise InputError(
-            f"{what} needs a pandas DataFrame, a pyarrow.Table or a polars DataFrame, got "
-            f"{type(data).__module__.split('.')[0]}.{type(data).__name__}"
+            f"{what} needs a pandas DataFrame, a pyarrow.Table or a polars DataFrame, got {kind}"
         )
     mapping = {pa.string(): STRING, pa.large_string(): STRING, pa.string_view(): STRING}
     frame = table.to_pandas(types_mapper=mapping.get)

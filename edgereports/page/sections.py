@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .._version import __version__
 from ..errors import ConfigError, EdgeReportsError, InputError
 from ..plotting import period_title
+from .compared import comparison_table
 from .html import Section, chart_img, table_html
 from .summary import summary_table
 
@@ -73,7 +74,7 @@ def report_section(
     chart: str | None = None,
     extra: str = "",
 ) -> Section:
-    """A report's section: its chart, summary (with the comparison), notes and first rows.
+    """A report's section: its chart, notes, summary, comparison and first rows.
 
     Args:
         id: the anchor.
@@ -93,6 +94,9 @@ def report_section(
         parts.append(chart if chart is not None else _chart(frame, title))
         parts += [f'<p class="note">{html.escape(n)}</p>' for n in period_notes(frame)]
         parts.append(f"<h3>Summary</h3>{table_html(summary_table(frame))}")
+        compared = comparison_table(frame)
+        if not compared.empty:  # like with like: totals with totals, means with means
+            parts.append(f"<h3>Compared</h3>{table_html(compared)}")
         shown = min(HEAD_ROWS, len(frame))
         parts.append(
             f"<details><summary>First {shown} of {len(frame)} rows</summary>"

@@ -1,24 +1,18 @@
-"""A short summary table of a report frame, with values in readable units.
-
-A frame compared with other periods (``compare=``) gets, per series and period, both periods'
-figure over the same buckets and the change: like with like, the total for COUNT series and the
-mean for the others, named in ``compared``.
-"""
+"""A short summary table of a report frame, with values in readable units."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 import pandas as pd
 
 from ..normalize.buckets import bucket_start
-from ..plotting import member_text, over_what, period_title, split_compared, unit_scale, whose
+from ..plotting import member_text, over_what, own_rows, unit_scale, whose
 from ..query.timegrid import frame_buckets
 from ..schema import CURRENT, TIMESERIES, shape_of
 
-__all__ = ["change_text", "summary_table"]
+__all__ = ["by_enodeb", "change_text", "readable", "summary_table"]
 
 _MANY_DEVICES = 12
 
@@ -30,13 +24,10 @@ def summary_table(df: pd.DataFrame) -> pd.DataFrame:
     account total; metric, aggregation and what it is per bucket, e.g. a time average) with
     its points, first and last bucket (the last marked "so far" when the service may still
     revise it; a PERCENTILE over a range gives the range, its last day included), and min,
-    mean and max (plus the total for COUNT); with a comparison, per other period (named in
-    ``vs`` when there are several) ``compared`` (``total`` for COUNT, ``mean`` for the
-    others: like with like), ``this`` and ``other`` (that figure of each period over the rows
-    whose change is computed: rows with a counterpart, whose buckets hold the same share of
-    their time) and ``change`` (in percent of ``other``, with the rows it rests on when not all
-    of them). Current values: one row per value (per eNodeB with online counts when there are
-    many devices). SIM counts: one row per kind with min, mean, max and the latest day.
+    mean and max (plus the total for COUNT). Current values: one row per value (per eNodeB
+    with online counts when there are many devices). SIM counts: one row per kind with min,
+    mean, max and the latest day. A frame compared with other periods is summarized by its own
+    rows (:func:`~.compared.comparison_table` compares them).
 
     Args:
         df: a normalized frame.
@@ -52,26 +43,8 @@ def summary_table(df: pd.DataFrame) -> pd.DataFrame:
     shape = shape_of(df)
     if shape == "sim_count":
         return _sims(df)
-    own, compared = split_compared(df)
-    summary = _series(own) if shape == "timeseries" else _current(own)
-    if compared is None:
-        return summary
-    blocks = []
-    for k, name in enumerate(compared.names):
-        rows = own.assign(_then=compared.values[k], _alike=_alike(df, k, len(own)))
-        block = summary.copy()
-        if len(compared.names) > 1 or compared.cohorts:
-            block["vs"] = period_title(name)
-        figures = _figures(rows, shape)
-        for column in ("compared", "this", "other", "change"):
-            block[column] = figures[column]
-        blocks.append(block)
-    return pd.concat(blocks, ignore_index=True)
-
-
-def _alike(df: pd.DataFrame, k: int, n: int) -> Any:
-    """Which rows of block ``k`` of a compared frame have a change (like for like)."""
-    return df["change"].iloc[k * n : (k + 1) * n].notna().to_numpy()
+    own = own_rows(df)
+    return _series(own) if shape == "timeseries" else _current(own)
 
 
 def _series(df: pd.DataFrame) -> pd.DataFrame:
@@ -104,53 +77,16 @@ def _series(df: pd.DataFrame) -> pd.DataFrame:
                 "points": len(part),
                 "from": first,
                 "to": last,
-                "min": _readable(metric, values.min()),
-                "mean": _readable(metric, values.mean()),
-                "max": _readable(metric, values.max()),
-                "total": _readable(metric, values.sum()) if agg == "COUNT" else "",
+                "min": readable(metric, values.min()),
+                "mean": readable(metric, values.mean()),
+                "max": readable(metric, values.max()),
+                "total": readable(metric, values.sum()) if agg == "COUNT" else "",
             }
         )
     return pd.DataFrame(rows)
 
 
-def _figures(rows: pd.DataFrame, shape: str) -> dict[str, list[str]]:
-    """Per summary row (in :func:`_series`'s or :func:`_current`'s order), the compared
-    figure of both periods and the change. ``rows`` holds this period's rows with the other
-    period's value (``_then``) and whether their change is computed (``_alike``)."""
-    out: dict[str, list[str]] = {"compared": [], "this": [], "other": [], "change": []}
-    dims = [d for d in TIMESERIES.dimensions_of(rows) if d not in ("_then", "_alike")]
-    online = shape == "current" and _by_enodeb(rows)
-    if online:  # online devices per eNodeB
-        status = rows[rows["metric"] == "ue_online_status"]
-        parts = [part for _, part in status.groupby("enodeb_ip", sort=True)]
-    elif shape == "current":
-        parts = [rows.iloc[[i]] for i in range(len(rows))]
-    else:
-        keys = [*dims, "metric", "aggregation", "percentile"]
-        parts = [part for _, part in rows.groupby(keys, dropna=False, sort=False)]
-    for part in parts:
-        count = bool((part["aggregation"].astype(object) == "COUNT").all())
-        total = online or (count and shape != "current")
-        metric = str(part["metric"].iloc[0])
-        alike = part[part["_alike"]]
-        what = "online" if online else "value" if shape == "current" else "mean"
-        out["compared"].append("total" if total and not online else what)
-        if alike.empty:
-            none = part["_then"].isna().all()
-            out["this"].append("")
-            out["other"].append("")
-            out["change"].append("no counterpart" if none else "not like for like")
-            continue
-        now, then = alike["value"].astype(float), alike["_then"].astype(float)
-        mine, theirs = (now.sum(), then.sum()) if total else (now.mean(), then.mean())
-        out["this"].append(_readable(metric, mine))
-        out["other"].append(_readable(metric, theirs))
-        share = f" ({len(alike)} of {len(part)})" if len(alike) < len(part) else ""
-        out["change"].append(change_text(mine, theirs) + share)
-    return out
-
-
-def _by_enodeb(df: pd.DataFrame) -> bool:
+def by_enodeb(df: pd.DataFrame) -> bool:
     """The current values are summed up per eNodeB (many devices' online status)."""
     status = df[df["metric"] == "ue_online_status"]
     return len(status) > _MANY_DEVICES and "enodeb_ip" in CURRENT.dimensions_of(df)
@@ -186,7 +122,7 @@ def _request_range(df: pd.DataFrame) -> tuple[str, str]:
 def _current(df: pd.DataFrame) -> pd.DataFrame:
     dims = [d for d in CURRENT.dimensions_of(df) if df[d].notna().any()]
     status = df[df["metric"] == "ue_online_status"]
-    if _by_enodeb(df) and "enodeb_ip" in dims:
+    if by_enodeb(df) and "enodeb_ip" in dims:
         grouped = status.groupby("enodeb_ip", sort=True)["value"]
         out = pd.DataFrame(
             {
@@ -200,7 +136,7 @@ def _current(df: pd.DataFrame) -> pd.DataFrame:
     for row in df.itertuples(index=False):
         metric = str(row.metric)
         value = float(str(row.value))
-        text = _readable(metric, value) if value == value else ""
+        text = readable(metric, value) if value == value else ""
         rows.append(
             {
                 **{d: _member(df, d, getattr(row, d), row.aggregation) for d in dims},
@@ -235,7 +171,7 @@ def _sims(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _readable(metric: str, value: float) -> str:
+def readable(metric: str, value: float) -> str:
     """One value in the unit that suits it (each value its own unit)."""
     return unit_scale(metric, [float(value)]).text(float(value))
 

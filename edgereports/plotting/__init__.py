@@ -29,7 +29,7 @@ from ._common import (
     request_range_text,
     unit_scale,
 )
-from ._compare import period_title, split_compared
+from ._compare import own_rows, period_title, split_compared
 from ._labels import member_text, over_what, shown_columns, whose
 from ._panels import plot_current, plot_device_status, plot_sim_count
 from ._series import plot_percentiles, plot_timeseries, plot_ue_connections
@@ -44,6 +44,7 @@ __all__ = [
     "figure_png",
     "member_text",
     "over_what",
+    "own_rows",
     "period_title",
     "plot",
     "plot_current",

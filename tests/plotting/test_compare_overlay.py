@@ -14,7 +14,7 @@ import pytest
 
 import edgereports as er
 from edgereports import presets
-from edgereports.page import summary_table
+from edgereports.page import comparison_table, summary_table
 from edgereports.sandbox import SandboxHandle
 
 
@@ -68,8 +68,8 @@ def test_the_summary_compares_totals_with_totals_over_the_same_days(
     frames: tuple[pd.DataFrame, pd.DataFrame],
 ) -> None:
     days, _ = frames
-    table = summary_table(days)
-    assert list(table.columns[-4:]) == ["compared", "this", "other", "change"]
+    table = comparison_table(days)
+    assert list(table.columns) == ["msisdn", "metric", "agg", "compared", "this", "other", "change"]
     assert set(table["compared"]) == {"total"}  # COUNT series: sums, not means
     for row, (_, part) in zip(table.itertuples(), days.groupby("msisdn", sort=False), strict=True):
         now, then = part["value"].sum(), part["compare_value"].sum()
@@ -78,10 +78,9 @@ def test_the_summary_compares_totals_with_totals_over_the_same_days(
             assert row.change == f"{(now - then) / then * 100:+.1f}%"
         else:
             assert row.change == ("0.0%" if now == 0 else "new")
-    plain = summary_table(
-        days.drop(columns=["compare_time_stamp", "compare_value", "change", "change_pct"])
-    )
-    assert "change" not in plain.columns  # a frame without a comparison: the table as before
+    plain = days.drop(columns=["compare_time_stamp", "compare_value", "change", "change_pct"])
+    assert comparison_table(plain).empty  # a frame without a comparison: nothing to compare
+    assert list(summary_table(days).columns) == list(summary_table(plain).columns)
 
 
 def summary_readable(seconds: float) -> str:

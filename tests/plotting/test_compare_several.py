@@ -17,7 +17,7 @@ from matplotlib.collections import LineCollection
 
 import edgereports as er
 from edgereports import presets
-from edgereports.page import summary_table
+from edgereports.page import comparison_table, summary_table
 from edgereports.plotting import chart_png, plot_timeseries
 from edgereports.sandbox import SandboxHandle
 
@@ -109,7 +109,7 @@ def test_plot_takes_arrow_and_polars_frames(
              for ax in drawn]  # fmt: skip
     assert lines[0] == lines[1] and drawn[0].get_title() == drawn[1].get_title()
     assert chart_png(other)[:4] == b"\x89PNG"
-    with pytest.raises(er.InputError, match="plot needs a pandas DataFrame, a pyarrow.Table or a"):
+    with pytest.raises(er.InputError, match=r"plot needs a pandas DataFrame, a pyarrow\.Table"):
         er.plot({"time_stamp": []})  # type: ignore[arg-type]
 
 
@@ -118,15 +118,17 @@ def test_the_summary_has_a_row_per_series_and_period_like_with_like(
 ) -> None:
     df = hours(sandbox, client)
     assert isinstance(df, pd.DataFrame)
-    table = summary_table(df)
+    table = comparison_table(df)
     assert list(table["vs"]) == ["previous week", "previous year, same weekday"]
-    assert list(table.columns[-5:]) == ["vs", "compared", "this", "other", "change"]
+    assert list(table.columns) == ["whose", "metric", "agg", "vs", "compared", "this", "other",
+                                   "change"]  # fmt: skip
     assert (table["this"] == table["this"].iloc[0]).all()
+    assert len(summary_table(df)) == 1  # this period's series, once
     peaks = presets.ue_connections_avg_peak(
         account_id=sandbox.account_id, start="2022-07-06", end="2022-07-09", granularity="DAY"
     )
     compared = client.fetch(peaks, compare="previous_week")  # today so far: not like for like
-    rows = summary_table(compared)
+    rows = comparison_table(compared)
     assert set(rows["compared"]) == {"mean"}  # MAX and AVG: means, never totals
     for row, (_, part) in zip(rows.itertuples(), compared.groupby("aggregation", sort=False),
                               strict=True):  # fmt: skip

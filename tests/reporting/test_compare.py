@@ -19,7 +19,10 @@ KEYS = ["account_id", "metric", "aggregation", "percentile"]
 # A week over the start of summer time in Berlin (Sunday 27 March 2022: no 02:00 that day),
 # and the same weekdays 364 days earlier (Sunday 28 March 2021 skipped its 02:00 too).
 WEEK = ("2022-03-21", "2022-03-28")
-OTHER = {"previous_week": ("2022-03-14", "2022-03-21"), "previous_year_dow": ("2021-03-22", "2021-03-29")}  # fmt: skip
+OTHER = {
+    "previous_week": ("2022-03-14", "2022-03-21"),
+    "previous_year_dow": ("2021-03-22", "2021-03-29"),
+}
 DAYS_BACK = {"previous_week": 7, "previous_year_dow": 364}
 ZONES = ["+05:30", "Europe/Berlin", "UTC"]
 

@@ -56,7 +56,7 @@ def test_four_periods_in_one_frame_are_the_single_comparisons_in_blocks(
 @pytest.mark.parametrize(
     ("compare", "message"),
     [
-        (RULES + ["previous_week"], "compare takes 1 to 4 periods, got 5"),
+        ([*RULES, "previous_week"], "compare takes 1 to 4 periods, got 5"),
         ([], "compare takes 1 to 4 periods, got 0"),
         (["previous_week", "previous_week"], "compare names a period twice"),
         (["previous_week", "last_month"], "compare must be 'previous_period', 'previous_week'"),
