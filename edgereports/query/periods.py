@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from typing import Any
 
 from .timegrid import BUCKETS, is_aligned
@@ -46,6 +46,7 @@ __all__ = [
     "counterparts",
     "covered_share",
     "describe_rule",
+    "fixed_gap",
     "from_wall",
     "grid_clock",
     "other_range",
@@ -257,6 +258,28 @@ def counterparts(
         aligned = met is not None and is_aligned(met, bucket)
         out.append(met.astimezone(UTC) if met is not None and aligned else None)
     return out
+
+
+def fixed_gap(
+    bucket: timedelta, zone: tzinfo, shift: Shift, first: datetime, other_first: datetime
+) -> timedelta | None:
+    """How far back every bucket's counterpart lies (:func:`counterparts`), when that is the
+    same for every bucket: on a clock of fixed offset (UTC days, an offset such as
+    ``+05:30``) and a shift of days; None when it varies (a zone with summer time at HOUR, a
+    shift of years).
+
+    Example:
+        >>> day = timedelta(days=1)
+        >>> t = datetime(2022, 6, 30, tzinfo=UTC)
+        >>> fixed_gap(day, UTC, Shift(days=364), t, t)
+        datetime.timedelta(days=364)
+    """
+    clock = grid_clock(bucket, zone)
+    if shift.years or not isinstance(clock, timezone):
+        return None
+    if shift.whole(bucket):
+        return timedelta(days=shift.days) + shift.time
+    return wall(first, clock) - wall(other_first, clock)
 
 
 def covered_share(

@@ -21,10 +21,11 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..query.periods import counterparts, covered_share
+from ..query.periods import counterparts, covered_share, fixed_gap
 from ..query.timegrid import (
     epoch_micros,
     floor,
+    micros,
     partial_buckets,
     provisional_from,
     row_bucket_micros,
@@ -193,14 +194,27 @@ def _meet(
         side = np.repeat([0, 1], [len(frame), len(other)])
         key = stamps.groupby([side, series]).rank(method="first").to_numpy(dtype="int64")
     ids = pd.DataFrame({"_series": series, "_key": key})
-    sides = (ids[: len(frame)], ids[len(frame) :])  # grouped apart: cheaper than at once
-    ids["_n"] = np.concatenate(
-        [s.groupby(["_series", "_key"], sort=False).cumcount() for s in sides]
-    )
+    cut = len(frame)
+    ids["_n"] = np.concatenate([_rank(series[:cut], key[:cut]), _rank(series[cut:], key[cut:])])
     theirs_ids = ids[len(frame) :].assign(_at=np.arange(len(other)))
     joined = ids[: len(frame)].merge(theirs_ids, on=["_series", "_key", "_n"], how="left")
     at: np.ndarray = joined["_at"].fillna(-1).to_numpy(dtype="int64")
     return at
+
+
+def _rank(series: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """Per row, how many rows before it (in order) have its series and key: 0 as a rule."""
+    import numpy as np
+
+    order = np.lexsort((key, series))  # stable: equal pairs keep their order
+    pairs_s, pairs_k = series[order], key[order]
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = (pairs_s[1:] != pairs_s[:-1]) | (pairs_k[1:] != pairs_k[:-1])
+    positions = np.arange(len(order))
+    first = np.maximum.accumulate(np.where(new, positions, 0))
+    rank = np.empty(len(order), dtype="int64")
+    rank[order] = positions - first
+    return rank
 
 
 def _bucket_micros(df: pd.DataFrame, when: str, comparison: Comparison) -> np.ndarray:
@@ -220,17 +234,15 @@ def _met(starts: np.ndarray, comparison: Comparison, period: Other) -> np.ndarra
         return starts
     bucket = comparison.bucket
     assert bucket is not None and comparison.start is not None and period.start is not None
-    unique = np.unique(starts)
-    met = counterparts(
-        [_moment(int(u)) for u in unique],
-        bucket,
-        comparison.zone,
-        period.shift,
-        floor(comparison.start, bucket),
-        floor(period.start, bucket),
-    )
+    first, other_first = floor(comparison.start, bucket), floor(period.start, bucket)
+    gap = fixed_gap(bucket, comparison.zone, period.shift, first, other_first)
+    if gap is not None:  # the same distance for every bucket
+        moved: np.ndarray = starts - micros(gap)
+        return moved
+    grid, at = _grid(starts, bucket)
+    met = counterparts(grid, bucket, comparison.zone, period.shift, first, other_first)
     table = np.array([_NONE if m is None else epoch_micros(m) for m in met], dtype="int64")
-    found: np.ndarray = table[np.searchsorted(unique, starts)]
+    found: np.ndarray = table[at]
     return found
 
 
@@ -255,16 +267,29 @@ def _time_facts(
         return np.full(n, share), np.full(n, late, dtype=bool)
     when = "time_stamp" if "time_stamp" in df.columns else "start_time"
     starts = _bucket_micros(df, when, comparison)
-    unique = np.unique(starts)
-    moments = [_moment(int(u)) for u in unique]
-    partial = {p.start for p in partial_buckets(start, end, bucket)}
+    shares, marks = np.ones(n), np.zeros(n, dtype=bool)
+    # only the partial buckets and those from the present on are not whole and final
+    special = [p.start for p in partial_buckets(start, end, bucket)]
     first = provisional_from(end, bucket, now) if now is not None else None
-    shares = np.array(
-        [covered_share(t, bucket, start, end, now, pieces=comparison.at_end) for t in moments]
-    )
-    marks = np.array([t in partial or (first is not None and t >= first) for t in moments])
-    index = np.searchsorted(unique, starts)
-    return shares[index], marks[index].astype(bool)
+    if first is not None:
+        marks |= starts >= epoch_micros(first)
+        special += [_moment(int(t)) for t in np.unique(starts[marks])]
+    for moment in dict.fromkeys(special):
+        rows = starts == epoch_micros(moment)
+        shares[rows] = covered_share(moment, bucket, start, end, now, pieces=comparison.at_end)
+        marks |= rows
+    return shares, marks
+
+
+def _grid(starts: np.ndarray, bucket: timedelta) -> tuple[list[datetime], np.ndarray]:
+    """The buckets from the first of ``starts`` (microseconds, bucket starts) to the last, and
+    the position of each start among them: a rule is worked out once per bucket, not per row."""
+
+    step = micros(bucket)
+    low, high = int(starts.min()), int(starts.max())
+    grid = [_moment(t) for t in range(low, high + 1, step)]
+    at: np.ndarray = (starts - low) // step
+    return grid, at
 
 
 def _moment(stamp: int) -> datetime:

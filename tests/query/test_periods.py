@@ -13,6 +13,7 @@ from edgereports.query.periods import (
     Shift,
     counterparts,
     covered_share,
+    fixed_gap,
     from_wall,
     other_range,
     pair_shift,
@@ -133,3 +134,30 @@ def test_the_previous_period_ends_where_the_range_starts_and_is_as_many_local_da
     low, high = other_range(start, end, shift, zone)
     assert shift == Shift(days=days) and high == start
     assert (start.date() - low.date()).days == days and low.time() == start.time()
+
+
+@LIMITS
+@given(
+    zone=st.sampled_from([UTC, IST, BERLIN]),
+    bucket=st.sampled_from([DAY, HOUR]),
+    days=st.integers(min_value=-400, max_value=800),
+    hours=st.integers(min_value=0, max_value=23),
+    start=st.integers(min_value=0, max_value=20 * 365 * 24),
+)
+def test_a_fixed_gap_is_where_every_counterpart_lies(
+    zone: tzinfo, bucket: timedelta, days: int, hours: int, start: int
+) -> None:
+    first = datetime(2010, 1, 1, tzinfo=UTC) + start * HOUR
+    first = first - (first - datetime(2010, 1, 1, tzinfo=UTC)) % bucket
+    shift = Shift(days=days, time=hours * HOUR)
+    other_first = first - timedelta(days=days) - shift.time
+    other_first = other_first - (other_first - datetime(2010, 1, 1, tzinfo=UTC)) % bucket
+    gap = fixed_gap(bucket, zone, shift, first, other_first)
+    if zone is BERLIN and bucket == HOUR:
+        assert gap is None  # summer time: the distance varies
+        return
+    assert gap is not None
+    starts = [first + i * bucket for i in range(0, 60, 7)]
+    assert counterparts(starts, bucket, zone, shift, first, other_first) == [
+        t - gap for t in starts
+    ]
