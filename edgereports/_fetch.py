@@ -169,8 +169,9 @@ def fetch(
     client: ReportingClient | None = None,
     settings: Settings | None = None,
     output: Output = "pandas",
-    compare: str | tuple[TimeLike, TimeLike] | None = None,
+    compare: str | tuple[TimeLike, TimeLike] | list[Any] | None = None,
     partial: str = "keep",
+    compare_by: Mapping[str, Any] | None = None,
     **params: Any,
 ) -> Any:
     """Fetch a preset or a report as a frame in one call.
@@ -187,11 +188,16 @@ def fetch(
         settings: the settings; by default ``Settings.from_env()``. The client made for them
             is kept in :data:`fetch_clients` and serves the next call with equal settings.
         output: ``"pandas"``, ``"arrow"`` or ``"polars"``.
-        compare: ``"previous_period"``, ``"previous_year"`` or ``(start, end)``: also pull
-            that period and add ``compare_time_stamp``, ``compare_value``, ``change`` and
-            ``change_pct`` (see :meth:`ReportingClient.fetch`; pandas output only).
+        compare: ``"previous_period"``, ``"previous_week"``, ``"previous_year"``,
+            ``"previous_year_dow"``, ``(start, end)`` or a list of up to 4 of them: also pull
+            those periods and add ``compare_time_stamp``, ``compare_value``, ``change``,
+            ``change_pct`` and ``compare_partial`` (a list: one block of rows per period,
+            named in ``period``; see :meth:`ReportingClient.fetch`).
         partial: ``"keep"`` the buckets the range covers only in part (named, with a
-            warning) or ``"drop"`` them.
+            warning), ``"drop"`` them, or ``"prorate"`` a comparison's other value where
+            the two rows hold different shares of their buckets' time.
+        compare_by: ``{dimension: [base, other, ...]}``: compare cohorts over the same range
+            (one block of rows per other value, named in ``cohort``).
         **params: the preset's parameters (``msisdn=[...]``, ``account_id=...``; the account
             defaults to ``EDGEREPORTS_ACCOUNT_ID`` or the sandbox's).
 
@@ -226,7 +232,9 @@ def fetch(
         except ConfigError as exc:
             raise ConfigError(f"er.fetch: {exc}, {_SANDBOX_HINT}") from None
         client = fetch_clients.get(settings)
-    return client.fetch(built, output=output, partial=partial, compare=compare)
+    return client.fetch(
+        built, output=output, partial=partial, compare=compare, compare_by=compare_by
+    )
 
 
 def _build(

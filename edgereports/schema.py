@@ -22,6 +22,8 @@ from .errors import InputError
 
 __all__ = [
     "COMPARE_COLUMNS",
+    "COMPARE_DTYPES",
+    "COMPARE_LABELS",
     "COUNT",
     "CSV_CURRENT_FIXED",
     "CSV_SIM_COUNT_HEADER",
@@ -37,6 +39,7 @@ __all__ = [
     "TIMESTAMP",
     "FrameSchema",
     "arrow_schema",
+    "compared_columns",
     "empty_frame",
     "identifier",
     "schema_for",
@@ -56,8 +59,28 @@ FLOAT: Final = np.dtype("float64")
 COUNT: Final = pd.Int64Dtype()
 
 #: The columns a comparison with another period adds at the end of a frame (only then):
-#: the other period's bucket and value at the same offset, and the change from it.
-COMPARE_COLUMNS: Final = ("compare_time_stamp", "compare_value", "change", "change_pct")
+#: the other period's bucket and value at the same offset, the change from it, and whether a
+#: partial or provisional bucket lies on either side.
+COMPARE_COLUMNS: Final = (
+    "compare_time_stamp",
+    "compare_value",
+    "change",
+    "change_pct",
+    "compare_partial",
+)
+#: The column naming the other period (``period``) or cohort (``cohort``) of each row, before
+#: :data:`COMPARE_COLUMNS`, in a frame compared with several (one block of rows each).
+COMPARE_LABELS: Final = ("period", "cohort")
+#: The dtypes of the comparison's columns, in their order.
+COMPARE_DTYPES: Final[dict[str, Any]] = {
+    "period": STRING,
+    "cohort": STRING,
+    "compare_time_stamp": TIMESTAMP,
+    "compare_value": FLOAT,
+    "change": FLOAT,
+    "change_pct": FLOAT,
+    "compare_partial": np.dtype("bool"),
+}
 
 #: The shape names, as found in ``df.attrs["shape"]``.
 SHAPES: Final = ("timeseries", "current", "sim_count")
@@ -75,6 +98,7 @@ _ARROW: Final[dict[str, pa.DataType]] = {
     "datetime64[us]": pa.timestamp("us"),
     "float64": pa.float64(),
     "Int64": pa.int64(),
+    "bool": pa.bool_(),
 }
 
 Column = tuple[str, Any]
@@ -107,11 +131,15 @@ class FrameSchema:
         """Return the column names in order, with ``dimensions`` in their slot (see dtypes)."""
         return list(self.dtypes(dimensions))
 
-    def dtypes(self, dimensions: Sequence[str] = ()) -> dict[str, Any]:
+    def dtypes(
+        self, dimensions: Sequence[str] = (), compared: Sequence[str] = ()
+    ) -> dict[str, Any]:
         """Return ``{column: dtype}`` in column order.
 
         Args:
             dimensions: dimension column names, in order.
+            compared: the comparison's columns the frame has (:data:`COMPARE_DTYPES`); they
+                come last, in their order.
 
         Returns:
             The ordered mapping of column name to pandas dtype.
@@ -124,13 +152,17 @@ class FrameSchema:
         out: dict[str, Any] = dict(self.head)
         out.update(dict.fromkeys(dims, STRING))
         out.update(dict(self.tail))
+        out.update({c: t for c, t in COMPARE_DTYPES.items() if c in compared})
         return out
 
-    def arrow_schema(self, dimensions: Sequence[str] = ()) -> pa.Schema:
+    def arrow_schema(
+        self, dimensions: Sequence[str] = (), compared: Sequence[str] = ()
+    ) -> pa.Schema:
         """Return the pyarrow schema of the frame (for Parquet and ``Table.from_pandas``).
 
         Args:
             dimensions: dimension column names, in order.
+            compared: the comparison's columns the frame has.
 
         Returns:
             A ``pyarrow.Schema``; columns in ``required`` are not nullable.
@@ -138,7 +170,7 @@ class FrameSchema:
         return pa.schema(
             [
                 pa.field(name, _ARROW[str(dtype)], nullable=name not in self.required)
-                for name, dtype in self.dtypes(dimensions).items()
+                for name, dtype in self.dtypes(dimensions, compared).items()
             ]
         )
 
@@ -152,8 +184,8 @@ class FrameSchema:
 
     def dimensions_of(self, df: pd.DataFrame) -> tuple[str, ...]:
         """Return the dimension columns of ``df`` (every column that is not a fixed one, nor
-        one of the :data:`COMPARE_COLUMNS` a comparison adds)."""
-        fixed = {*self.fixed, *COMPARE_COLUMNS}
+        one of the columns a comparison adds, :data:`COMPARE_DTYPES`)."""
+        fixed = {*self.fixed, *COMPARE_DTYPES}
         return tuple(str(c) for c in df.columns if c not in fixed)
 
     def validate(self, df: pd.DataFrame) -> pd.DataFrame:
@@ -162,7 +194,7 @@ class FrameSchema:
         Columns are put in schema order (dimension columns keep their relative order) and cast
         to the pinned dtypes: numbers in identifier columns become their integer text
         (``919876543210.0`` → ``"919876543210"``), naive timestamps are taken as UTC, others
-        are converted to UTC. The columns a comparison adds (:data:`COMPARE_COLUMNS`) are kept
+        are converted to UTC. The columns a comparison adds (:data:`COMPARE_DTYPES`) are kept
         after them. ``attrs`` are kept. A frame that already conforms is returned as an equal
         frame without copying data.
 
@@ -187,10 +219,8 @@ class FrameSchema:
         missing = [c for c in self.fixed if c not in df.columns]
         if missing:
             raise InputError(f"{self.shape} frame lacks column(s) {', '.join(missing)}")
-        dtypes = self.dtypes(self.dimensions_of(df))
-        compared = [c for c in COMPARE_COLUMNS if c in df.columns]
-        if compared:  # a comparison's columns stay at the end, in their dtypes
-            dtypes.update({c: TIMESTAMP if c == "compare_time_stamp" else FLOAT for c in compared})
+        # a comparison's columns stay at the end, in their dtypes
+        dtypes = self.dtypes(self.dimensions_of(df), compared_columns(df))
         out = {name: _coerce(df[name], name, dtype) for name, dtype in dtypes.items()}
         result = pd.DataFrame(out, index=df.index)
         for name in self.required:
@@ -236,6 +266,11 @@ SIM_COUNT: Final = FrameSchema(
 )
 #: Every schema by shape name.
 SCHEMAS: Final[dict[str, FrameSchema]] = {s.shape: s for s in (TIMESERIES, CURRENT, SIM_COUNT)}
+
+
+def compared_columns(df: pd.DataFrame) -> list[str]:
+    """The comparison's columns (:data:`COMPARE_DTYPES`) that ``df`` has, in their order."""
+    return [c for c in COMPARE_DTYPES if c in df.columns]
 
 
 def schema_for(shape: str) -> FrameSchema:
@@ -391,6 +426,11 @@ def _coerce(col: pd.Series, name: str, dtype: Any) -> pd.Series:
             return conv.astype(DATE)
         if dtype is COUNT:
             return pd.to_numeric(col).astype(COUNT)
+        if dtype == np.dtype("bool") and col.dtype.kind not in "iufb":  # "True" / "false"
+            text = col.astype(str).str.strip().str.lower()
+            if not text.isin(("true", "false")).all():
+                raise ValueError("values other than true and false")
+            return (text == "true").astype(bool)
         return pd.to_numeric(col).astype(dtype)
     except (ValueError, TypeError, OverflowError, ArithmeticError) as exc:
         raise InputError(f"column {name} ({col.dtype}) cannot be cast to {dtype}: {exc}") from None

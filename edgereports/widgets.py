@@ -53,7 +53,8 @@ RANGES = ("dates", "7d", "30d", "24h", "LAST HOUR", "LAST DAY", "LAST WEEK", "LA
 DIMENSION_PARAMS = ("msisdn", "imsi", "customer_site_id", "device", "customer_name")
 #: The comparison choices (``compare=`` of ``client.fetch``): none, or another period.
 COMPARE_OPTIONS = [("none", None), ("previous period", "previous_period"),
-                   ("previous year", "previous_year")]  # fmt: skip
+                   ("previous week", "previous_week"), ("previous year", "previous_year"),
+                   ("previous year, same weekday", "previous_year_dow")]  # fmt: skip
 _DEFAULT_GRAIN = "preset default"
 
 

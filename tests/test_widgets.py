@@ -258,6 +258,6 @@ def test_compare_fetches_the_previous_period_beside_each_row(
     explorer.export_path.value = str(tmp_path / "compared.parquet")
     explorer.export_button.click()
     assert list(pd.read_parquet(tmp_path / "compared.parquet").columns)[-2:] == [
-        "change",
         "change_pct",
+        "compare_partial",
     ]

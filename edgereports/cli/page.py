@@ -29,6 +29,8 @@ stderr, one line each); 2 bad arguments, job file or settings (no page).
 examples:
   edgereports page nightly.toml --last 7d --out weekly.html
   edgereports page nightly.toml --last 7d --compare previous_period --out weekly.html
+  edgereports page nightly.toml --last 7d --compare previous_week,previous_year_dow \
+      --out weekly.html                   # against last week and the same weekdays last year
   edgereports page nightly.toml --last 24h --health --out today.html
 """
 
@@ -48,7 +50,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--compare",
         metavar="PERIOD",
-        help=f"compare with another period: {' or '.join(COMPARE_MODES)}",
+        help=f"compare with other periods: {', '.join(COMPARE_MODES)}, or up to 4 of them "
+        "separated by commas",
     )
     p.add_argument("--health", action="store_true", help="add the account's health flags")
     p.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
@@ -57,19 +60,30 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
+def _compare(text: str | None) -> str | list[str] | None:
+    """``--compare``: one period's name, or several separated by commas (a list)."""
+    if text is None or "," not in text:
+        return text
+    return [part.strip() for part in text.split(",")]
+
+
 def run(args: argparse.Namespace) -> int:
     """Build and write the page; returns the exit status (messages go to stderr)."""
     from ..export.client import make_client
     from ..export.files import check_writable
     from ..export.job import load_job
-    from ..page import build_page, check_last, health_sections, load_health
+    from ..page import build_page, check_compare, check_last, health_sections, load_health
 
     try:
         check_last(args.last)
-        if args.compare is not None and args.compare not in COMPARE_MODES:
+        compare = _compare(args.compare)
+        try:
+            check_compare(compare)
+        except InputError:
             raise InputError(
-                f"--compare must be one of {', '.join(COMPARE_MODES)}, got {args.compare!r}"
-            )
+                f"--compare must be one of {', '.join(COMPARE_MODES)}, or up to 4 of them "
+                f"separated by commas, got {args.compare!r}"
+            ) from None
         check_writable(args.out, "--out")
         job = load_job(args.jobfile)
         makers = []
@@ -87,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
             page = build_page(
                 job,
                 last=args.last,
-                compare=args.compare,
+                compare=compare,
                 client=client,
                 sections=makers,
                 notify=_failed,

@@ -30,6 +30,7 @@ __all__ = [
     "emit",
     "fetch_and_write",
     "parse_compare",
+    "parse_compare_by",
     "parse_duration",
     "write_frame",
 ]
@@ -45,6 +46,10 @@ examples:
       --end 2024-08-14 --csv ue.csv           # a v2 preset: sent to /connectivity/v2/report
   edgereports report --preset time_usage_enterprise --account-id A --start 7d --end today \
       --compare previous_period               # this week against the week before
+  edgereports report --preset time_usage_enterprise --account-id A --start 7d --end today \
+      --compare previous_week,previous_year_dow   # and the same weekdays a year before
+  edgereports report --preset time_usage_subscriber --account-id A --msisdn 919876543210 \
+      --start 7d --end today --compare-by msisdn=919876543210,919876543211   # one SIM vs another
 
 Relative dates (--start 7d --end today, --last 7d) count back from the service's present, as
 its answers state it, not from this machine's clock.
@@ -103,8 +108,16 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     net.add_argument(
         "--compare",
         metavar="PERIOD",
-        help="also fetch another period and add compare_time_stamp, compare_value, change and "
-        "change_pct: previous_period, previous_year or START..END",
+        help="also fetch another period and add compare_time_stamp, compare_value, change, "
+        "change_pct and compare_partial: previous_period, previous_week, previous_year, "
+        "previous_year_dow or START..END; up to 4 separated by commas (a period column names "
+        "each)",
+    )
+    net.add_argument(
+        "--compare-by",
+        metavar="DIM=A,B",
+        help="compare cohorts over the same range: the report for A against it for B (and "
+        "more values; a cohort column names each), e.g. customer_site_id=S1,S2",
     )
     net.add_argument(
         "--workers",
@@ -118,10 +131,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     net.add_argument(
         "--partial",
-        choices=["keep", "drop"],
+        choices=["keep", "drop", "prorate"],
         default="keep",
         help="the buckets a range covers only in part (a range off the UTC grid): keep them, "
-        "named on stderr (default), or drop them",
+        "named on stderr (default), drop them, or (with --compare) keep them and scale the "
+        "other period's totals to the same share of time",
     )
     add_progress(net, "progress bar (default: when stderr is a terminal)")
     return p
@@ -212,24 +226,53 @@ def _fetch(args: argparse.Namespace) -> pd.DataFrame:
             accept=CSV if args.accept == "csv" else JSON,
             partial=args.partial,
             compare=parse_compare(args.compare),
+            compare_by=parse_compare_by(args.compare_by),
         )
 
 
-def parse_compare(text: str | None) -> str | tuple[str, str] | None:
-    """Read ``--compare``: a named period, or ``START..END``; None stays None.
+Period = str | tuple[str, str]
+
+
+def parse_compare(text: str | None) -> Period | list[Period] | None:
+    """Read ``--compare``: a named period, ``START..END``, or several separated by commas (a
+    list); None stays None.
 
     The value itself is checked by the client, before any request.
 
     Example:
         >>> parse_compare("2024-06-01..2024-07-01")
         ('2024-06-01', '2024-07-01')
+        >>> parse_compare("previous_week,previous_year_dow")
+        ['previous_week', 'previous_year_dow']
     """
     if text is None:
         return None
+    if "," in text:
+        periods = [parse_compare(part) for part in text.split(",")]
+        return [p for p in periods if p is not None and not isinstance(p, list)]
     start, dots, end = text.partition("..")
     if dots:
         return start.strip(), end.strip()
     return text.strip()
+
+
+def parse_compare_by(text: str | None) -> dict[str, list[str]] | None:
+    """Read ``--compare-by DIM=A,B``: ``{"DIM": ["A", "B"]}``; None stays None.
+
+    Raises:
+        InputError: no ``=`` or no value.
+
+    Example:
+        >>> parse_compare_by("customer_site_id=S1, S2")
+        {'customer_site_id': ['S1', 'S2']}
+    """
+    if text is None:
+        return None
+    dimension, equals, values = text.partition("=")
+    listed = [v.strip() for v in values.split(",") if v.strip()]
+    if not equals or not dimension.strip() or not listed:
+        raise InputError(f"--compare-by must look like customer_site_id=S1,S2, got {text!r}")
+    return {dimension.strip(): listed}
 
 
 def _to_file(args: argparse.Namespace) -> bool:

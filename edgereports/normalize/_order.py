@@ -22,7 +22,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..schema import COMPARE_COLUMNS, STRING, schema_for
+from ..schema import COMPARE_DTYPES, STRING, schema_for
 from ._request import RequestInfo
 from ._util import arrow_pool
 
@@ -74,7 +74,7 @@ def table_order(
 
 def _key_columns(names: Iterable[Any], shape: str) -> list[str]:
     """The columns that order rows: ``account_id``, the dimensions, the metric entry's."""
-    other = {*schema_for(shape).fixed, *COMPARE_COLUMNS} - set(_KEYS)
+    other = {*schema_for(shape).fixed, *COMPARE_DTYPES} - set(_KEYS)
     return [str(c) for c in names if c not in other]
 
 

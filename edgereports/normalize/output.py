@@ -1,5 +1,6 @@
-"""Other outputs of a frame: a ``pyarrow.Table`` with the pinned schema, a polars frame, and
-:func:`provenance`, which reads what the pull recorded from any of them.
+"""Other outputs of a frame: a ``pyarrow.Table`` with the pinned schema, a polars frame,
+:func:`provenance`, which reads what the pull recorded from any of them, and
+:func:`as_pandas`, which turns any of them back into the pandas frame.
 
 The frames are Arrow-backed (strings are ``ArrowStringArray`` chunks, numbers and stamps
 numpy arrays), so :func:`to_arrow` wraps their buffers: string and number columns are not
@@ -19,12 +20,21 @@ import pandas as pd
 import pyarrow as pa
 
 from ..errors import ConfigError, InputError
-from ..schema import schema_for, shape_of
+from ..schema import STRING, compared_columns, schema_for, shape_of
 
 if TYPE_CHECKING:
     import polars as pl
 
-__all__ = ["METADATA_KEY", "OUTPUTS", "Output", "convert", "provenance", "to_arrow", "to_polars"]
+__all__ = [
+    "METADATA_KEY",
+    "OUTPUTS",
+    "Output",
+    "as_pandas",
+    "convert",
+    "provenance",
+    "to_arrow",
+    "to_polars",
+]
 
 Output = Literal["pandas", "arrow", "polars"]
 #: The accepted values of ``output=``.
@@ -50,7 +60,8 @@ def to_arrow(df: pd.DataFrame) -> pa.Table:
     """The frame as a ``pyarrow.Table`` with the pinned Arrow schema and its provenance.
 
     Args:
-        df: a frame of :mod:`edgereports.schema` (timeseries, current or sim_count).
+        df: a frame of :mod:`edgereports.schema` (timeseries, current or sim_count), with the
+            comparison's columns when it has them.
 
     Returns:
         The table; ``provenance(table)`` gives ``df.attrs``.
@@ -64,7 +75,7 @@ def to_arrow(df: pd.DataFrame) -> pa.Table:
     """
     shape = df.attrs.get("shape") or shape_of(df)
     frame = schema_for(shape)
-    schema = frame.arrow_schema(frame.dimensions_of(df))
+    schema = frame.arrow_schema(frame.dimensions_of(df), compared_columns(df))
     columns = [_column(df[f.name], f.type) for f in schema]
     meta = {METADATA_KEY: orjson.dumps(dict(df.attrs), default=str)}
     return pa.table(columns, schema=schema.with_metadata(meta))
@@ -115,6 +126,48 @@ def convert(df: pd.DataFrame, output: Output) -> Any:
     assert isinstance(out, pl.DataFrame)
     setattr(out, _POLARS_ATTR, dict(df.attrs))  # polars frames have no metadata of their own
     return out
+
+
+def as_pandas(data: Any, what: str = "as_pandas") -> pd.DataFrame:
+    """A frame in any output form as the pandas frame, its provenance in ``attrs``.
+
+    A pandas frame is returned as it is; a ``pyarrow.Table`` or a polars frame (from
+    ``output="arrow"``/``"polars"``) becomes the frame that ``output="pandas"`` gives, with the
+    pinned dtypes and what :func:`provenance` reads of it in ``attrs``.
+
+    Args:
+        data: a pandas DataFrame, a ``pyarrow.Table`` or a polars DataFrame.
+        what: the caller's name, for the message.
+
+    Raises:
+        InputError: ``data`` is none of these, or not a frame of a known shape.
+
+    Example:
+        >>> import edgereports as er
+        >>> df = er.to_frame({"result": [[{"time_stamp": "2022-07-07T00:00:00Z",
+        ...     "name": "sim", "value": 3, "aggregation_type": "COUNT"}]]})
+        >>> back = as_pandas(to_arrow(df))
+        >>> back.equals(df), back.attrs == df.attrs
+        (True, True)
+    """
+    from ..schema import validate_frame
+
+    if isinstance(data, pd.DataFrame):
+        return data
+    if type(data).__module__.startswith("polars") and hasattr(data, "to_arrow"):
+        table = data.to_arrow()
+    elif isinstance(data, pa.Table):
+        table = data
+    else:
+        package = type(data).__module__.split(".")[0]
+        kind = type(data).__name__ if package == "builtins" else f"{package}.{type(data).__name__}"
+        raise InputError(
+            f"{what} needs a pandas DataFrame, a pyarrow.Table or a polars DataFrame, got {kind}"
+        )
+    mapping = {pa.string(): STRING, pa.large_string(): STRING, pa.string_view(): STRING}
+    frame = table.to_pandas(types_mapper=mapping.get)
+    frame.attrs = provenance(data)
+    return validate_frame(frame)
 
 
 def provenance(data: Any) -> dict[str, Any]:

@@ -14,7 +14,8 @@ Example:
 
 from __future__ import annotations
 
-from .build import Page, build_page, check_last, page_range
+from .build import Page, build_page, check_compare, check_last, page_range
+from .compared import comparison_table
 from .html import Section, chart_img, png_img, render_document, table_html
 from .sections import (
     PageContext,
@@ -35,7 +36,9 @@ __all__ = [
     "build_page",
     "change_text",
     "chart_img",
+    "check_compare",
     "check_last",
+    "comparison_table",
     "failed_section",
     "health_sections",
     "load_health",

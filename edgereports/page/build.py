@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from .._version import __version__
 from ..errors import AuthError, EdgeReportsError, InputError, QueryError, redact
 from ..export.job import Job, ReportJob, load_job
+from ..query.periods import MAX_PERIODS
 from ..query.timegrid import relative_end, resolve_relative
 from ..reporting.periods import COMPARE_MODES
 from .html import Section, render_document
@@ -104,7 +105,7 @@ def build_page(
     job: Job | str | Path,
     *,
     last: str,
-    compare: str | None = None,
+    compare: str | Sequence[str] | None = None,
     client: ReportingClient | None = None,
     sections: Sequence[SectionMaker] = (),
     notify: Notify | None = None,
@@ -115,7 +116,8 @@ def build_page(
     Args:
         job: the job (or its TOML file), as ``edgereports export`` reads it.
         last: the period: ``7d``, ``4w``, ``24h``, ... (against the service's clock).
-        compare: ``"previous_period"`` or ``"previous_year"``, or None.
+        compare: a period to compare with (``"previous_period"``, ``"previous_week"``,
+            ``"previous_year"``, ``"previous_year_dow"``), a list of up to 4 of them, or None.
         client: the reporting client; by default one from the job's ``[connection]``
             (closed at the end).
         sections: more section makers, run after the reports (e.g.
@@ -132,11 +134,7 @@ def build_page(
     """
     spec = job if isinstance(job, Job) else load_job(job)
     check_last(last)
-    if compare is not None and compare not in COMPARE_MODES:
-        raise QueryError(
-            f"compare must be one of {', '.join(COMPARE_MODES)}, got {compare!r}",
-            field="compare",
-        )
+    compare = check_compare(compare)
     own = client is None
     if client is None:
         from ..export.client import make_client
@@ -163,6 +161,29 @@ def build_page(
     facts = _facts(spec, last, start, end, compare, clock)
     text = render_document(title or f"{spec.name}: last {last}", facts, built)
     return Page(text, built, start, end, clock, context.frames)
+
+
+def check_compare(compare: object) -> str | list[str] | None:
+    """``compare`` of a page: None, a period's name or a list of up to 4 distinct names.
+
+    Raises:
+        QueryError: anything else (names the allowed values).
+    """
+    if compare is None:
+        return None
+    names = [compare] if isinstance(compare, str) else compare
+    if not (
+        isinstance(names, Sequence)
+        and 1 <= len(names) <= MAX_PERIODS
+        and all(isinstance(n, str) and n in COMPARE_MODES for n in names)
+        and len(set(names)) == len(names)
+    ):
+        raise QueryError(
+            f"compare must be one of {', '.join(COMPARE_MODES)}, or a list of up to "
+            f"{MAX_PERIODS} of them, got {compare!r}",
+            field="compare",
+        )
+    return compare if isinstance(compare, str) else list(names)
 
 
 def _made(maker: SectionMaker, context: PageContext) -> list[Section]:
@@ -268,10 +289,10 @@ def _facts(
     last: str,
     start: datetime,
     end: datetime,
-    compare: str | None,
+    compare: str | list[str] | None,
     clock: datetime | None,
 ) -> list[str]:
-    from ..plotting import request_range_text
+    from ..plotting import period_title, request_range_text
 
     grain = "HOUR" if last.strip().lower().endswith("h") else "DAY"
     shown = request_range_text(
@@ -287,7 +308,8 @@ def _facts(
         f"{end:%Y-%m-%d %H:%M} UTC",
     ]
     if compare is not None:
-        facts.append(f"Compared with the {compare.replace('_', ' ')}")
+        names = [compare] if isinstance(compare, str) else compare
+        facts.append(f"Compared with the {'; the '.join(period_title(n) for n in names)}")
     stated = f"{clock:%Y-%m-%d %H:%M:%S} UTC" if clock is not None else "unknown (no answer)"
     facts.append(f"Service clock (the Date of its last answer): {stated}")
     where = f" · job {job.source.name}" if job.source is not None else ""

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
 from ..errors import ConfigError, EdgeReportsError, InputError
+from ..plotting import period_title
+from .compared import comparison_table
 from .html import Section, chart_img, table_html
 from .summary import summary_table
 
@@ -42,7 +44,8 @@ class PageContext:
         client: the reporting client of the page (its API version is the job's first).
         start: the page's range start (tz-aware).
         end: the page's range end.
-        compare: the comparison asked for (``previous_period``, ...), or None.
+        compare: the comparison asked for (``previous_period``, ..., or a list of them), or
+            None.
         accounts: the accounts the job's reports filter on, in order.
         subscribers: per account, the MSISDNs the job's reports filter on.
         frames: the report frames fetched so far, by report name.
@@ -51,7 +54,7 @@ class PageContext:
     client: ReportingClient
     start: datetime
     end: datetime
-    compare: str | None = None
+    compare: str | list[str] | None = None
     accounts: tuple[str, ...] = ()
     subscribers: dict[str, tuple[str, ...]] = field(default_factory=dict)
     frames: dict[str, pd.DataFrame] = field(default_factory=dict)
@@ -71,7 +74,7 @@ def report_section(
     chart: str | None = None,
     extra: str = "",
 ) -> Section:
-    """A report's section: its chart, summary (with the comparison), notes and first rows.
+    """A report's section: its chart, notes, summary, comparison and first rows.
 
     Args:
         id: the anchor.
@@ -91,6 +94,9 @@ def report_section(
         parts.append(chart if chart is not None else _chart(frame, title))
         parts += [f'<p class="note">{html.escape(n)}</p>' for n in period_notes(frame)]
         parts.append(f"<h3>Summary</h3>{table_html(summary_table(frame))}")
+        compared = comparison_table(frame)
+        if not compared.empty:  # like with like: totals with totals, means with means
+            parts.append(f"<h3>Compared</h3>{table_html(compared)}")
         shown = min(HEAD_ROWS, len(frame))
         parts.append(
             f"<details><summary>First {shown} of {len(frame)} rows</summary>"
@@ -128,17 +134,11 @@ def period_notes(frame: pd.DataFrame) -> list[str]:
     facts = frame.attrs.get("compare")
     periods: list[tuple[str, Any]] = [("this period", frame.attrs)]
     if isinstance(facts, dict):
-        notes.append(
-            f"Compared with {_shown(facts.get('request'))} "
-            f"({str(facts.get('mode', '')).replace('_', ' ')}: from {_when(facts.get('start'))} "
-            f"up to {_when(facts.get('end'))})."
-        )
-        if facts.get("unmatched") or facts.get("unmatched_other"):
-            notes.append(
-                f"Rows without a counterpart: {facts.get('unmatched', 0)} here (their comparison "
-                f"is blank), {facts.get('unmatched_other', 0)} in the other period."
-            )
-        periods.append(("the other period", facts))
+        others = [o for o in facts.get("others") or [facts] if isinstance(o, dict)]
+        for other in others:
+            label = "the other period" if len(others) == 1 else period_title(str(other["name"]))
+            notes += _compared_notes(other, label)
+            periods.append((label, other))
     for label, attrs in periods:
         partial = attrs.get("partial_buckets")
         if partial:
@@ -150,6 +150,33 @@ def period_notes(frame: pd.DataFrame) -> list[str]:
         failures = attrs.get("failures")
         if failures:
             notes.append(f"{len(failures)} part(s) of {label} failed; the figures lack them.")
+    return notes
+
+
+def _compared_notes(other: dict[str, Any], label: str) -> list[str]:
+    """What a reader must know of one other period: which range, by which rule, the rows
+    without a counterpart and those not compared like for like."""
+    title = period_title(str(other.get("name") or other.get("mode") or "another period"))
+    rule = f"{other['rule']}, " if other.get("rule") else ""
+    notes = [
+        f"Compared with {_shown(other.get('request'))} ({title}: {rule}from "
+        f"{_when(other.get('start'))} up to {_when(other.get('end'))})."
+    ]
+    if other.get("unmatched") or other.get("unmatched_other"):
+        notes.append(
+            f"Rows without a counterpart: {other.get('unmatched', 0)} here (their comparison "
+            f"is blank), {other.get('unmatched_other', 0)} in {label}."
+        )
+    if other.get("not_alike"):
+        notes.append(
+            f"{other['not_alike']} row(s) meet a row of {label} that holds a different share of "
+            "its bucket's time (a partial or provisional bucket): their change is blank."
+        )
+    if other.get("prorated"):
+        notes.append(
+            f"{other['prorated']} total(s) of {label} scaled to the share of time of the row "
+            "they meet (prorated)."
+        )
     return notes
 
 

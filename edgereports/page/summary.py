@@ -1,23 +1,18 @@
-"""A short summary table of a report frame, with values in readable units.
-
-A frame compared with another period (``compare=``) gets the other period's figure and the
-change beside its own: the total for COUNT series, the mean for the others.
-"""
+"""A short summary table of a report frame, with values in readable units."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 import pandas as pd
 
 from ..normalize.buckets import bucket_start
-from ..plotting import member_text, over_what, unit_scale, whose
+from ..plotting import member_text, over_what, own_rows, unit_scale, whose
 from ..query.timegrid import frame_buckets
 from ..schema import CURRENT, TIMESERIES, shape_of
 
-__all__ = ["change_text", "summary_table"]
+__all__ = ["by_enodeb", "change_text", "readable", "summary_table"]
 
 _MANY_DEVICES = 12
 
@@ -29,11 +24,10 @@ def summary_table(df: pd.DataFrame) -> pd.DataFrame:
     account total; metric, aggregation and what it is per bucket, e.g. a time average) with
     its points, first and last bucket (the last marked "so far" when the service may still
     revise it; a PERCENTILE over a range gives the range, its last day included), and min,
-    mean and max (plus the total for COUNT); with a comparison, ``previous`` (the other
-    period's total for COUNT, mean otherwise, over the rows that have a counterpart) and
-    ``change`` (in percent of it). Current values: one row per value (per eNodeB
+    mean and max (plus the total for COUNT). Current values: one row per value (per eNodeB
     with online counts when there are many devices). SIM counts: one row per kind with min,
-    mean, max and the latest day.
+    mean, max and the latest day. A frame compared with other periods is summarized by its own
+    rows (:func:`~.compared.comparison_table` compares them).
 
     Args:
         df: a normalized frame.
@@ -47,11 +41,10 @@ def summary_table(df: pd.DataFrame) -> pd.DataFrame:
     if df.empty:
         return pd.DataFrame({"note": ["no rows"]})
     shape = shape_of(df)
-    if shape == "timeseries":
-        return _series(df)
-    if shape == "current":
-        return _current(df)
-    return _sims(df)
+    if shape == "sim_count":
+        return _sims(df)
+    own = own_rows(df)
+    return _series(own) if shape == "timeseries" else _current(own)
 
 
 def _series(df: pd.DataFrame) -> pd.DataFrame:
@@ -84,38 +77,19 @@ def _series(df: pd.DataFrame) -> pd.DataFrame:
                 "points": len(part),
                 "from": first,
                 "to": last,
-                "min": _readable(metric, values.min()),
-                "mean": _readable(metric, values.mean()),
-                "max": _readable(metric, values.max()),
-                "total": _readable(metric, values.sum()) if agg == "COUNT" else "",
-                **_compared(part, metric, agg == "COUNT"),
+                "min": readable(metric, values.min()),
+                "mean": readable(metric, values.mean()),
+                "max": readable(metric, values.max()),
+                "total": readable(metric, values.sum()) if agg == "COUNT" else "",
             }
         )
     return pd.DataFrame(rows)
 
 
-def _compared(part: pd.DataFrame, metric: str, total: bool) -> dict[str, str]:
-    """The other period's figure and the change, for a compared series (else nothing)."""
-    if "compare_value" not in part.columns:
-        return {}
-    both = part[part["compare_value"].notna()]
-    if both.empty:
-        return {"previous": "", "change": "no counterpart"}
-    now = both["value"].astype(float)
-    then = both["compare_value"].astype(float)
-    mine, theirs = (now.sum(), then.sum()) if total else (now.mean(), then.mean())
-    return {"previous": _readable(metric, theirs), "change": change_text(mine, theirs)}
-
-
-def _compared_value(row: Any, metric: str) -> dict[str, str]:
-    """The other period's value and the change, for a compared current value."""
-    then = getattr(row, "compare_value", None)
-    if then is None:
-        return {}
-    if then != then:
-        return {"previous": "", "change": "no counterpart"}
-    now = float(str(row.value))
-    return {"previous": _readable(metric, float(then)), "change": change_text(now, float(then))}
+def by_enodeb(df: pd.DataFrame) -> bool:
+    """The current values are summed up per eNodeB (many devices' online status)."""
+    status = df[df["metric"] == "ue_online_status"]
+    return len(status) > _MANY_DEVICES and "enodeb_ip" in CURRENT.dimensions_of(df)
 
 
 def change_text(value: float, previous: float) -> str:
@@ -148,7 +122,7 @@ def _request_range(df: pd.DataFrame) -> tuple[str, str]:
 def _current(df: pd.DataFrame) -> pd.DataFrame:
     dims = [d for d in CURRENT.dimensions_of(df) if df[d].notna().any()]
     status = df[df["metric"] == "ue_online_status"]
-    if len(status) > _MANY_DEVICES and "enodeb_ip" in dims:
+    if by_enodeb(df) and "enodeb_ip" in dims:
         grouped = status.groupby("enodeb_ip", sort=True)["value"]
         out = pd.DataFrame(
             {
@@ -162,7 +136,7 @@ def _current(df: pd.DataFrame) -> pd.DataFrame:
     for row in df.itertuples(index=False):
         metric = str(row.metric)
         value = float(str(row.value))
-        text = _readable(metric, value) if value == value else ""
+        text = readable(metric, value) if value == value else ""
         rows.append(
             {
                 **{d: _member(df, d, getattr(row, d), row.aggregation) for d in dims},
@@ -172,7 +146,6 @@ def _current(df: pd.DataFrame) -> pd.DataFrame:
                 "over the window": over_what(_text(row.aggregation)),
                 "value": text or _text(row.value_text),
                 "window": f"{row.start_time:%Y-%m-%d %H:%M}–{row.end_time:%H:%M}Z",
-                **_compared_value(row, metric),
             }
         )
     return pd.DataFrame(rows)
@@ -198,7 +171,7 @@ def _sims(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _readable(metric: str, value: float) -> str:
+def readable(metric: str, value: float) -> str:
     """One value in the unit that suits it (each value its own unit)."""
     return unit_scale(metric, [float(value)]).text(float(value))
 

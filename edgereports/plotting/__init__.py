@@ -23,11 +23,13 @@ from ..errors import InputError
 from ._common import (
     Scale,
     TzLike,
+    chart_frame,
     frame_metrics,
     frame_shape,
     request_range_text,
     unit_scale,
 )
+from ._compare import own_rows, period_title, split_compared
 from ._labels import member_text, over_what, shown_columns, whose
 from ._panels import plot_current, plot_device_status, plot_sim_count
 from ._series import plot_percentiles, plot_timeseries, plot_ue_connections
@@ -42,6 +44,8 @@ __all__ = [
     "figure_png",
     "member_text",
     "over_what",
+    "own_rows",
+    "period_title",
     "plot",
     "plot_current",
     "plot_device_status",
@@ -51,6 +55,7 @@ __all__ = [
     "plot_ue_connections",
     "request_range_text",
     "shown_columns",
+    "split_compared",
     "unit_scale",
     "whose",
 ]
@@ -67,7 +72,8 @@ def chart_for(df: pd.DataFrame) -> Chart:
     :func:`plot_ue_connections`, any other time series :func:`plot_timeseries`.
 
     Args:
-        df: a normalized frame (``df.attrs["shape"]``, else its columns, tell the shape).
+        df: a normalized frame (``df.attrs["shape"]``, else its columns, tell the shape), as
+            pandas, a ``pyarrow.Table`` or polars.
 
     Returns:
         The chart function.
@@ -75,6 +81,7 @@ def chart_for(df: pd.DataFrame) -> Chart:
     Raises:
         InputError: the frame is not one of the three shapes.
     """
+    df = chart_frame(df, "chart_for")
     shape = frame_shape(df, "plot")
     if shape == "sim_count":
         return plot_sim_count
@@ -101,7 +108,9 @@ def plot(
     """Draw the chart that suits a frame (see :func:`chart_for`).
 
     Args:
-        df: a normalized frame.
+        df: a normalized frame: a pandas DataFrame, or the ``pyarrow.Table`` or polars frame
+            of ``output="arrow"``/``"polars"`` (their provenance says what the chart needs).
+            A frame compared with other periods (``compare=``) draws them too.
         ax: the axes to draw on; a new figure when omitted.
         tz: the zone of times shown (default: the report's UTC offset, UTC for ``NOW``).
         title: the title (default describes the report).
@@ -127,6 +136,7 @@ def plot(
         >>> ax = plot(df)
         >>> ax.figure.savefig("report.png")
     """
+    df = chart_frame(df, "plot")
     chart = chart_for(df)
     if flags is not None and chart not in (plot_timeseries, plot_ue_connections, plot_sim_count):
         raise InputError(f"flags= needs a chart with a time axis; {chart.__name__} has none")
@@ -167,6 +177,7 @@ def chart_png(
         >>> chart_png(df)[:4]
         b'\\x89PNG'
     """
+    df = chart_frame(df, "chart_png")
     if timed and chart_for(df) not in (plot_timeseries, plot_ue_connections, plot_sim_count):
         flags = None
     return figure_png(plot(df, tz=tz, flags=flags), dpi=dpi)

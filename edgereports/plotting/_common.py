@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..query.timegrid import bucket_length, shown_range
-from ..schema import COMPARE_COLUMNS, shape_of
+from ..schema import COMPARE_DTYPES, shape_of
 
 __all__ = ["Scale", "TzLike", "unit_scale"]
 
@@ -209,10 +209,22 @@ def zone_name(tz: tzinfo) -> str:
     return tz.tzname(None) or str(tz)
 
 
+def chart_frame(df: Any, function: str) -> pd.DataFrame:
+    """A frame in any output form (pandas, a ``pyarrow.Table``, polars) as the pandas frame a
+    chart reads, with its provenance in ``attrs``.
+
+    Raises:
+        InputError: none of these (the message names ``function``).
+    """
+    from ..normalize.output import as_pandas
+
+    return as_pandas(df, function)
+
+
 def frame_shape(df: pd.DataFrame, function: str) -> str:
     """Return the shape of a frame; :class:`InputError` naming ``function`` when it has none."""
     if not isinstance(df, pd.DataFrame):
-        raise InputError(f"{function} needs a DataFrame, got {type(df).__name__}")
+        df = chart_frame(df, function)
     try:
         return shape_of(df)
     except ValueError as exc:
@@ -254,18 +266,6 @@ def request_range_text(request: object, tz: tzinfo) -> str:
     return f"{_span(first, last, unit)} ({zone_name(tz)})"
 
 
-def compare_text(df: pd.DataFrame, tz: tzinfo) -> str:
-    """``vs 24–30 Jun 2022 (UTC), lighter`` for a frame compared with another period
-    that has values; else empty."""
-    facts = df.attrs.get("compare")
-    if "compare_value" not in df.columns or not isinstance(facts, Mapping):
-        return ""
-    if not bool(df["compare_value"].notna().any()):
-        return ""
-    other = request_range_text(facts.get("request"), tz)
-    return f"vs {other}, lighter" if other else ""
-
-
 def _span(first: datetime, last: datetime, unit: str) -> str:
     """``1–7 Jul 2022``, ``30 Jun – 7 Jul 2022``, ``7 Jul 2022 09:00 – 8 Jul 2022 08:00``."""
     if unit == "day":
@@ -286,7 +286,7 @@ def _moment(moment: datetime) -> str:
 
 def dimension_columns(df: pd.DataFrame, fixed: Iterable[str]) -> list[str]:
     """Return the dimension columns of a frame (those that are not fixed columns)."""
-    skip = {*fixed, *COMPARE_COLUMNS}
+    skip = {*fixed, *COMPARE_DTYPES}
     return [str(c) for c in df.columns if c not in skip]
 
 

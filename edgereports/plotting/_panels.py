@@ -23,6 +23,7 @@ from ._axes import (
 )
 from ._common import (
     TzLike,
+    chart_frame,
     check_shape,
     dimension_columns,
     dimension_title,
@@ -36,6 +37,7 @@ from ._common import (
     unit_scale,
     zone_name,
 )
+from ._compare import own_rows
 from ._labels import member_text, over_what, top_talkers, whose
 from ._time import mark_buckets, time_note
 
@@ -70,6 +72,7 @@ def plot_sim_count(
     Raises:
         InputError: not a ``sim_count`` frame.
     """
+    df = own_rows(chart_frame(df, "plot_sim_count"))  # a compared frame: this period's rows
     check_shape(df, "sim_count", "plot_sim_count")
     zone = resolve_tz(tz, df)
     span = request_range_text(df.attrs.get("request"), zone)
@@ -124,6 +127,7 @@ def plot_current(
     Raises:
         InputError: not a ``current`` frame.
     """
+    df = own_rows(chart_frame(df, "plot_current"))  # a compared frame: this period's rows
     check_shape(df, "current", "plot_current")
     zone = resolve_tz(tz, df)
     dims = [d for d in dimension_columns(df, CURRENT.fixed) if df[d].notna().any()]
@@ -220,6 +224,7 @@ def plot_device_status(
     Raises:
         InputError: not a ``current`` frame.
     """
+    df = own_rows(chart_frame(df, "plot_device_status"))  # a compared frame: this period's rows
     check_shape(df, "current", "plot_device_status")
     zone = resolve_tz(tz, df)
     rows = df[df["metric"] == "ue_online_status"]

@@ -27,8 +27,8 @@ from ._axes import (
 )
 from ._common import (
     TzLike,
+    chart_frame,
     check_shape,
-    compare_text,
     dimension_columns,
     dimension_title,
     first_upper,
@@ -42,6 +42,15 @@ from ._common import (
     resolve_tz,
     unit_scale,
     zone_name,
+)
+from ._compare import (
+    DASHES,
+    Compared,
+    compare_text,
+    draw_others,
+    other_handles,
+    own_rows,
+    split_compared,
 )
 from ._labels import bucket_word, counted, member_text, whose
 from ._time import mark_buckets, placed, time_note
@@ -59,27 +68,32 @@ _DASHES = ("-", "--", ":", "-.")
 
 @dataclass
 class _Series:
-    """One line of a chart: the key columns' values and its points, sorted by time."""
+    """One line of a chart: the key columns' values and its points, sorted by time; with a
+    comparison, each other period's values at the same rows and where a bucket on either side
+    is partial or provisional."""
 
     key: dict[str, object]
     stamps: pd.Series
     values: np.ndarray
-    previous: np.ndarray | None = None  # the compared period's values at the same offsets
+    previous: list[np.ndarray]
+    marked: list[np.ndarray]
 
     @property
     def total(self) -> float:
         return float(np.nansum(np.abs(self.values)))
 
 
-def _split(df: pd.DataFrame, keys: list[str]) -> list[_Series]:
+def _split(df: pd.DataFrame, keys: list[str], compared: Compared | None) -> list[_Series]:
+    """The series of ``df`` (this period's rows, index = row position in ``compared``)."""
     out: list[_Series] = []
     for values, part in df.groupby(keys, dropna=False, sort=False):
         part = part.sort_values("time_stamp")
         key = dict(zip(keys, values if isinstance(values, tuple) else (values,), strict=True))
-        previous = None
-        if "compare_value" in part.columns:
-            previous = part["compare_value"].to_numpy(dtype=float)
-        out.append(_Series(key, part["time_stamp"], part["value"].to_numpy(dtype=float), previous))
+        rows = part.index.to_numpy()
+        previous = [] if compared is None else list(compared.values[:, rows])
+        marked = [] if compared is None else list(compared.partial[:, rows])
+        values_ = part["value"].to_numpy(dtype=float)
+        out.append(_Series(key, part["time_stamp"], values_, previous, marked))
     return out
 
 
@@ -164,7 +178,10 @@ def plot_timeseries(
         InputError: not a time-series frame, unknown ``metrics`` or ``kind``, or metrics in
             different units.
     """
+    df = chart_frame(df, "plot_timeseries")
     check_shape(df, "timeseries", "plot_timeseries")
+    compared_line = compare_text(df, resolve_tz(tz, df))
+    df, compared = split_compared(df)  # this period's rows once; the others beside them
     df = placed(df)  # a v2 row at the start of the bucket it covers
     if kind not in ("auto", "line", "bar"):
         raise InputError(f"kind must be 'auto', 'line' or 'bar', got {kind!r}")
@@ -193,7 +210,7 @@ def plot_timeseries(
     heading = _heading(present, kind_of_values, grain, dims, df, zone)
     if df.empty:
         return no_data(ax, title or heading)
-    series = _split(df, [*dims, "metric", "aggregation", "percentile"])
+    series = _split(df, [*dims, "metric", "aggregation", "percentile"], compared)
     labels = _labels(series, dims, df)
     shown = sorted(range(len(series)), key=lambda i: -series[i].total)[:max_series]
     shown.sort()
@@ -207,21 +224,17 @@ def plot_timeseries(
     for n, (i, (color, dash)) in enumerate(zip(shown, styles, strict=True)):
         s = series[i]
         x, y = date_numbers(s.stamps), s.values / scale.divisor
-        before = None if s.previous is None else s.previous / scale.divisor
         if bar:
             each = 0.8 * width / len(shown)
             left = x + 0.1 * width + n * each
-            if before is not None:  # the compared period: a lighter, wider bar behind
-                ax.bar(left, before, width=each * 0.95, align="edge", color=color, alpha=0.3,
-                       zorder=1.5)  # fmt: skip
+            draw_others(ax, s.previous, s.marked, scale.divisor, color, bar=(left, each))
             ax.bar(left + each * 0.2, y, width=each * 0.6, align="edge",
                    label=labels[i], color=color, zorder=2)  # fmt: skip
         else:
             marker = "o" if len(x) <= 60 else None
             if grain == "DAY":  # a day's point in the middle of its day, under its date
                 x = x + width / 2
-            if before is not None:
-                ax.plot(x, before, linewidth=1.4, color=color, alpha=0.35, linestyle=":")
+            draw_others(ax, s.previous, s.marked, scale.divisor, color, x=x)
             ax.plot(x, y, marker=marker, markersize=3.5, linewidth=1.6, label=labels[i],
                     color=color, linestyle=dash)  # fmt: skip
     if bar or grain == "DAY":
@@ -239,15 +252,14 @@ def plot_timeseries(
     if float(np.nanmin(df["value"].to_numpy(dtype=float))) >= 0:
         ax.set_ylim(bottom=0)
     ax.grid(axis="y", alpha=0.3)
-    compared = compare_text(df, zone)
-    if compared:
-        heading = f"{heading}\n{compared}"
+    if compared_line:
+        heading = f"{heading}\n{compared_line}"
     ax.set_title(title or heading)
     varying = [d for d in dims if df[d].nunique(dropna=False) > 1]
-    if len(shown) > 1 or compared:
+    if len(shown) > 1 or compared_line:
         handles, _ = ax.get_legend_handles_labels()
-        if compared:
-            handles.append(_previous_handle(bar))
+        if compared_line and compared is not None:
+            handles += other_handles(compared, bar)
         legend_outside(
             ax, title=", ".join(dimension_title(d) for d in varying) or None, handles=handles
         )
@@ -260,16 +272,6 @@ def _day_ticks(ax: Axes, df: pd.DataFrame, width: float, grain: str | None, zone
     middles = starts + pd.Timedelta(days=width / 2)
     days = [t.tz_convert(zone).to_pydatetime() for t in middles]
     day_axis(ax, date_numbers(starts) + width / 2, days, bucket_word(grain, zone, zone_name(zone)))
-
-
-def _previous_handle(bar: bool) -> Any:
-    """The legend entry of the compared period (drawn lighter)."""
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
-
-    if bar:
-        return Patch(color="grey", alpha=0.3, label="previous period (lighter)")
-    return Line2D([], [], color="grey", alpha=0.5, linestyle=":", label="previous period")
 
 
 def _styles(series: list[_Series], dims: list[str], bar: bool) -> list[tuple[Any, str]]:
@@ -356,9 +358,12 @@ def plot_ue_connections(
     Raises:
         InputError: not a time-series frame, or it lacks ``ue_connections`` MAX or AVG.
     """
+    df = chart_frame(df, "plot_ue_connections")
     check_shape(df, "timeseries", "plot_ue_connections")
-    df = placed(df)
     zone = resolve_tz(tz, df)
+    compared_line = compare_text(df, zone)
+    df, compared = split_compared(df)
+    df = placed(df)
     grain = request_granularity(df) or _infer_grain(df)
     heading = f"UE connections {_GRAIN_WORDS.get(grain or '', '')}: peak and average".replace(
         "  ", " "
@@ -387,13 +392,13 @@ def plot_ue_connections(
     ax.plot(date_numbers(peak["time_stamp"]) + shift, peak["value"].to_numpy(dtype=float),
             color="tab:red", linewidth=1.6, marker="o" if len(peak) <= 60 else None,
             markersize=3, label="Peak (MAX, peak 5 minutes)")  # fmt: skip
-    compared = compare_text(df, zone)
-    if compared:  # the other period at the same offsets, faint and dotted
+    if compared_line and compared is not None:  # the others at the same offsets, faint
         for part, color in ((avg, "tab:blue"), (peak, "tab:red")):
-            ax.plot(date_numbers(part["time_stamp"]) + shift,
-                    part["compare_value"].to_numpy(dtype=float),
-                    color=color, alpha=0.35, linewidth=1.4, linestyle=":")  # fmt: skip
-        heading = f"{heading}\n{compared}"
+            at = part.index.to_numpy()
+            for values, dash in zip(compared.values[:, at], DASHES, strict=False):
+                ax.plot(date_numbers(part["time_stamp"]) + shift, values, color=color,
+                        alpha=0.35, linewidth=1.4, linestyle=dash)  # fmt: skip
+        heading = f"{heading}\n{compared_line}"
     if grain == "DAY":
         _day_ticks(ax, rows, 1.0, grain, zone)
     else:
@@ -406,7 +411,9 @@ def plot_ue_connections(
     ax.grid(axis="y", alpha=0.3)
     ax.set_title(title or heading)
     handles, _ = ax.get_legend_handles_labels()
-    legend_outside(ax, handles=[*handles, _previous_handle(False)] if compared else handles)
+    if compared_line and compared is not None:
+        handles += other_handles(compared, False)
+    legend_outside(ax, handles=handles)
     return ax
 
 
@@ -431,13 +438,15 @@ def plot_percentiles(
     Raises:
         InputError: not a time-series frame, no percentile rows, or metrics in different units.
     """
-    check_shape(df, "timeseries", "plot_percentiles")
+    full = chart_frame(df, "plot_percentiles")
+    check_shape(full, "timeseries", "plot_percentiles")
+    df = own_rows(full)  # a compared frame: this period's rows
     zone = resolve_tz(tz, df)
     dims = dimension_columns(df, TIMESERIES.fixed)
     rows = df[df["percentile"].notna()]
     if rows.duplicated([*dims, "metric", "percentile"]).any():
         # several points per site and metric (e.g. per bucket): show them over time
-        return plot_timeseries(df, ax=ax, tz=tz, title=title, kind="line")
+        return plot_timeseries(full, ax=ax, tz=tz, title=title, kind="line")
     ax = new_axes(ax, (10.0, max(3.0, 1.2 + 0.45 * rows[dims].drop_duplicates().shape[0])))
     pcts = sorted({float(p) for p in rows["percentile"]})
     pct_text = " and ".join(ordinal(p) for p in pcts) or "Percentile"

@@ -47,8 +47,9 @@ _ACCEPTS = (JSON, CSV)
 DEFAULT_MAX_RANGE = timedelta(days=5 * 365 + 2)
 
 OnError = Literal["raise", "collect"]
-#: What ``compare=`` takes: ``"previous_period"``, ``"previous_year"`` or ``(start, end)``.
-Compare = str | tuple[Any, Any]
+#: What ``compare=`` takes: a named period (``"previous_period"``, ``"previous_week"``,
+#: ``"previous_year"``, ``"previous_year_dow"``), ``(start, end)``, or a list of up to 4.
+Compare = str | tuple[Any, Any] | list[Any]
 
 
 class ReportingClient(UsesConnection):
@@ -323,6 +324,7 @@ class ReportingClient(UsesConnection):
         refresh: bool = ...,
         partial: str = ...,
         compare: Compare | None = ...,
+        compare_by: Mapping[str, Any] | None = ...,
     ) -> pd.DataFrame: ...
     @overload
     def fetch(
@@ -336,6 +338,7 @@ class ReportingClient(UsesConnection):
         refresh: bool = ...,
         partial: str = ...,
         compare: Compare | None = ...,
+        compare_by: Mapping[str, Any] | None = ...,
     ) -> Any: ...
     def fetch(
         self,
@@ -348,6 +351,7 @@ class ReportingClient(UsesConnection):
         refresh: bool = False,
         partial: str = "keep",
         compare: Compare | None = None,
+        compare_by: Mapping[str, Any] | None = None,
     ) -> Any:
         """Fetch ``report`` as one tidy frame, split into windows and fan-out requests.
 
@@ -371,17 +375,30 @@ class ReportingClient(UsesConnection):
             refresh: with a cache, fetch every part again and rewrite its entries.
             partial: ``"keep"`` (default) keeps the buckets the range covers only in part
                 (named in ``df.attrs["partial_buckets"]``, with a
-                :class:`PartialBucketWarning`); ``"drop"`` keeps whole buckets only.
-            compare: also pull another period through this client and align it with the
+                :class:`PartialBucketWarning`); ``"drop"`` keeps whole buckets only;
+                ``"prorate"`` (with ``compare=``) keeps them and compares a COUNT row with an
+                other period's row that holds a different share of its bucket's time (today so
+                far against a whole day) by scaling the other value to the same share.
+            compare: also pull other periods through this client and align them with the
                 report's (see "Comparing periods" in the docs): ``"previous_period"`` (the
-                N buckets before the range's N), ``"previous_year"`` (the same dates a year
-                earlier) or a ``(start, end)`` pair. The frame gains ``compare_time_stamp``,
-                ``compare_value``, ``change`` and ``change_pct``; each row meets the other
-                period's row at the same offset with the same dimensions, metric,
-                aggregation and percentile; rows without one keep nulls and are counted in
-                ``df.attrs["compare"]``. Pandas output only. With ``on_error="collect"`` the
-                other period's failed parts are in ``df.attrs["compare"]["failures"]`` (all of
-                them failed: every comparison is null).
+                range moved back by its own length on its zone's calendar),
+                ``"previous_week"`` (7 days back), ``"previous_year"`` (the same dates a year
+                earlier), ``"previous_year_dow"`` (364 days back: the same weekdays), a
+                ``(start, end)`` pair, or a list of up to 4 of them. The frame gains
+                ``compare_time_stamp``, ``compare_value``, ``change``, ``change_pct`` and
+                ``compare_partial``; each row meets the other period's row at the same offset
+                from its range's start with the same dimensions, metric, aggregation and
+                percentile; rows without one keep nulls and are counted in
+                ``df.attrs["compare"]``, which names the rule and both ranges. A list gives one
+                block of rows per period, named in a ``period`` column. The change is null
+                where the two rows are not like for like (a partial or provisional bucket
+                holding a different share of its time; ``compare_partial`` marks every row
+                with such a bucket on either side). With ``on_error="collect"`` an other
+                period's failed parts are in its ``failures`` in ``df.attrs["compare"]``.
+            compare_by: compare cohorts over the same range instead:
+                ``{"customer_site_id": ["A", "B"]}`` pulls the report pinned to ``A`` and
+                to ``B`` (2 to 5 values: the first against each other one), one block of
+                rows per other value named in a ``cohort`` column.
 
         Returns:
             The frame; ``df.attrs["request"]`` is the report's request (no key in it), with
@@ -403,7 +420,8 @@ class ReportingClient(UsesConnection):
 
         Raises:
             QueryError: the report or ``compare`` is invalid; InputError: a bad
-                ``window``/``accept``/``on_error``/``output`` (all before any request).
+                ``window``/``accept``/``on_error``/``output``/``partial`` (all before any
+                request).
             AuthError: the key is refused (at once; the rest of the pull is cancelled).
             PartialFailure: some parts failed (``.failures``, ``.frame``).
             EdgeReportsError: every part failed: the first part's error.
@@ -412,16 +430,20 @@ class ReportingClient(UsesConnection):
             raise InputError(f"on_error must be 'raise' or 'collect', got {on_error!r}")
         check_output(output)
         check_partial(partial)
-        if compare is not None and output != "pandas":
+        if partial == "prorate" and compare is None and compare_by is None:
             raise InputError(
-                f"compare= gives a pandas frame; output must be 'pandas', got {output!r}"
+                "partial='prorate' scales the other period of a comparison; pass compare= "
+                "(or compare_by=), or partial='keep'"
             )
         reports = [self._as_report(report)]
-        result, comparison = self._pull(reports, window, accept, refresh, partial, compare)
+        result, comparison = self._pull(
+            reports, window, accept, refresh, partial, compare, compare_by
+        )
         if comparison is None:
             return convert(settle(result, 0, on_error), output)
-        frame, other = settle_periods(result, comparison.mode, on_error)
-        return align(frame, other, comparison)
+        names = [o.name for o in comparison.others]
+        frame, others = settle_periods(result, names, on_error)
+        return convert(align(frame, others, comparison, partial=partial), output)
 
     def fetch_many(
         self,
@@ -449,7 +471,8 @@ class ReportingClient(UsesConnection):
             QueryError, InputError: an invalid report or argument (before any request).
             AuthError: the key is refused (at once).
         """
-        check_partial(partial)
+        if check_partial(partial) == "prorate":
+            raise InputError("partial='prorate' scales a comparison (fetch(..., compare=...))")
         result, _ = self._pull(
             [self._as_report(r) for r in reports], window, accept, refresh, partial
         )
@@ -486,21 +509,23 @@ class ReportingClient(UsesConnection):
         refresh: bool,
         partial: str = "keep",
         compare: Compare | None = None,
+        compare_by: Mapping[str, Any] | None = None,
     ) -> tuple[FetchResult, Comparison | None]:
-        """One pull: plan the reports' parts (and the other period's), run them, assemble a
-        frame per report; and what the other period is compared with."""
+        """One pull: plan the reports' parts (and the other periods'), run them, assemble a
+        frame per report; and what the other periods are compared with."""
         accept = _check_accept(accept)
         if window is not None and not isinstance(window, timedelta):
             raise InputError(f"window must be a datetime.timedelta, got {window!r}")
-        pull = self._cached_pull(len(reports) + (compare is not None), accept, refresh)
         plans = plan_pull(
             reports,
             window,
             points=self._budget.points,
             compare=compare,
+            compare_by=compare_by,
             present=self.service_now,
             max_range=self.max_range,
         )
+        pull = self._cached_pull(len(plans), accept, refresh)
         outcomes = self._runner.run(
             [p for plan in plans for p in plan.parts],
             accept,

@@ -407,7 +407,7 @@ class Plan:
     Attributes:
         facts: the report's facts.
         branches: per fan-out branch, its parts (windows in order).
-        comparison: for the other period of ``compare=``, what it is compared with.
+        comparison: for the other periods of ``compare=``, what they are compared with.
     """
 
     facts: ReportFacts
@@ -426,30 +426,35 @@ def plan_pull(
     *,
     points: int = DEFAULT_POINTS,
     compare: object = None,
+    compare_by: object = None,
     present: Callable[[], datetime] | None = None,
     max_range: timedelta | None = None,
 ) -> list[Plan]:
     """The plan of each report of a pull (:func:`report_facts`, :func:`plan_parts`), and of
-    the other period of ``compare=`` after them.
+    the other periods (or cohorts) of ``compare=`` (``compare_by=``) after them.
 
     Every report, its range and ``compare`` are checked before anything is asked of the
     service, the present included; relative dates (``"7d"``) then resolve against
-    ``present()``, the service's (asked only then), and the other period is the resolved
-    report's.
+    ``present()``, the service's (asked only then), and the other periods are the resolved
+    report's. With ``compare_by`` the first report is pinned to the base cohort.
 
     Raises:
-        QueryError: an invalid report or ``compare``.
+        QueryError: an invalid report, ``compare`` or ``compare_by``.
         InputError: a range longer than ``max_range``, or a ``window`` that is not a whole
             number of the report's buckets.
     """
     for i, r in enumerate(reports):
         r.to_request()
         check_range(r, max_range, i if len(reports) > 1 else None)
-    facts = [report_facts(r) for r in reports]
     comparison = None
-    if compare is not None:
-        comparison = plan_comparison(reports[0], compare, facts[0].bucket)
-        check_range(comparison.report, max_range, 1)
+    if compare is not None or compare_by is not None:
+        comparison = plan_comparison(
+            reports[0], compare, bucket_of(reports[0]), compare_by=compare_by
+        )
+        reports = [comparison.report, *reports[1:]]
+        for n, other in enumerate(comparison.others, start=len(reports)):
+            check_range(other.report, max_range, n)
+    facts = [report_facts(r) for r in reports]
     if present is not None and any(f.relative for f in facts):
         now = present()
         return plan_pull(
@@ -457,12 +462,13 @@ def plan_pull(
             window,
             points=points,
             compare=compare,
+            compare_by=compare_by,
             max_range=max_range,
         )
     pulled: list[tuple[Report, ReportFacts, Comparison | None]]
     pulled = [(r, f, None) for r, f in zip(reports, facts, strict=True)]
     if comparison is not None:
-        pulled.append((comparison.report, report_facts(comparison.report), comparison))
+        pulled += [(o.report, report_facts(o.report), comparison) for o in comparison.others]
     return [
         Plan(f, plan_parts(i, r, window, points=points, facts=f), other)
         for i, (r, f, other) in enumerate(pulled)

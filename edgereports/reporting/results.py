@@ -217,32 +217,36 @@ def settle(result: FetchResult, index: int, on_error: str) -> pd.DataFrame:
 
 
 def settle_periods(
-    result: FetchResult, mode: str, on_error: str
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The frames of a pull of two periods (``compare=``): the report's own (report 0) and
-    the other period's (report 1), each settled (:func:`settle`).
+    result: FetchResult, names: Sequence[str], on_error: str
+) -> tuple[pd.DataFrame, list[pd.DataFrame]]:
+    """The frames of a pull of several periods (``compare=``): the report's own (report 0)
+    and each other period's (reports 1, 2, ..., named ``names``), each settled
+    (:func:`settle`).
 
     With ``on_error="collect"`` an other period none of whose parts gave rows is an empty
     frame carrying its failures.
 
     Raises:
-        PartialFailure, EdgeReportsError: as :func:`settle`; the other period's failures carry
+        PartialFailure, EdgeReportsError: as :func:`settle`; an other period's failures carry
             a note saying whose they are.
     """
     frame = settle(result, 0, on_error)
-    try:
-        if on_error == "collect" and result.frames[1] is None:  # no row of the other period
-            other = frame.iloc[0:0].copy()
-            other.attrs = {"failures": [f.to_dict() for f in result.failures_of(1)]}
-        else:
-            other = settle(result, 1, on_error)
-    except EdgeReportsError as exc:
-        exc.add_note(
-            f"these failures are of the compared period ({mode}, report 1 of the pull); the "
-            "report's own period was fetched"
-        )
-        raise
-    return frame, other
+    others = []
+    for index, name in enumerate(names, start=1):
+        try:
+            if on_error == "collect" and result.frames[index] is None:  # none of its rows
+                other = frame.iloc[0:0].copy()
+                other.attrs = {"failures": [f.to_dict() for f in result.failures_of(index)]}
+            else:
+                other = settle(result, index, on_error)
+        except EdgeReportsError as exc:
+            exc.add_note(
+                f"these failures are of the compared period ({name}, report {index} of the "
+                "pull); the report's own period was fetched"
+            )
+            raise
+        others.append(other)
+    return frame, others
 
 
 def describe_partial(frame: pd.DataFrame) -> str | None:

@@ -40,18 +40,19 @@ __all__ = [
 #: What a device has besides its ids: null in a current value for a device not on the account.
 _ATTRIBUTES = ("enodeb_ip", "ue_ip", "lr_id")
 
-#: What ``partial=`` takes: keep the buckets a range covers in part (named), or drop them.
-PARTIAL = ("keep", "drop")
+#: What ``partial=`` takes: keep the buckets a range covers in part (named), drop them, or
+#: keep them and prorate a comparison's other value where the shares of time differ.
+PARTIAL = ("keep", "drop", "prorate")
 
 
 def check_partial(partial: object) -> str:
-    """Return ``partial`` when it is ``"keep"`` or ``"drop"``.
+    """Return ``partial`` when it is ``"keep"``, ``"drop"`` or ``"prorate"``.
 
     Raises:
         InputError: any other value (named, with the allowed ones).
     """
     if partial not in PARTIAL:
-        raise InputError(f"partial must be 'keep' or 'drop', got {partial!r}")
+        raise InputError(f"partial must be 'keep', 'drop' or 'prorate', got {partial!r}")
     return str(partial)
 
 

@@ -396,14 +396,47 @@ def test_report_compare_writes_the_other_period_beside_each_row(
         account_id=env.account_id, start="2022-05-01", end="2022-05-09"
     )
     other = client.fetch(before)
-    columns = ["compare_time_stamp", "compare_value", "change", "change_pct"]
-    assert list(written.columns[-4:]) == columns
+    columns = ["compare_time_stamp", "compare_value", "change", "change_pct", "compare_partial"]
+    assert list(written.columns[-5:]) == columns
     assert len(written) == 9 and len(other) == 8
     assert written["compare_value"][:8].tolist() == other["value"].tolist()
-    assert written[columns].iloc[8].isna().all()  # the ninth day has no counterpart
+    assert written[columns[:4]].iloc[8].isna().all()  # the ninth day has no counterpart
+    # the range's first and last UTC days are partial: marked (the other's are whole days)
+    assert written["compare_partial"].tolist() == [True, *[False] * 7, True]
     assert run_cli([*args, "--compare", "last_month"]) == 2
     err = capsys.readouterr().err
-    assert "compare must be 'previous_period', 'previous_year' or a (start, end) pair" in err
+    assert "compare must be 'previous_period', 'previous_week', 'previous_year'" in err
+
+
+def test_report_compares_several_periods_and_cohorts(
+    env: SandboxHandle, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = enterprise_args(env)[:-2]
+    out = tmp_path / "several.csv"
+    assert run_cli([*args, "--compare", "previous_week,previous_year_dow", "--csv", str(out)]) == 0
+    written = pd.read_csv(out)
+    assert list(written["period"].drop_duplicates()) == ["previous_week", "previous_year_dow"]
+    assert list(written.columns[-6:]) == [
+        "period", "compare_time_stamp", "compare_value", "change", "change_pct", "compare_partial"
+    ]  # fmt: skip
+    msisdns = [s.msisdn for s in env.network.sims_of(env.account_id)][:2]
+    cohorts = [
+        "report", "--preset", "time_usage_subscriber", "--account-id", env.account_id,
+        "--msisdn", msisdns[0], "--start", START, "--end", END,
+        "--compare-by", f"msisdn={msisdns[0]},{msisdns[1]}", "--json", str(tmp_path / "c.json"),
+    ]  # fmt: skip
+    assert run_cli(cohorts) == 0
+    rows = pd.read_json(tmp_path / "c.json", dtype={"msisdn": str, "cohort": str})
+    assert set(rows["cohort"]) == {msisdns[1]} and set(rows["msisdn"]) == {msisdns[0]}
+    capsys.readouterr()
+    assert run_cli([*args, "--compare-by", "msisdn"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err
+        == "edgereports: error: --compare-by must look like customer_site_id=S1,S2, got 'msisdn'\n"
+    )
+    assert run_cli([*args, "--partial", "prorate"]) == 2
+    assert "partial='prorate' scales the other period" in capsys.readouterr().err
 
 
 def test_parse_compare() -> None:
@@ -412,3 +445,7 @@ def test_parse_compare() -> None:
     assert parse_compare(None) is None
     assert parse_compare("previous_year") == "previous_year"
     assert parse_compare("2024-01-01 .. 2024-02-01") == ("2024-01-01", "2024-02-01")
+    assert parse_compare("previous_week, 2023-01-01..2023-01-08") == [
+        "previous_week",
+        ("2023-01-01", "2023-01-08"),
+    ]

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from edgereports.cli.main import main
+from edgereports.errors import QueryError
 from edgereports.export import load_job
 from edgereports.page import PageContext, Section, build_page, page_range
 from edgereports.reporting import ReportingClient
@@ -151,12 +152,13 @@ def test_the_page_is_valid_html_holding_every_report_and_its_comparison(compared
     # the summary of each compared report has the other period's figure and the change, and
     # its first rows the comparison's columns
     headers = re.findall(r"<th>([^<]*)</th>", compared.page)
-    assert headers.count("previous") == 2 and headers.count("compare_value") == 2
-    assert headers.count("change") == 2 + 2 and headers.count("change_pct") == 2
+    for header in ("compared", "this", "other", "compare_value", "change_pct", "compare_partial"):
+        assert headers.count(header) == 2, header
+    assert headers.count("change") == 2 + 2
     assert re.search(r"[+-]\d+\.\d%", text)
     assert (
-        "Compared with 25 Feb – 2 Mar 2024 (UTC) (previous period: from 2024-02-25 00:00 UTC "
-        "up to 2024-03-03 00:00 UTC)"
+        "Compared with 25 Feb – 2 Mar 2024 (UTC) (previous period: the range's own length "
+        "earlier, from 2024-02-25 00:00 UTC up to 2024-03-03 00:00 UTC)"
     ) in text
     assert "no comparison for SIM counts" in text
     assert "Range: the last 7d, 3–9 Mar 2024 (UTC): from 2024-03-03 00:00 up to 2024-03-10" in text
@@ -210,7 +212,12 @@ def test_a_refused_key_still_writes_a_page_naming_every_report(
     ("flags", "message"),
     [
         (["--last", "LAST WEEK"], "--last must be a number of days, weeks or hours back"),
-        (["--compare", "yesterday"], "--compare must be one of previous_period, previous_year"),
+        (
+            ["--compare", "yesterday"],
+            "--compare must be one of previous_period, previous_week, previous_year, "
+            "previous_year_dow, or up to 4 of them separated by commas, got 'yesterday'",
+        ),
+        (["--compare", "previous_week,previous_week"], "--compare must be one of"),
     ],
 )
 def test_bad_flags_are_one_line_and_exit_2_before_any_request(
@@ -374,6 +381,35 @@ def test_a_v2_report_of_the_job_is_compared_on_its_own_version(
         v2.close()
     assert page.failures == []
     section = next(s for s in page.sections if s.id == "report-ue_v2")
-    assert section.body.count("<img ") == 1 and "<th>previous</th>" in section.body
+    assert section.body.count("<img ") == 1 and "<h3>Compared</h3>" in section.body
+    assert "<th>compared</th>" in section.body
     pd.testing.assert_frame_equal(page.frames["ue_v2"], expected)
     assert expected["compare_value"].notna().all()
+
+
+def test_the_page_compares_with_the_same_weekdays_a_year_before(
+    sb: SandboxHandle, tmp_path: Path
+) -> None:
+    job = _job(sb, tmp_path)
+    periods = ["previous_week", "previous_year_dow"]
+    with ReportingClient(sb.api_key, sb.reporting_url, progress=False) as client:
+        page = build_page(job, last="7d", compare=periods, client=client)
+    assert page.failures == []
+    parser = check(page.html)
+    text = " ".join(parser.text)
+    assert "Compared with the previous week; the previous year, same weekday" in text
+    # 3-9 March 2024 (Sunday to Saturday) against 5-11 March 2023, Sunday to Saturday
+    assert (
+        "Compared with 5–11 Mar 2023 (UTC) (previous year, same weekday: 364 days earlier "
+        "(the same weekdays), from 2023-03-05 00:00 UTC up to 2023-03-12 00:00 UTC)."
+    ) in text
+    usage = page.frames["usage"]
+    block = usage[usage["period"] == "previous_year_dow"]
+    assert (block["time_stamp"].dt.day_of_week == block["compare_time_stamp"].dt.day_of_week).all()
+    section = next(s for s in page.sections if s.id == "report-usage")
+    compared = section.body.split("<h3>Compared</h3>", 1)[1].split("</table>", 1)[0]
+    assert compared.count("<td>previous year, same weekday</td>") == usage["msisdn"].nunique()
+    assert compared.count("<td>previous week</td>") == usage["msisdn"].nunique()
+    assert "<td>total</td>" in compared and "<td>mean</td>" not in compared
+    with pytest.raises(QueryError, match="compare must be one of previous_period"):
+        build_page(job, last="7d", compare=[*periods, "previous_year", "previous_period", "x"])

@@ -14,7 +14,7 @@ import pytest
 
 import edgereports as er
 from edgereports import presets
-from edgereports.page import summary_table
+from edgereports.page import comparison_table, summary_table
 from edgereports.sandbox import SandboxHandle
 
 
@@ -64,22 +64,30 @@ def test_lines_of_the_other_period_are_dotted_and_faint(
     assert list(faint[0].get_ydata()) == pytest.approx(list(hours["compare_value"] / 3600.0))
 
 
-def test_the_summary_shows_the_other_period_and_the_change(
+def test_the_summary_compares_totals_with_totals_over_the_same_days(
     frames: tuple[pd.DataFrame, pd.DataFrame],
 ) -> None:
     days, _ = frames
-    table = summary_table(days)
-    assert list(table.columns[-2:]) == ["previous", "change"]
+    table = comparison_table(days)
+    assert list(table.columns) == ["msisdn", "metric", "agg", "compared", "this", "other", "change"]
+    assert set(table["compared"]) == {"total"}  # COUNT series: sums, not means
     for row, (_, part) in zip(table.itertuples(), days.groupby("msisdn", sort=False), strict=True):
         now, then = part["value"].sum(), part["compare_value"].sum()
+        assert row.this == summary_readable(now) and row.other == summary_readable(then)
         if then:
             assert row.change == f"{(now - then) / then * 100:+.1f}%"
         else:
             assert row.change == ("0.0%" if now == 0 else "new")
-    plain = summary_table(
-        days.drop(columns=["compare_time_stamp", "compare_value", "change", "change_pct"])
-    )
-    assert "change" not in plain.columns  # a frame without a comparison: the table as before
+    plain = days.drop(columns=["compare_time_stamp", "compare_value", "change", "change_pct"])
+    assert comparison_table(plain).empty  # a frame without a comparison: nothing to compare
+    assert list(summary_table(days).columns) == list(summary_table(plain).columns)
+
+
+def summary_readable(seconds: float) -> str:
+    """Seconds as the summary prints them (each value in its own unit)."""
+    from edgereports.plotting import unit_scale
+
+    return unit_scale("time_usage_seconds", [seconds]).text(seconds)
 
 
 def test_peak_and_average_draw_the_other_period_faint(sandbox: SandboxHandle) -> None:

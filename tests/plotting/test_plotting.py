@@ -317,7 +317,7 @@ def _mixed() -> pd.DataFrame:
     [
         (
             lambda: plotting.plot([1, 2]),
-            "plot needs a DataFrame, got list",
+            "plot needs a pandas DataFrame, a pyarrow.Table or a polars DataFrame, got list",
         ),
         (
             lambda: plotting.plot_sim_count(sample("01_time_usage_enterprise")),
