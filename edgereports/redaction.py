@@ -85,7 +85,10 @@ _HTML_NAMES = _html_names()
 def _char_forms(char: str) -> list[str]:
     """The patterns of one character of a secret, in every form it takes in text."""
     code = ord(char)
-    forms = [f"{_AMPERSAND}#0{{0,8}}{code};?", f"{_AMPERSAND}#x0{{0,8}}{code:x};?"]  # HTML
+    forms = [  # HTML references: all their digits, then a semicolon (optional)
+        f"{_AMPERSAND}#0{{0,8}}{code}(?:;|(?![0-9]))",
+        f"{_AMPERSAND}#x0{{0,8}}{code:x}(?:;|(?![0-9a-f]))",
+    ]
     forms += [_AMPERSAND + re.escape(name) for name in _HTML_NAMES.get(char, ())]
     units = char.encode("utf-16-be")  # JSON (a surrogate pair beyond the BMP), then repr
     forms.append(
