@@ -15,9 +15,10 @@ secret, before anything normalises the text it is looked for in, and matches it:
   line-wrapped every 76 characters), in the standard and the URL-safe alphabets.
 
 Besides the secrets it is given, :func:`redact` removes credentials it can tell by their place:
-the userinfo of a URL (``https://***@host``), ``apikey=``-style query parameters and
-``api_key:``/``Authorization:`` headers or JSON members. Every pattern takes time linear in the
-length of the text, whatever the text (no nested repetition that could be tried in many ways).
+the userinfo of a URL (``https://***@host``, also ``***@host`` for a URL without its scheme),
+``apikey=``-style query parameters and ``api_key:``/``Authorization:`` headers or JSON members.
+Every pattern takes time linear in the length of the text, whatever the text (no nested
+repetition that could be tried in many ways).
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ _HEADER = re.compile(
 # takes more than linear time.
 _USERINFO = re.compile(
     r"(?i)(?P<scheme>\b[a-z][a-z0-9+.\-]{0,31}:(?:\\{0,8}/){2})[^\s/?#'\"<>\\]{0,4096}@"
+)
+# ``user:password@host`` without a scheme, as a word of its own (a URL missing its scheme).
+_BARE_USERINFO = re.compile(
+    r"(?<![^\s'\"(<=])(?P<scheme>)[^\s/?#'\"<>\\@:=,;]{1,256}:[^\s/?#'\"<>\\]{0,4096}@(?=[\w\[])"
 )
 
 # The prefixes of an escaped form, escaped once or more. Bounded, so that no text takes more
@@ -210,7 +215,8 @@ def redact(text: object, secrets: Iterable[str | None] = ()) -> str:
     wanted = {s.strip() for s in secrets if s and len(s.strip()) >= _SHORTEST}
     for secret in sorted(wanted, key=len, reverse=True):
         out = _secret_pattern(secret).sub(REDACTED, out)
-    out = _USERINFO.sub(lambda m: f"{m['scheme']}{REDACTED}@", out)
+    for userinfo in (_USERINFO, _BARE_USERINFO):
+        out = userinfo.sub(lambda m: f"{m['scheme']}{REDACTED}@", out)
     out = _PARAM.sub(lambda m: f"{m['name']}{m['sep']}{REDACTED}", out)
     out = _HEADER.sub(lambda m: f"{m['name']}{m['sep']}{REDACTED}", out)
     return out
@@ -245,6 +251,8 @@ def redacted_excerpt(text: str, limit: int, redactor: Callable[[str], str] = red
 def url_secrets(url: str | None) -> list[str]:
     """The credential in a URL's userinfo: its password, or its user when it has none.
 
+    A URL without a scheme is read as starting with its host (``user:password@host/path``).
+
     Example:
         >>> url_secrets("https://ana:pa55%40rd@h.example"), url_secrets("https://h.example")
         (['pa55@rd'], [])
@@ -252,7 +260,7 @@ def url_secrets(url: str | None) -> list[str]:
     if not url:
         return []
     try:
-        parts = urlsplit(url)
+        parts = urlsplit(url if "//" in url else f"//{url}")
         secret = parts.password if parts.password is not None else parts.username
     except ValueError:  # a malformed port or address: the userinfo is still found by redact()
         return []
