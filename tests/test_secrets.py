@@ -484,3 +484,172 @@ def test_a_refused_url_is_named_without_its_userinfo(make: Callable[[], Any]) ->
     with pytest.raises(EdgeReportsError) as caught:
         make()
     assert not leaks_of(PASSWORD, [("error", t) for t in texts_of(caught.value)])
+
+
+# ------------------------------------------------------------ the command, in its own process
+
+#: ``edgereports`` (its ``main``) with every logger at DEBUG on stderr, as a fresh process.
+COMMAND = (
+    "import logging, sys; logging.basicConfig(level=logging.DEBUG); "
+    "from edgereports.cli.main import main; sys.exit(main(sys.argv[1:]))"
+)
+#: A wrong key, as awkward as :data:`TRICKY`.
+WRONG = "wR0ng\xa0key  &<'\"\\é+/%41"
+#: The forms the command's export run echoes (its summary lists eight failures).
+EXPORT_FORMS = [
+    "whitespace collapsed",
+    "no-break space for space",
+    "lower-cased (a CSV header)",
+    "HTML-escaped",
+    "HTML hex references",
+    "repr",
+    "repr of its UTF-8 bytes",
+    "base64, wrapped at 76 (offset 1)",
+]
+
+
+def command(tmp_path: Path, *args: str, **env: str) -> dict[str, str]:
+    """Run the command; returns its stdout, stderr and every file under ``tmp_path``."""
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("EDGEREPORTS_")}
+    environ.update(PYTHONIOENCODING="utf-8", XDG_CACHE_HOME=str(tmp_path / "user-cache"))
+    environ.update({f"EDGEREPORTS_{k.upper()}": v for k, v in env.items()})
+    done = subprocess.run(
+        [sys.executable, "-c", COMMAND, *args], env=environ, capture_output=True, timeout=300
+    )
+    out = {"status": str(done.returncode)}
+    out["stdout"], out["stderr"] = (
+        b.decode("utf-8", "replace") for b in (done.stdout, done.stderr)
+    )
+    out.update(files_under(tmp_path))
+    return out
+
+
+def assert_no_leak(secrets: list[str], seen: dict[str, str]) -> None:
+    scanned = [(where, text) for where, text in seen.items() if where != "status"]
+    for secret in secrets:
+        leaks = leaks_of(secret, scanned)
+        FIGURES["leaks"] += len(leaks)
+        assert not leaks, f"{secret!r} shows in {leaks[0][0]}: {leaks[0][1][:400]}"
+    FIGURES["texts"] += len(scanned)
+
+
+def page_job(tmp_path: Path, account_id: str, reports: int) -> Path:
+    job = tmp_path / "job.toml"
+    job.write_text(
+        f'output = "{tmp_path / "out"}"\nmax_workers = 1\n[defaults]\naccount_id = "{account_id}"\n'
+        "start = 2022-07-01\n"
+        + "".join(
+            f'[[reports]]\nname = "r{n:02d}"\npreset = "active_sim_count"\nwindow_days = 1\n'
+            for n in range(reports)
+        ),
+        encoding="utf-8",
+    )
+    return job
+
+
+@pytest.mark.slow
+def test_the_command_shows_no_key_password_or_user_against_the_sandbox(
+    make_sandbox: Callable[..., SandboxHandle], tmp_path: Path
+) -> None:
+    sb = make_sandbox(api_key=TRICKY)
+    url = with_userinfo(sb.reporting_url)
+    job = page_job(tmp_path, sb.account_id, 1)
+    span = ["--start", "2022-07-01", "--end", "2022-07-03"]
+    report = ["report", "--preset", "active_sim_count", "--account-id", sb.account_id, *span]
+    pulled = command(
+        tmp_path, *report, "--csv", str(tmp_path / "sims.csv"),
+        api_key=TRICKY, reporting_url=url, cache=str(tmp_path / "cache"),
+    )  # fmt: skip
+    assert pulled["status"] == "0" and pulled[str(tmp_path / "sims.csv")].count("\n") == 3
+    assert any("cache" in name for name in pulled), "the cache wrote its files"
+    assert "/connectivity/v1/report?apikey=" in pulled["stderr"]  # urllib3's DEBUG lines
+    refused = {
+        "report": command(tmp_path, *report, "--retries", "0", api_key=WRONG, reporting_url=url),
+        "export": command(
+            tmp_path, "export", str(job), "--until", "2022-07-03", "--no-progress",
+            api_key=WRONG, reporting_url=url,
+        ),
+        "page": command(
+            tmp_path, "page", str(job), "--last", "2d", "--out", str(tmp_path / "p.html"),
+            api_key=WRONG, reporting_url=url,
+        ),
+    }  # fmt: skip
+    for name, seen in refused.items():
+        assert seen["status"] == "1", (name, seen["stderr"][-2000:])
+        assert "AuthError" in seen["stdout"] + seen["stderr"], name
+        assert "://***@127.0.0.1" in seen["stdout"] + seen["stderr"], name  # the URL, shown
+    assert "AuthError" in refused["page"][str(tmp_path / "p.html")]
+    for seen in (pulled, *refused.values()):
+        assert_no_leak([TRICKY, WRONG, PASSWORD], seen)
+
+
+@contextlib.contextmanager
+def echoing(secret: str, forms: list[str]) -> Iterator[str]:
+    """A loopback server whose n-th POST is answered 400, echoing ``secret`` in ``forms[n]``
+    (marked ``echo-NN``) in its body, and in its reason phrase where the form fits on one
+    line; other requests are answered 404 (with the ``Date`` a client learns its clock from)."""
+    answered = iter(range(len(forms) * 100))
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return None
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            n = next(answered) % len(forms)
+            shown = ENCODINGS[forms[n]](secret)
+            reason = f"echo-{n:02d} bad key" + (f" {shown}" if forms[n] in ONE_LINE else "")
+            self._answer(400, reason, f"echo-{n:02d} invalid key {shown} (refused)".encode())
+
+        def do_GET(self) -> None:
+            self._answer(404, "Not Found", b"")
+
+        def _answer(self, status: int, reason: str, body: bytes) -> None:
+            self.send_response(status, reason)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+@pytest.mark.slow
+def test_the_command_shows_no_form_of_an_echoed_key_on_its_page_or_summary(
+    tmp_path: Path,
+) -> None:
+    forms = list(ENCODINGS)
+    page_dir, export_dir = tmp_path / "page", tmp_path / "export"
+    page_dir.mkdir(), export_dir.mkdir()
+    with echoing(TRICKY, forms) as url:
+        job = page_job(page_dir, "A", len(forms))
+        out = page_dir / "p.html"
+        paged = command(
+            page_dir, "page", str(job), "--last", "1d", "--out", str(out),
+            api_key=TRICKY, reporting_url=with_userinfo(url),
+        )  # fmt: skip
+    with echoing(TRICKY, EXPORT_FORMS) as url:
+        job = page_job(export_dir, "A", 1)
+        job.write_text(job.read_text().replace("start = 2022-07-01", "start = 2024-03-01"))
+        exported = command(
+            export_dir, "export", str(job), "--until", "2024-03-09", "--no-progress",
+            api_key=TRICKY, reporting_url=with_userinfo(url),
+        )  # fmt: skip
+    assert paged["status"] == exported["status"] == "1", paged["stderr"][-2000:]
+    for n in range(len(forms)):  # every form reached the page and stderr, redacted
+        assert f"echo-{n:02d} " in paged[str(out)] and f"echo-{n:02d} " in paged["stderr"], n
+    for n in range(len(EXPORT_FORMS)):  # and the export's summary
+        assert f"echo-{n:02d} " in exported["stdout"], (n, exported["stdout"][-3000:])
+    assert_no_leak([TRICKY, PASSWORD], paged)
+    assert_no_leak([TRICKY, PASSWORD], exported)
