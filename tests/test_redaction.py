@@ -170,6 +170,8 @@ def recoverable(secret: str, text: str) -> str | None:
     variants: dict[str, str] = {"as is": text}
     for name, decode in DECODINGS.items():
         once = decode(text)
+        if once == text:  # nothing to decode this way (then the second ways are the first's)
+            continue
         variants[name] = once
         for second, again in DECODINGS.items():
             variants[f"{name}, then {second}"] = again(once)
@@ -177,6 +179,8 @@ def recoverable(secret: str, text: str) -> str | None:
         if wanted in _normal(variant):
             return how
     for how in ("as is", "backslash-unescaped"):
+        if how not in variants:
+            continue
         if any(r in data for data in _base64_decoded(variants[how]) for r in raw if len(r) >= 4):
             return f"{how}, then base64-decoded"
     return None
@@ -200,7 +204,7 @@ def figures() -> Iterator[None]:
     )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(secret=SECRETS, before=st.sampled_from(["", "x", "key ", "?apikey=", "Bearer "]))
 def test_redact_removes_every_encoding_of_a_secret(secret: str, before: str) -> None:
     FIGURES["secrets"] += 1
