@@ -65,6 +65,10 @@ _AMPERSAND = r"&(?:amp;){0,8}"  # an HTML character reference (``&#43;``, ``&amp
 #: What may break a base64 text between two of its characters (a wrapped body, escaped).
 _WRAP = r"(?:\s|\\{1,8}[rn]){0,4}+"
 _BASE64 = r"\-A-Za-z0-9+/_"
+#: Stands in for a base64 core until its edges are taken with it (see :func:`redact`).
+_CORE = "\ue000"
+#: A base64 core's stand-in and the characters its edges share with its neighbours.
+_CORE_EDGES = re.compile(rf"[{_BASE64}]{{0,3}}{_CORE}[{_BASE64}=]{{0,4}}")
 #: The longest form of a secret looked for past the end of an excerpt (see
 #: :func:`redacted_excerpt`).
 _LONGEST_FORM = 4096
@@ -174,16 +178,23 @@ def _base64_cores(secret: str) -> list[str]:
 
 
 def _base64_pattern(core: str) -> str:
-    """The pattern of a base64 core, wrapped or not, with the characters its edges share."""
+    """The pattern of a base64 core, wrapped or not."""
     chars = [re.escape(c) if c.isalnum() else _one(_char_forms(c)) for c in core]
-    return f"[{_BASE64}]{{0,3}}{_WRAP.join(chars)}[{_BASE64}=]{{0,4}}"
+    return _WRAP.join(chars)
 
 
 @functools.lru_cache(maxsize=256)
 def _secret_pattern(secret: str) -> re.Pattern[str]:
-    """One pattern for every form of ``secret`` (see the module's docstring)."""
-    forms = [_text_pattern(secret)] + [_base64_pattern(c) for c in _base64_cores(secret)]
-    return re.compile("|".join(forms), re.IGNORECASE)
+    """One pattern for every form of ``secret`` (see the module's docstring): the group
+    ``text`` for its forms as text, ``base64`` for its base64 cores."""
+    cores = "|".join(_base64_pattern(c) for c in _base64_cores(secret)) or "(?!)"
+    return re.compile(f"(?P<text>{_text_pattern(secret)})|(?P<base64>{cores})", re.IGNORECASE)
+
+
+def _stand_in(match: re.Match[str]) -> str:
+    """``***`` for a secret, or the stand-in of a base64 core (whose edges go with it later:
+    the few characters they share with their neighbours, which only the whole text shows)."""
+    return REDACTED if match.lastgroup == "text" else _CORE
 
 
 def redact(text: object, secrets: Iterable[str | None] = ()) -> str:
@@ -214,9 +225,12 @@ def redact(text: object, secrets: Iterable[str | None] = ()) -> str:
     out = str(text)
     wanted = {s.strip() for s in secrets if s and len(s.strip()) >= _SHORTEST}
     for secret in sorted(wanted, key=len, reverse=True):
-        out = _secret_pattern(secret).sub(REDACTED, out)
-    for userinfo in (_USERINFO, _BARE_USERINFO):
-        out = userinfo.sub(lambda m: f"{m['scheme']}{REDACTED}@", out)
+        out = _secret_pattern(secret).sub(_stand_in, out)
+    if _CORE in out:
+        out = _CORE_EDGES.sub(REDACTED, out)
+    if "@" in out:
+        for userinfo in (_USERINFO, _BARE_USERINFO):
+            out = userinfo.sub(lambda m: f"{m['scheme']}{REDACTED}@", out)
     out = _PARAM.sub(lambda m: f"{m['name']}{m['sep']}{REDACTED}", out)
     out = _HEADER.sub(lambda m: f"{m['name']}{m['sep']}{REDACTED}", out)
     return out
