@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from .errors import ConfigError, redact
-from .redaction import url_secrets
+from .redaction import shown_url, url_secrets
 
 __all__ = [
     "API_VERSIONS",
@@ -76,7 +76,7 @@ def check_url(name: str, value: str) -> str:
     value = value.strip().rstrip("/")
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        shown = redact(repr(value), url_secrets(value))
+        shown = shown_url(value)
         raise ConfigError(
             f"{name} must be an http(s) URL such as https://host.example, got {shown}"
         )

@@ -15,8 +15,8 @@ secret, before anything normalises the text it is looked for in, and matches it:
   line-wrapped every 76 characters), in the standard and the URL-safe alphabets.
 
 Besides the secrets it is given, :func:`redact` removes credentials it can tell by their place:
-the userinfo of a URL (``https://***@host``, also ``***@host`` for a URL without its scheme),
-``apikey=``-style query parameters and ``api_key:``/``Authorization:`` headers or JSON members.
+the userinfo of a URL (``https://***@host``), ``apikey=``-style query parameters and
+``api_key:``/``Authorization:`` headers or JSON members.
 Every pattern takes time linear in the length of the text, whatever the text (no nested
 repetition that could be tried in many ways).
 """
@@ -28,9 +28,9 @@ import functools
 import html.entities
 import re
 from collections.abc import Callable, Iterable
-from urllib.parse import unquote, urlsplit
+from urllib.parse import SplitResult, unquote, urlsplit
 
-__all__ = ["REDACTED", "redact", "redacted_excerpt", "url_secrets"]
+__all__ = ["REDACTED", "redact", "redacted_excerpt", "shown_url", "url_secrets"]
 
 #: What stands in for a secret.
 REDACTED = "***"
@@ -49,10 +49,6 @@ _HEADER = re.compile(
 # takes more than linear time.
 _USERINFO = re.compile(
     r"(?i)(?P<scheme>\b[a-z][a-z0-9+.\-]{0,31}:(?:\\{0,8}/){2})[^\s/?#'\"<>\\]{0,4096}@"
-)
-# ``user:password@host`` without a scheme, as a word of its own (a URL missing its scheme).
-_BARE_USERINFO = re.compile(
-    r"(?<![^\s'\"(<=])(?P<scheme>)[^\s/?#'\"<>\\@:=,;]{1,256}:[^\s/?#'\"<>\\]{0,4096}@(?=[\w\[])"
 )
 
 # The prefixes of an escaped form, escaped once or more. Bounded, so that no text takes more
@@ -229,8 +225,7 @@ def redact(text: object, secrets: Iterable[str | None] = ()) -> str:
     if _CORE in out:
         out = _CORE_EDGES.sub(REDACTED, out)
     if "@" in out:
-        for userinfo in (_USERINFO, _BARE_USERINFO):
-            out = userinfo.sub(lambda m: f"{m['scheme']}{REDACTED}@", out)
+        out = _USERINFO.sub(lambda m: f"{m['scheme']}{REDACTED}@", out)
     out = _PARAM.sub(lambda m: f"{m['name']}{m['sep']}{REDACTED}", out)
     out = _HEADER.sub(lambda m: f"{m['name']}{m['sep']}{REDACTED}", out)
     return out
@@ -262,6 +257,17 @@ def redacted_excerpt(text: str, limit: int, redactor: Callable[[str], str] = red
     return out[:limit]
 
 
+def _split(url: str) -> SplitResult | None:
+    """The parts of ``url``, one without a scheme read as starting with its host; None when
+    it cannot be read (a malformed address)."""
+    try:
+        parts = urlsplit(url if "//" in url else f"//{url}")
+        parts.password  # noqa: B018 - reading the userinfo validates it
+    except ValueError:
+        return None
+    return parts
+
+
 def url_secrets(url: str | None) -> list[str]:
     """The credential in a URL's userinfo: its password, or its user when it has none.
 
@@ -271,11 +277,23 @@ def url_secrets(url: str | None) -> list[str]:
         >>> url_secrets("https://ana:pa55%40rd@h.example"), url_secrets("https://h.example")
         (['pa55@rd'], [])
     """
-    if not url:
+    parts = _split(url) if url else None
+    if parts is None:
         return []
-    try:
-        parts = urlsplit(url if "//" in url else f"//{url}")
-        secret = parts.password if parts.password is not None else parts.username
-    except ValueError:  # a malformed port or address: the userinfo is still found by redact()
-        return []
+    secret = parts.password if parts.password is not None else parts.username
     return [unquote(secret)] if secret else []
+
+
+def shown_url(url: str) -> str:
+    """The repr of a service address as a message shows it: its userinfo as ``***`` (also
+    when it lacks its scheme, which :func:`redact` cannot tell from ``mailto:name@host``), its
+    password in no form.
+
+    Example:
+        >>> print(shown_url("ana:pa55w0rd@h.example/report"))
+        '***@h.example/report'
+    """
+    parts = _split(url)
+    userinfo = parts.netloc.rpartition("@")[0] if parts is not None else ""
+    shown = url.replace(f"{userinfo}@", f"{REDACTED}@", 1) if userinfo else url
+    return redact(repr(shown), url_secrets(url))

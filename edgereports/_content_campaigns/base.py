@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Self
 
-from ..config import Settings, Timeout, check_api_key, check_count, check_timeout
+from ..config import Settings, Timeout, check_api_key, check_count, check_timeout, check_url
 from ..errors import ConfigError, InputError, SchemaError
 from ..http import HttpClient
 from ..redaction import redacted_excerpt
@@ -42,6 +42,8 @@ class BaseClient:
                 "partner_name is empty; set EDGEREPORTS_PARTNER_NAME (the subscription's "
                 "Service ID) or pass partner_name="
             )
+        if isinstance(base_url, str):  # named without its userinfo when it is not a URL
+            check_url("base_url", base_url)
         try:
             url = check_http_url(base_url, "base_url").rstrip("/")
         except InputError as exc:
