@@ -63,6 +63,8 @@ class HttpClient:
     Example:
         >>> HttpClient("https://r.example", secrets=["k3y-secret"])
         HttpClient(base_url='https://r.example')
+        >>> HttpClient("https://ana:pa55w0rd@r.example").redact("echo: PA55W0RD, cGE1NXcwcmQ=")
+        'echo: ***, ***'
     """
 
     def __init__(
