@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from .errors import ConfigError
+from .errors import ConfigError, redact
+from .redaction import shown_url, url_secrets
 
 __all__ = [
     "API_VERSIONS",
@@ -50,6 +51,7 @@ API_VERSIONS = ("v1", "v2")
 #: say why 16).
 DEFAULT_MAX_WORKERS = 16
 _SECRETS = ("api_key", "service_token")
+_URLS = ("base_url", "reporting_url")
 #: The units of a rate written as text, in seconds per unit.
 _RATE_UNITS = {"s": 1.0, "sec": 1.0, "second": 1.0, "min": 60.0, "minute": 60.0}
 _RATE = re.compile(
@@ -65,14 +67,18 @@ _CACHE_ON, _CACHE_OFF = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 def check_url(name: str, value: str) -> str:
     """Return a service address without trailing slashes.
 
+    A URL may carry a user name and password (``https://user:password@host``); messages show
+    it without them.
+
     Raises:
         ConfigError: ``value`` is not an http(s) URL with a host.
     """
     value = value.strip().rstrip("/")
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.netloc:
+        shown = shown_url(value)
         raise ConfigError(
-            f"{name} must be an http(s) URL such as https://host.example, got {value!r}"
+            f"{name} must be an http(s) URL such as https://host.example, got {shown}"
         )
     return value
 
@@ -228,8 +234,9 @@ class Settings:
             ``true`` for the per-user one (``0``/``false``/``off``: none).
 
     Example:
-        >>> Settings(api_key="k" * 8, reporting_url="https://r.example")  # doctest: +ELLIPSIS
-        Settings(api_key='***', partner_name=None, ..., reporting_url='https://r.example', ...)
+        >>> url = "https://ana:pa55@r.example"  # a password in the URL is not shown either
+        >>> Settings(api_key="k" * 8, reporting_url=url)  # doctest: +ELLIPSIS
+        Settings(api_key='***', partner_name=None, ..., reporting_url='https://***@r.example', ...)
     """
 
     api_key: str | None = field(default=None, repr=False)
@@ -250,7 +257,7 @@ class Settings:
                 f"api_version ({ENV_VARS['api_version']}) must be one of "
                 f"{', '.join(API_VERSIONS)}, got {self.api_version!r}"
             )
-        for name in ("base_url", "reporting_url"):
+        for name in _URLS:
             value = getattr(self, name)
             if value is not None:
                 object.__setattr__(self, name, check_url(name, value))
@@ -262,10 +269,24 @@ class Settings:
         rate = check_rate_limit(self.rate_limit, f"rate_limit ({ENV_VARS['rate_limit']})")
         object.__setattr__(self, "rate_limit", rate)
 
+    @property
+    def secrets(self) -> list[str]:
+        """The credentials these settings hold: the key, the token and the URLs' passwords.
+
+        Example:
+            >>> Settings(api_key="k3y-5ecret", base_url="https://ana:pa55word@h.example").secrets
+            ['k3y-5ecret', 'pa55word']
+        """
+        values = [getattr(self, name) for name in _SECRETS]
+        values += [s for name in _URLS for s in url_secrets(getattr(self, name))]
+        return [v for v in values if v]
+
     def __repr__(self) -> str:
+        secrets = self.secrets
+
         def shown(name: str) -> str:
             value = getattr(self, name)
-            return "'***'" if name in _SECRETS and value else repr(value)
+            return "'***'" if name in _SECRETS and value else redact(repr(value), secrets)
 
         fields = ", ".join(f"{f.name}={shown(f.name)}" for f in dataclasses.fields(self))
         return f"Settings({fields})"

@@ -24,19 +24,19 @@ Every error the package raises is an :class:`EdgeReportsError`; every warning it
     └── EmptyResultWarning                  a part or report that returned no rows (and why)
 
 Every error pickles and unpickles to an equal message and attributes (process pools pass
-them). Messages never contain an API key or an app key: anything that may carry one (URLs,
-bodies, chained causes) goes through :func:`redact` first.
+them). Messages never contain an API key, a token, an app key or a URL's password: anything
+that may carry one (URLs, bodies, chained causes) goes through :func:`redact` first (it lives
+in :mod:`edgereports.redaction`, which says which forms of a secret it removes).
 """
 
 from __future__ import annotations
 
-import base64
-import functools
 import inspect
 import os
-import re
 from collections.abc import Sequence
 from typing import Any
+
+from .redaction import redact
 
 __all__ = [
     "ApiError",
@@ -62,102 +62,6 @@ __all__ = [
 
 #: The package's folder: frames of files under it are the library's own.
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
-
-REDACTED = "***"
-
-# Query parameters, headers and JSON members that carry a credential.
-_SECRET_NAMES = r"api[_-]?key|apikey|app[_-]?key|x-api-key|token|signature|sig|authorization"
-_PARAM = re.compile(rf"(?i)(?P<name>\b(?:{_SECRET_NAMES}))(?P<sep>=)(?P<value>[^&\s#'\"]+)")
-_HEADER = re.compile(
-    rf"(?i)(?P<name>['\"]?\b(?:{_SECRET_NAMES})['\"]?)"
-    rf"(?P<sep>\s*:\s*['\"]?(?:Bearer\s+|Basic\s+)?)(?P<value>[^'\",\s}}]+)"
-)
-
-
-_B64 = r"\-A-Za-z0-9+/_"
-
-
-def _hex_byte(byte: int) -> str:
-    """A pattern for ``%XX`` (either case, or ``%25XX`` encoded twice) of one byte."""
-    digits = "".join(f"[{h.lower()}{h.upper()}]" if h.isalpha() else h for h in f"{byte:02X}")
-    return f"%(?:25)?{digits}"
-
-
-def _char_forms(char: str) -> str:
-    """A pattern for one character of a secret in every form it takes on the wire."""
-    forms = [re.escape(char)]
-    for encoding in ("utf-8", "latin-1"):
-        try:
-            raw = char.encode(encoding)
-        except UnicodeEncodeError:
-            continue
-        forms.append("".join(_hex_byte(b) for b in raw))
-    if ord(char) > 0x7F:  # UTF-8 bytes read as Latin-1 (a status line, a mis-declared body)
-        forms.append(re.escape(char.encode("utf-8").decode("latin-1")))
-    if char == " ":
-        forms.append(r"\+")
-    if char in '/"\\':
-        forms.append(re.escape("\\" + char))  # JSON escapes quotes and backslashes, may escape /
-    if ord(char) > 0x7E or char in "\"<>&'":
-        code = f"{ord(char):04x}"
-        forms.append(r"\\u" + "".join(f"[{h}{h.upper()}]" if h.isalpha() else h for h in code))
-    return f"(?:{'|'.join(dict.fromkeys(forms))})"
-
-
-def _base64_cores(secret: str) -> list[str]:
-    """The base64 text that only ``secret`` determines, at each of the three byte offsets.
-
-    A secret inside a base64 value (``Authorization: Basic``, a token that embeds it) starts
-    at any offset of a 3-byte group; the characters of the groups it fills alone are the same
-    whatever surrounds it, in the standard and the URL-safe alphabets.
-    """
-    data = secret.encode("utf-8")
-    cores: list[str] = []
-    for offset in range(3):
-        encoded = base64.b64encode(b"\0" * offset + data).decode("ascii")
-        start = {0: 0, 1: 2, 2: 3}[offset]
-        end = (offset + len(data)) // 3 * 4
-        core = encoded[start:end]
-        if len(core) >= 6:
-            cores += [core, core.replace("+", "-").replace("/", "_")]
-    return list(dict.fromkeys(cores))
-
-
-@functools.lru_cache(maxsize=256)
-def _secret_pattern(secret: str) -> re.Pattern[str]:
-    """One pattern for ``secret`` raw, percent-encoded (either case), ``+`` for space, JSON
-    escaped, and inside base64 (with the characters its edges share with its neighbours)."""
-    forms = ["".join(_char_forms(c) for c in secret)]
-    forms += [f"[{_B64}]{{0,3}}{re.escape(core)}[{_B64}=]{{0,4}}" for core in _base64_cores(secret)]
-    return re.compile("|".join(forms))
-
-
-def redact(text: object, secrets: Sequence[str | None] = ()) -> str:
-    """Return ``text`` as a string with every credential replaced by ``***``.
-
-    Replaces the value of ``apikey=``/``api_key=``/``app_key=``/``Authorization=`` query
-    parameters, of ``api_key: ...`` and ``Authorization: Bearer ...`` headers or JSON members,
-    and every occurrence of ``secrets`` in any form it takes on the wire: as is,
-    percent-encoded (upper- or lower-case hex, once or twice, UTF-8 or Latin-1 bytes), with
-    ``+`` for a space, JSON-escaped, or inside base64 (as in ``Authorization: Basic``).
-
-    Args:
-        text: anything; it is converted with ``str()``.
-        secrets: literal values to remove wherever they appear (e.g. the configured key).
-
-    Returns:
-        The redacted text.
-
-    Example:
-        >>> redact("https://h/report?apikey=s3cret&x=1")
-        'https://h/report?apikey=***&x=1'
-    """
-    out = str(text)
-    for secret in sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True):
-        out = _secret_pattern(secret).sub(REDACTED, out)
-    out = _PARAM.sub(lambda m: f"{m['name']}{m['sep']}{REDACTED}", out)
-    out = _HEADER.sub(lambda m: f"{m['name']}{m['sep']}{REDACTED}", out)
-    return out
 
 
 def _rebuild(cls: type[EdgeReportsError], args: tuple[Any, ...], state: dict[str, Any]) -> Any:

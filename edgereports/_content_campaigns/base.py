@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Self
 
-from ..config import Settings, Timeout, check_api_key, check_count, check_timeout
-from ..errors import ConfigError, InputError, SchemaError, redact
+from ..config import Settings, Timeout, check_api_key, check_count, check_timeout, check_url
+from ..errors import ConfigError, InputError, SchemaError
 from ..http import HttpClient
+from ..redaction import redacted_excerpt
 from .validate import check_http_url
 
 if TYPE_CHECKING:
@@ -41,6 +42,8 @@ class BaseClient:
                 "partner_name is empty; set EDGEREPORTS_PARTNER_NAME (the subscription's "
                 "Service ID) or pass partner_name="
             )
+        if isinstance(base_url, str):  # named without its userinfo when it is not a URL
+            check_url("base_url", base_url)
         try:
             url = check_http_url(base_url, "base_url").rstrip("/")
         except InputError as exc:
@@ -101,7 +104,7 @@ class BaseClient:
     def __repr__(self) -> str:
         return (
             f"{type(self).__name__}(partner_name={self._partner_name!r}, "
-            f"base_url={self._base_url!r})"
+            f"base_url={self._http.redact(self._base_url)!r})"
         )
 
     def _request(
@@ -152,6 +155,6 @@ class BaseClient:
         try:
             return response.json()
         except ValueError:
-            excerpt = redact(response.text[:200], [self._api_key])
+            excerpt = redacted_excerpt(response.text, 200, self._http.redact)
             error = SchemaError(f"{what} answered with a body that is not JSON: {excerpt!r}")
         raise error  # outside the handler: the decode error (its .doc is the body) is not chained

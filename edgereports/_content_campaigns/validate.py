@@ -75,7 +75,8 @@ def check_origin(value: object, what: str = "origin") -> str:
             f"{what} {origin!r} has no scheme; write it as 'https://{origin.rstrip('/')}'"
         )
     parts = urlsplit(origin)
-    example = f"'{parts.scheme}://{parts.netloc}'" if parts.netloc else "'https://host.example'"
+    host = parts.netloc.rpartition("@")[2]  # never the userinfo, even in an example
+    example = f"'{parts.scheme}://{host}'" if host else "'https://host.example'"
     if parts.scheme.lower() not in ("http", "https"):
         raise InputError(f"{what} {origin!r} must use http or https, e.g. {example}")
     if not parts.hostname:

@@ -338,9 +338,9 @@ class ContentClient(BaseClient):
         message = str(payload.get("message", ""))
         if status.upper() != "SUCCESS":
             raise ApiError(
-                f"{tail} of {origin!r} answered status {status!r}: {redact(message)}",
+                f"{tail} of {origin!r} answered status {status!r}: {self._http.redact(message)}",
                 status_code=200,
-                body_excerpt=redact(message)[:200],
+                body_excerpt=self._http.redact(message)[:200],
             )
         return WhitelistChange(domain=origin, status=status, message=message)
 

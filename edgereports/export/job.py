@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings, check_rate_limit
-from ..errors import ConfigError
+from ..errors import ConfigError, redact
 from .reports import (
     DEFAULT_KEYS,
     ReportJob,
@@ -83,7 +83,8 @@ class Connection:
     def __repr__(self) -> str:
         key = "'***'" if self.api_key else "None"
         return (
-            f"Connection(reporting_url={self.reporting_url!r}, api_key_env={self.api_key_env!r}, "
+            f"Connection(reporting_url={redact(repr(self.reporting_url), [self.api_key])}, "
+            f"api_key_env={self.api_key_env!r}, "
             f"api_key={key}, timeout={self.timeout!r})"
         )
 

@@ -24,6 +24,7 @@ from ..errors import (
     TransportError,
     redact,
 )
+from ..redaction import redacted_excerpt, url_secrets
 from .pacing import Pacer
 from .redaction import install_log_redaction
 from .session import BudgetAdapter, make_session, refused
@@ -46,7 +47,8 @@ class HttpClient:
 
     Args:
         base_url: the service address; request paths are joined to it.
-        secrets: values to redact from every message (e.g. the API key).
+        secrets: values to redact from every message (e.g. the API key); the password of
+            ``base_url``'s userinfo (``https://user:password@host``) is one too.
         timeout: seconds, or ``(connect, read)`` seconds.
         retries: retries after the first attempt, shared by urllib3 and the body-read layer.
         session: a session to use as is (proxies, certificates); ours retries when omitted.
@@ -61,6 +63,8 @@ class HttpClient:
     Example:
         >>> HttpClient("https://r.example", secrets=["k3y-secret"])
         HttpClient(base_url='https://r.example')
+        >>> HttpClient("https://ana:pa55w0rd@r.example").redact("echo: PA55W0RD, cGE1NXcwcmQ=")
+        'echo: ***, ***'
     """
 
     def __init__(
@@ -80,7 +84,7 @@ class HttpClient:
         self.retries = check_count("retries", retries, 0)
         check_seconds("retry_after_cap", retry_after_cap, zero=True)
         self.base_url = base_url.rstrip("/")
-        self._secrets = [s for s in secrets if s]
+        self._secrets = [s for s in secrets if s] + url_secrets(self.base_url)
         self._owns_session = session is None
         self.session = session or make_session(retries=retries, retry_after_cap=retry_after_cap)
         self._service_clock: tuple[datetime, float] | None = None
@@ -318,8 +322,12 @@ class HttpClient:
             text = response.content.decode(response.encoding or "utf-8", errors="replace")
         except Exception:  # pragma: no cover - content is bytes here
             text = ""
-        excerpt = self.redact(" ".join(text.split()))[:_EXCERPT]
-        reason = self.redact(" ".join(str(response.reason or "").split()))[:_EXCERPT]
+        # a secret's pattern takes any run of whitespace for its own: collapsing runs first
+        # hides nothing from it
+        excerpt = redacted_excerpt(" ".join(text.split()), _EXCERPT, self.redact)
+        reason = redacted_excerpt(
+            " ".join(str(response.reason or "").split()), _EXCERPT, self.redact
+        )
         message = (
             f"{self._prefix(what)}{method} {shown_url} answered HTTP {status} {reason}".rstrip()
             + f" after {attempts} attempt(s)"

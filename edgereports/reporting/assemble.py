@@ -17,6 +17,7 @@ import orjson
 
 from .._dependencies import lazy_import
 from ..errors import EdgeReportsError, SchemaError
+from ..redaction import redacted_excerpt
 from .plan import Part, Plan, ReportFacts, Window
 from .results import Failure, FetchResult
 from .rules import mark
@@ -38,7 +39,8 @@ def parse_json(body: bytes, what: str, redact: Callable[[object], str]) -> Any:
     try:
         return orjson.loads(body)
     except orjson.JSONDecodeError as exc:
-        shown = body[:120].decode("utf-8", errors="replace")
+        # redacted before it is cut (no head of a secret at the cut) and quoted (repr escapes)
+        shown = redacted_excerpt(body.decode("utf-8", errors="replace"), 120, redact)
         error = SchemaError(
             redact(f"{what}: the answer is not valid JSON ({exc}): {shown!r}"),
             where=f"char {exc.pos}",

@@ -204,7 +204,10 @@ def test_invalid_input_is_refused_before_any_request(
     [
         ({"api_key": " "}, "api_key is empty; set EDGEREPORTS_API_KEY or pass api_key="),
         ({"partner_name": ""}, "partner_name is empty; set EDGEREPORTS_PARTNER_NAME"),
-        ({"base_url": "api.example"}, "base_url 'api.example' is not an http(s) URL"),
+        (
+            {"base_url": "api.example"},
+            "base_url must be an http(s) URL such as https://host.example, got 'api.example'",
+        ),
         # every number is checked when the client is built
         ({"timeout": 0}, "timeout must be a positive number of seconds, got 0"),
         ({"timeout": (-1, 5)}, "timeout (connect) must be a positive number of seconds"),

@@ -11,7 +11,6 @@ partner; query ``apikey`` for reporting, query ``Authorization`` for the v2 repo
 
 from __future__ import annotations
 
-import hmac
 import logging
 import time
 from collections.abc import Iterator
@@ -29,7 +28,7 @@ from .faults import AREAS
 from .openapi import build_openapi
 from .reporting import register_reporting
 from .reporting_v2 import register_reporting_v2
-from .state import SandboxState
+from .state import SandboxState, same_secret
 from .throttle import retry_after_header
 
 __all__ = ["DROP_FLAG", "RAW_HEADERS", "area_of", "create_app"]
@@ -141,7 +140,7 @@ def create_app(state: SandboxState) -> Flask:
             key = _header("api_key")
             if not key:
                 return _error(401, "the api_key header is required")
-            if not hmac.compare_digest(key, state.api_key):
+            if not same_secret(key, state.api_key):
                 return _error(401, "invalid api_key")
             partner = request.args.get("partner_name")
             if not partner:

@@ -20,7 +20,7 @@ from flask import Response, request
 
 from ..problems import ApiProblem
 from .content_store import ContentItem, ContentStore
-from .state import SandboxState
+from .state import SandboxState, same_secret
 
 __all__ = ["serve_playback", "sign"]
 
@@ -70,7 +70,7 @@ def serve_playback(
     key = request.args.get("api_key")
     if not key:
         raise ApiProblem(401, "append &api_key=<API_KEY> to the URL", field="api_key")
-    if not hmac.compare_digest(key, state.api_key):
+    if not same_secret(key, state.api_key):
         raise ApiProblem(401, "invalid api_key", field="api_key")
     item = store.get(content_id)
     if item is None or partner != state.partner_name:
@@ -131,7 +131,7 @@ def _check_signature(
     if app_key is None or not expires.isdigit() or cookie_flag not in ("0", "1"):
         raise ApiProblem(403, "the signed URL is malformed")
     expected = sign(app_key, item.content_id, int(expires), int(cookie_flag))
-    if not hmac.compare_digest(expected, sig):
+    if not same_secret(expected, sig):
         raise ApiProblem(403, "the signature does not match")
     if now >= int(expires):
         raise ApiProblem(403, "the signed URL has expired")

@@ -10,7 +10,6 @@ handler to the computed answer (credentials, ``Accept``, the body, validation, t
 
 from __future__ import annotations
 
-import hmac
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -22,7 +21,7 @@ from ..engine.answer import CurrentAnswer, SeriesAnswer, SimAnswer, answer
 from ..engine.render import U8, render_csv, render_json_buffer
 from ..engine.request import parse_report
 from ..problems import ApiProblem
-from .state import SandboxState
+from .state import SandboxState, same_secret
 
 __all__ = ["REPORT_PATH", "answer_report", "read_json_body", "register_reporting", "timed_response"]
 
@@ -97,7 +96,7 @@ def answer_report(
     if not given:
         raise ApiProblem(401, f"the {key} query parameter is required", field=key)
     accounts = _accounts_of_key(state, given)
-    if accounts is None and not hmac.compare_digest(given, state.api_key):
+    if accounts is None and not same_secret(given, state.api_key):
         raise ApiProblem(401, invalid, field=key)
     want_csv = _wants_csv()
     body = read_json_body()
@@ -112,7 +111,7 @@ def _accounts_of_key(state: SandboxState, given: str) -> frozenset[str] | None:
     """The accounts a further key of ``state.account_keys`` may read (None: not one of them)."""
     found = None
     for other, accounts in state.account_keys.items():
-        if hmac.compare_digest(given, other):
+        if same_secret(given, other):
             found = accounts
     return found
 

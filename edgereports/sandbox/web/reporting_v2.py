@@ -12,7 +12,6 @@ v1 (``SandboxHandle.report_requests()``).
 
 from __future__ import annotations
 
-import hmac
 import time
 
 import orjson
@@ -22,7 +21,7 @@ from ..engine.reporting_service import answer_service, parse_service
 from ..engine.v2 import answer_v2, parse_v2
 from ..problems import ApiProblem
 from .reporting import answer_report, read_json_body, timed_response
-from .state import SandboxState
+from .state import SandboxState, same_secret
 
 __all__ = ["REPORT_V2_PATH", "SERVICE_PATH", "register_reporting_v2"]
 
@@ -53,7 +52,7 @@ def register_reporting_v2(app: Flask, state: SandboxState) -> None:
         scheme, _, token = request.headers.get("Authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise ApiProblem(401, "the Authorization: Bearer <token> header is required")
-        if not hmac.compare_digest(token.strip(), state.service_token):
+        if not same_secret(token.strip(), state.service_token):
             raise ApiProblem(401, "invalid bearer token")
         if core_id != state.core_id:
             raise ApiProblem(404, f"unknown mobile core {core_id!r}", field="coreId")

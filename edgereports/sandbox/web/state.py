@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 import threading
 from collections import Counter, deque
 from collections.abc import Mapping
@@ -14,7 +15,18 @@ from .buffers import BufferPool
 from .faults import FaultInjector
 from .throttle import Throttle
 
-__all__ = ["Limits", "SandboxState"]
+__all__ = ["Limits", "SandboxState", "same_secret"]
+
+
+def same_secret(given: str, accepted: str) -> bool:
+    """Whether a credential presented is the accepted one, compared in constant time.
+
+    Compared as UTF-8 bytes: ``hmac.compare_digest`` refuses strings with characters outside
+    ASCII (a key with a no-break space would be a server error, not a 401).
+    """
+    return hmac.compare_digest(
+        given.encode("utf-8", "surrogateescape"), accepted.encode("utf-8", "surrogateescape")
+    )
 
 
 @dataclass(frozen=True)
