@@ -24,11 +24,13 @@ def test_a_module_missing_inside_a_package_is_not_blamed_on_the_package() -> Non
         LazyModule("edgereports.no_such_module", pip="edgereports[extra]").anything  # noqa: B018
 
 
-def test_a_proxy_loads_its_module_on_first_use() -> None:
+def test_a_proxy_loads_its_module_on_first_use_and_keeps_what_it_read() -> None:
     proxy = lazy_import("colorsys")
     assert "not loaded yet" in repr(proxy)
     assert proxy.rgb_to_hsv(1.0, 0.0, 0.0) == (0.0, 1.0, 1.0)
     assert "loaded" in repr(proxy) and "not" not in repr(proxy)
+    assert vars(proxy)["rgb_to_hsv"] is sys.modules["colorsys"].rgb_to_hsv
+    assert "hsv_to_rgb" not in vars(proxy)
 
 
 def test_threads_that_read_a_lazy_name_at_once_all_get_it() -> None:
