@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from ..errors import QueryError
 from ..query import Report
 from ..query.timegrid import bucket_starts
+from ..query.times import YEARS
 
 __all__ = [
     "COMPARE_MODES",
@@ -65,7 +66,8 @@ def plan_comparison(report: Report, compare: object, bucket: timedelta | None) -
 
     Raises:
         QueryError: an unknown value, a report ranged by time keywords (``NOW``,
-            ``LAST ...``) or SIM counts; the message names ``compare`` and what it takes.
+            ``LAST ...``) or SIM counts, or another period outside the years a request may
+            name; the message names ``compare`` and what it takes.
     """
     if isinstance(compare, str):
         if compare not in COMPARE_MODES:
@@ -85,7 +87,14 @@ def plan_comparison(report: Report, compare: object, bucket: timedelta | None) -
             field="compare",
         )
     if isinstance(compare, str):
-        other = report.between(*previous_range(compare, span[0], span[1], bucket))
+        try:
+            other = report.between(*previous_range(compare, span[0], span[1], bucket))
+        except (QueryError, OverflowError):  # a period out of the years a request may name
+            raise QueryError(
+                f"compare={compare!r} of this range reaches outside the years "
+                f"{YEARS[0]} to {YEARS[1]}",
+                field="compare",
+            ) from None
         mode = compare
     else:
         try:
