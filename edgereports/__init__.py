@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from . import presets
 from ._dependencies import lazy_names
-from ._fetch import fetch, fetch_clients  # light (no pandas)
 from ._version import __version__
 from .config import Settings
 from .errors import (
@@ -44,6 +43,7 @@ from .health import health  # light too; eager, so `health` is never the submodu
 from .query import Metric, Report, ServiceReport
 
 if TYPE_CHECKING:  # the lazily loaded names, typed for checkers and IDEs
+    from ._fetch import fetch, fetch_clients
     from .campaigns import Campaign, CampaignClient
     from .content import ContentClient
     from .export import read_export, run_export
@@ -66,6 +66,8 @@ _LAZY: dict[str, str] = {
     "ReportingClient": ".reporting",
     "ReportingServiceClient": ".reporting",
     "bucket_start": ".normalize.buckets",
+    "fetch": "._fetch",
+    "fetch_clients": "._fetch",
     "long": ".normalize.wide",
     "plot": ".plotting",
     "provenance": ".normalize.output",

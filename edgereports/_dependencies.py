@@ -21,6 +21,9 @@ __all__ = ["LazyModule", "lazy_import", "lazy_names"]
 class LazyModule(types.ModuleType):
     """A stand-in for the module ``name``, imported when one of its attributes is first read.
 
+    An attribute read is kept on the proxy, so reading it again costs what it costs on the
+    module itself (a miss on a module raises and catches an AttributeError inside Python).
+
     Args:
         name: the module's absolute name.
         pip: what to install when it is missing (``"edgereports[polars]"``); None for a
@@ -59,7 +62,9 @@ class LazyModule(types.ModuleType):
     def __getattr__(self, attr: str) -> Any:
         if attr.startswith("_lazy_"):  # not set yet (during __init__)
             raise AttributeError(attr)
-        return getattr(self._load(), attr)
+        value = getattr(self._load(), attr)
+        setattr(self, attr, value)
+        return value
 
     def __dir__(self) -> list[str]:
         return dir(self._load())

@@ -14,24 +14,19 @@ from collections.abc import Hashable, Mapping
 from typing import TYPE_CHECKING, Any, Self
 
 from . import presets
-from ._dependencies import lazy_import
 from .config import ENV_VARS, Settings
 from .errors import ConfigError, InputError, QueryError
+from .normalize.output import check_output
 from .query import Report
 from .query.times import TimeLike
+from .reporting import ReportingClient
+from .reporting.rules import check_partial
+from .sandbox import serve
 
 if TYPE_CHECKING:
     from .normalize.output import Output
-    from .reporting import ReportingClient
 
 __all__ = ["ClientCache", "fetch", "fetch_clients"]
-
-# the client and the readers load on the first pull, so `import edgereports` stays light; the
-# sandbox (an optional extra) on the first sandbox=True
-_reporting = lazy_import("edgereports.reporting")
-_rules = lazy_import("edgereports.reporting.rules")
-_output = lazy_import("edgereports.normalize.output")
-_sandbox = lazy_import("edgereports.sandbox", pip="edgereports[sandbox]")
 
 _SANDBOX_HINT = "or pass sandbox=True to try it against the local sandbox"
 
@@ -80,7 +75,7 @@ class ClientCache:
         with self._lock:
             found = self._clients.get(key)
             if found is None:
-                found = _reporting.ReportingClient.from_settings(settings, **options)
+                found = ReportingClient.from_settings(settings, **options)
                 self._clients[key] = found
                 self._close_at_exit()
             return found
@@ -94,7 +89,7 @@ class ClientCache:
         """
         with self._lock:
             if self._sandbox is None:
-                sb = self._stack.enter_context(_sandbox.serve(seed=0))
+                sb = self._stack.enter_context(serve(seed=0))
                 self._close_at_exit()
                 self._sandbox = Settings(
                     api_key=sb.api_key,
@@ -215,8 +210,8 @@ def fetch(
         >>> list(df.columns)[:3]
         ['time_stamp', 'account_id', 'metric']
     """
-    _output.check_output(output)
-    _rules.check_partial(partial)
+    check_output(output)
+    check_partial(partial)
     if client is None:
         if sandbox:
             settings = fetch_clients.sandbox()

@@ -3,22 +3,30 @@
 Three frame shapes come out of :mod:`edgereports.normalize`: :data:`TIMESERIES`,
 :data:`CURRENT` and :data:`SIM_COUNT` (docs/frames.md shows them). Their dtypes are the same on
 pandas 2.2 and 3.x: the ``string`` storage is pinned to pyarrow, since pandas 2.2 defaults to
-``python``. This module imports only the errors of the package; its checks raise
-:class:`InputError` (a ``ValueError``) naming the column or shape.
+``python``. The dtype constants are pandas' names of the dtypes (pandas takes a name wherever it
+takes a dtype), so importing the schema loads neither pandas nor pyarrow;
+:meth:`FrameSchema.dtypes` gives the dtypes themselves. Of the package, this module imports only
+the errors (and the lazy proxy); its checks raise :class:`InputError` (a ``ValueError``) naming
+the column or shape.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-import numpy as np
-import pandas as pd
-import pyarrow as pa
-
+from ._dependencies import lazy_import
 from .errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
+else:
+    pd = lazy_import("pandas")
+    pa = lazy_import("pyarrow")
 
 __all__ = [
     "COMPARE_COLUMNS",
@@ -48,15 +56,15 @@ __all__ = [
 ]
 
 #: Identifiers and names: pandas' ``string`` dtype with pinned pyarrow storage.
-STRING: Final = pd.StringDtype("pyarrow")
+STRING: Final = "string[pyarrow]"
 #: Timestamps: microseconds, UTC.
-TIMESTAMP: Final = pd.DatetimeTZDtype(unit="us", tz="UTC")
+TIMESTAMP: Final = "datetime64[us, UTC]"
 #: SIM count dates: naive midnight, microseconds.
-DATE: Final = np.dtype("datetime64[us]")
+DATE: Final = "datetime64[us]"
 #: Measures.
-FLOAT: Final = np.dtype("float64")
+FLOAT: Final = "float64"
 #: Counts that are integral by definition (nullable).
-COUNT: Final = pd.Int64Dtype()
+COUNT: Final = "Int64"
 
 #: The columns a comparison with another period adds at the end of a frame (only then):
 #: the other period's bucket and value at the same offset, the change from it, and whether a
@@ -72,14 +80,14 @@ COMPARE_COLUMNS: Final = (
 #: :data:`COMPARE_COLUMNS`, in a frame compared with several (one block of rows each).
 COMPARE_LABELS: Final = ("period", "cohort")
 #: The dtypes of the comparison's columns, in their order.
-COMPARE_DTYPES: Final[dict[str, Any]] = {
+COMPARE_DTYPES: Final[dict[str, str]] = {
     "period": STRING,
     "cohort": STRING,
     "compare_time_stamp": TIMESTAMP,
     "compare_value": FLOAT,
     "change": FLOAT,
     "change_pct": FLOAT,
-    "compare_partial": np.dtype("bool"),
+    "compare_partial": "bool",
 }
 
 #: The shape names, as found in ``df.attrs["shape"]``.
@@ -92,16 +100,26 @@ CSV_CURRENT_FIXED: Final = ("start_time", "end_time")
 #: SIM count CSV.
 CSV_SIM_COUNT_HEADER: Final = ("date", "physical", "esim")
 
-_ARROW: Final[dict[str, pa.DataType]] = {
-    "string": pa.string(),
-    "datetime64[us, UTC]": pa.timestamp("us", tz="UTC"),
-    "datetime64[us]": pa.timestamp("us"),
-    "float64": pa.float64(),
-    "Int64": pa.int64(),
-    "bool": pa.bool_(),
-}
+Column = tuple[str, str]
 
-Column = tuple[str, Any]
+
+@functools.cache
+def _pandas_dtype(name: str) -> Any:
+    """The pandas dtype of a dtype name of this module."""
+    return pd.api.types.pandas_dtype(name)
+
+
+@functools.cache
+def _arrow_types() -> dict[str, pa.DataType]:
+    """The Arrow type of each dtype name of this module."""
+    return {
+        STRING: pa.string(),
+        TIMESTAMP: pa.timestamp("us", tz="UTC"),
+        DATE: pa.timestamp("us"),
+        FLOAT: pa.float64(),
+        COUNT: pa.int64(),
+        "bool": pa.bool_(),
+    }
 
 
 @dataclass(frozen=True)
@@ -110,7 +128,7 @@ class FrameSchema:
 
     Attributes:
         shape: ``"timeseries"``, ``"current"`` or ``"sim_count"``.
-        head: the fixed columns before the dimension columns, as ``(name, dtype)``.
+        head: the fixed columns before the dimension columns, as ``(name, dtype name)``.
         tail: the fixed columns after the dimension columns.
         has_dimensions: whether dimension columns (all ``string``) sit between head and tail.
         required: the columns that never hold nulls.
@@ -129,7 +147,7 @@ class FrameSchema:
 
     def columns(self, dimensions: Sequence[str] = ()) -> list[str]:
         """Return the column names in order, with ``dimensions`` in their slot (see dtypes)."""
-        return list(self.dtypes(dimensions))
+        return list(self._dtype_names(dimensions))
 
     def dtypes(
         self, dimensions: Sequence[str] = (), compared: Sequence[str] = ()
@@ -148,8 +166,17 @@ class FrameSchema:
             InputError: for dimensions on a shape without them, duplicate dimensions, or a
                 dimension named like a fixed column.
         """
+        return {
+            name: _pandas_dtype(dtype)
+            for name, dtype in self._dtype_names(dimensions, compared).items()
+        }
+
+    def _dtype_names(
+        self, dimensions: Sequence[str], compared: Sequence[str] = ()
+    ) -> dict[str, str]:
+        """``{column: dtype name}`` in column order (see dtypes)."""
         dims = self._dims(dimensions)
-        out: dict[str, Any] = dict(self.head)
+        out = dict(self.head)
         out.update(dict.fromkeys(dims, STRING))
         out.update(dict(self.tail))
         out.update({c: t for c, t in COMPARE_DTYPES.items() if c in compared})
@@ -169,8 +196,8 @@ class FrameSchema:
         """
         return pa.schema(
             [
-                pa.field(name, _ARROW[str(dtype)], nullable=name not in self.required)
-                for name, dtype in self.dtypes(dimensions, compared).items()
+                pa.field(name, _arrow_types()[dtype], nullable=name not in self.required)
+                for name, dtype in self._dtype_names(dimensions, compared).items()
             ]
         )
 
@@ -220,7 +247,7 @@ class FrameSchema:
         if missing:
             raise InputError(f"{self.shape} frame lacks column(s) {', '.join(missing)}")
         # a comparison's columns stay at the end, in their dtypes
-        dtypes = self.dtypes(self.dimensions_of(df), compared_columns(df))
+        dtypes = self._dtype_names(self.dimensions_of(df), compared_columns(df))
         out = {name: _coerce(df[name], name, dtype) for name, dtype in dtypes.items()}
         result = pd.DataFrame(out, index=df.index)
         for name in self.required:
@@ -403,14 +430,15 @@ def identifier(value: object) -> str | None:
     raise InputError(f"an identifier must be a string or a number, not {type(value).__name__}")
 
 
-def _coerce(col: pd.Series, name: str, dtype: Any) -> pd.Series:
-    """Cast one column to ``dtype``; raise InputError naming the column when it cannot."""
-    if col.dtype == dtype:
+def _coerce(col: pd.Series, name: str, dtype: str) -> pd.Series:
+    """Cast one column to the dtype named ``dtype``; raise InputError naming the column when it
+    cannot."""
+    if col.dtype == _pandas_dtype(dtype):
         return col
     try:
-        if dtype is TIMESTAMP:
+        if dtype == TIMESTAMP:
             return _to_utc(col)
-        if dtype is STRING:
+        if dtype == STRING:
             if col.dtype.kind in "iufb" or col.dtype == object:
                 return pd.Series(
                     [identifier(v) if not _isna(v) else None for v in col],
@@ -419,21 +447,23 @@ def _coerce(col: pd.Series, name: str, dtype: Any) -> pd.Series:
                     name=col.name,
                 )
             return col.astype(STRING)
-        if dtype is DATE:
+        if dtype == DATE:
             conv = pd.to_datetime(col, format="ISO8601") if col.dtype == object else col
             if getattr(conv.dtype, "tz", None) is not None:
                 conv = conv.dt.tz_convert("UTC").dt.tz_localize(None)
             return conv.astype(DATE)
-        if dtype is COUNT:
+        if dtype == COUNT:
             return pd.to_numeric(col).astype(COUNT)
-        if dtype == np.dtype("bool") and col.dtype.kind not in "iufb":  # "True" / "false"
+        if dtype == "bool" and col.dtype.kind not in "iufb":  # "True" / "false"
             text = col.astype(str).str.strip().str.lower()
             if not text.isin(("true", "false")).all():
                 raise ValueError("values other than true and false")
             return (text == "true").astype(bool)
-        return pd.to_numeric(col).astype(dtype)
+        out: pd.Series = pd.to_numeric(col).astype(_pandas_dtype(dtype))
+        return out
     except (ValueError, TypeError, OverflowError, ArithmeticError) as exc:
-        raise InputError(f"column {name} ({col.dtype}) cannot be cast to {dtype}: {exc}") from None
+        cast = _pandas_dtype(dtype)
+        raise InputError(f"column {name} ({col.dtype}) cannot be cast to {cast}: {exc}") from None
 
 
 def _to_utc(col: pd.Series) -> pd.Series:

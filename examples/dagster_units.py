@@ -1,12 +1,13 @@
 """A Dagster partitioned asset: one partition = one UTC day = one unit of the export.
 
 It only calls :func:`edgereports.export.run_unit`; the suite materializes one of its partitions
-in-process against the sandbox and an S3-compatible server (``pip install dagster``). Each
-partition replaces exactly its day of the report's Delta table, so Dagster may run any number of
-partitions at once, on any number of machines, and re-run or backfill any of them. The
-partitions share the service's request budget through the pool ``edgereports-api``: limit it to
-the runs the key allows at once, e.g. ``dagster instance concurrency set edgereports-api 4`` (on
-one machine, the job's ``rate_limit`` is shared by its processes anyway).
+in a process of its own against the sandbox and an S3-compatible server (``pip install
+dagster``). Each partition replaces exactly its day of the report's Delta table, so Dagster may
+run any number of partitions at once, on any number of machines, and re-run or backfill any of
+them. The partitions share the service's request budget through the pool ``edgereports-api``:
+limit it to the runs the key allows at once, e.g. ``dagster instance concurrency set
+edgereports-api 4`` (on one machine, the job's ``rate_limit`` is shared by its processes
+anyway).
 
 No ``from __future__ import annotations`` here: Dagster reads the ``context`` annotation at
 definition time and refuses a string.

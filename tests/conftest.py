@@ -16,6 +16,10 @@ Helpers (imported by tests with ``from tests.conftest import ...``):
   ``http.server`` would not send).
 - :func:`chained`: an exception with everything chained to it, for the secrets tests.
 
+Every test leaves the runner's SIGINT and SIGTERM as it found them (an autouse fixture fails
+the one that does not): a child inherits an ignored signal, so a runner left ignoring SIGTERM
+could not stop the sandboxes and servers that later tests start in processes of their own.
+
   Each request takes the next step of a script: an answer (status, headers, body), a ``drop``
   (status line, headers with the full Content-Length and half the body, then the connection is
   closed), a ``close`` (the connection is closed before any answer) or a ``sleep`` before the
@@ -25,6 +29,7 @@ Helpers (imported by tests with ``from tests.conftest import ...``):
 from __future__ import annotations
 
 import contextlib
+import signal
 import socket
 import threading
 import time
@@ -40,6 +45,23 @@ import pytest
 from edgereports.sandbox import SandboxHandle, serve
 
 SANDBOX_NOW = "2022-07-08T10:00:00+05:30"
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@pytest.fixture(autouse=True)
+def _signals_as_found() -> Iterator[None]:
+    """Fail a test that leaves SIGINT or SIGTERM handled otherwise than it found them (and put
+    them back, so that the tests after it run as they would)."""
+    before = {number: signal.getsignal(number) for number in _SIGNALS}
+    yield
+    changed = {n: signal.getsignal(n) for n in _SIGNALS if signal.getsignal(n) != before[n]}
+    for number in changed:
+        signal.signal(number, before[number])
+    if changed:
+        said = ", ".join(
+            f"{signal.Signals(n).name} {before[n]!r} -> {h!r}" for n, h in changed.items()
+        )
+        pytest.fail(f"the test changed the runner's signal handling: {said}")
 
 
 @pytest.fixture(scope="session")

@@ -38,14 +38,15 @@ def test_import_is_light() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_a_pull_checks_its_output_without_loading_the_readers() -> None:
-    """``fetch`` checks ``output=`` before its first request; the readers load afterwards,
-    with the first answer (and ``stitch`` stays the function)."""
+def test_the_readers_and_the_client_import_without_pandas_pyarrow_or_numpy() -> None:
+    """The readers and the reporting client are imported with ordinary imports, and pandas,
+    pyarrow and numpy load only with the first frame or table: a pull checks ``output=`` and
+    sends its first requests before they do (and ``stitch`` stays the function)."""
     code = (
-        "import sys; from edgereports.normalize.output import check_output; "
-        "import edgereports.normalize as n; "
-        "print(sorted(m for m in ('edgereports.normalize.api', 'edgereports.normalize.csv')"
-        " if m in sys.modules), callable(n.stitch), n.to_frame.__module__)"
+        "import sys; import edgereports.normalize as n, edgereports.reporting; "
+        "n.output.check_output('arrow'); "
+        "print(sorted(m for m in ('pandas', 'pyarrow', 'numpy') if m in sys.modules),"
+        " callable(n.stitch), n.to_frame.__module__)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["[]", "True", "edgereports.normalize.api"]
@@ -54,19 +55,19 @@ def test_a_pull_checks_its_output_without_loading_the_readers() -> None:
 def test_a_pull_sends_its_first_request_before_loading_the_readers(
     sandbox: SandboxHandle,
 ) -> None:
-    """The readers (pandas and pyarrow code that takes a while to import) never hold back the
-    first request: a part imports them only once its answer is in (a pull on several threads
-    loads them while its first answers travel)."""
+    """The readers' packages (pandas and pyarrow, which take a while to import) never hold back
+    the first request: a part imports them only once its answer is in (a pull on several
+    threads loads them while its first answers travel)."""
     code = """if True:
         import os, sys
         import requests
         import edgereports as er
-        READERS = "edgereports.normalize.parts"
+        READERS = ("pandas", "pyarrow")
         loaded = []
 
         class Watching(requests.adapters.HTTPAdapter):
             def send(self, request, *args, **kwargs):
-                loaded.append(READERS in sys.modules)
+                loaded.append(any(m in sys.modules for m in READERS))
                 return super().send(request, *args, **kwargs)
 
         session = requests.Session()
@@ -80,7 +81,7 @@ def test_a_pull_sends_its_first_request_before_loading_the_readers(
             env["T_KEY"], env["T_URL"], session=session, progress=False, max_workers=1
         )
         frame = client.fetch(report)
-        print(loaded[0], READERS in sys.modules, len(loaded), len(frame))
+        print(loaded[0], all(m in sys.modules for m in READERS), len(loaded), len(frame))
     """
     msisdns = [s.msisdn for s in sandbox.network.sims_of(sandbox.account_id)[:2]]
     env = {

@@ -10,11 +10,15 @@ empty answer is an empty frame with every column.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
-import pandas as pd
-
+from .._dependencies import lazy_import
 from ..errors import SchemaError
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_import("pandas")
 
 __all__ = ["Kind", "check_object", "check_records", "frame", "parse_bool"]
 

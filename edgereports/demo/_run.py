@@ -9,7 +9,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._dependencies import lazy_import
 from ..config import Settings
 from ..errors import AuthError, ConfigError, EdgeReportsError, EdgeReportsWarning, redact
 from ..export import save_parquet
@@ -18,6 +17,7 @@ from ..normalize import concat_frames
 from ..page.summary import summary_table
 from ..plotting import figure_png, plot
 from ..reporting import ReportingClient
+from ..sandbox import build_network, serve
 from ._html import write_index
 from ._plan import (
     DAILY_RANGE,
@@ -32,9 +32,6 @@ from ._result import DemoResult, ReportOutcome, incident_text
 
 if TYPE_CHECKING:
     import pandas as pd
-
-
-sandbox_ = lazy_import("edgereports.sandbox")
 
 __all__ = ["DemoResult", "ReportOutcome", "run_demo"]
 
@@ -91,11 +88,11 @@ def run_demo(
             end = range_end(client.service_now())  # the service's clock, not this machine's
             result = _run(client, subjects, end, target, source, echo)
     else:
-        network = sandbox_.build_network(seed, devices)
+        network = build_network(seed, devices)
         today = datetime.fromisoformat(DEMO_CLOCK).date()
         subjects = subjects or Subjects.from_network(network, today)
         injected = demo_incidents(network, subjects) if incidents else []
-        with sandbox_.serve(seed=seed, devices=devices, clock=DEMO_CLOCK, incidents=injected) as sb:
+        with serve(seed=seed, devices=devices, clock=DEMO_CLOCK, incidents=injected) as sb:
             source = (
                 f"the local sandbox (seed {seed}, {devices} devices, clock {DEMO_CLOCK}, "
                 f"{len(injected)} injected incident(s))"

@@ -14,21 +14,17 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from .._dependencies import lazy_import
 from ..config import ENV_VARS, Settings
 from ..errors import ConfigError
+from ..reporting import ReportingClient
+from ..reporting.plan import branches
 from .job import Job
 from .reports import ReportJob
-
-# the clients (requests, pandas) load when a run first connects
-_reporting = lazy_import("edgereports.reporting")
-_plan = lazy_import("edgereports.reporting.plan")
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from ..query import Report
-    from ..reporting import ReportingClient
 
 __all__ = ["Fetcher", "budget_file", "make_client", "window_weight"]
 
@@ -65,7 +61,7 @@ def make_client(job: Job) -> ReportingClient:
             "[connection] reporting_url"
         )
     timeout = conn.timeout if conn.timeout is not None else settings.timeout
-    client: ReportingClient = _reporting.ReportingClient(
+    client = ReportingClient(
         api_key=key,
         reporting_url=url,
         max_workers=job.max_workers,
@@ -88,4 +84,4 @@ def budget_file(job: Job, reporting_url: str) -> Path:
 
 def window_weight(report: ReportJob, workers: int) -> int:
     """The requests one window of ``report`` sends at once (its fan-out, capped)."""
-    return max(1, min(workers, len(_plan.branches(report.report))))
+    return max(1, min(workers, len(branches(report.report))))

@@ -12,13 +12,10 @@ import math
 from dataclasses import dataclass
 from datetime import timedelta
 
-from .._dependencies import lazy_import
+from ..reporting.plan import plan_parts
 from .fanout import fanout_values, window_report
 from .plan import ExportWindow, ReportPlan
 from .reports import ReportJob
-
-_plan = lazy_import("edgereports.reporting.plan")
-
 
 __all__ = ["Cost", "estimate", "format_duration", "priced"]
 
@@ -45,7 +42,7 @@ def estimate(report: ReportJob, windows: tuple[ExportWindow, ...] | list[ExportW
         key = (window.end - window.start, window.start.time(), window.end.time(), count)
         if key not in seen:
             one = sent.report.where(**{d: [v[0]] for d, v in values.items() if v})
-            parts = _plan.plan_parts(
+            parts = plan_parts(
                 0, one.between(window.start, window.end), timedelta(days=sent.window_days)
             )
             per_value = sum(len(p) for p in parts)

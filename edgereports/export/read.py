@@ -8,8 +8,10 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import schema
 from .._dependencies import lazy_import
 from ..errors import InputError, SchemaError
+from ..normalize.stitching import canonical_order
 from ..query.timegrid import BUCKETS, ceil
 from .bounds import bounds_filter, bucket_start
 from .delta.table import DELTA_LOG, read_delta, table_errors
@@ -22,15 +24,13 @@ from .storage import secret_values
 pa = lazy_import("pyarrow")
 ds = lazy_import("pyarrow.dataset")
 pq = lazy_import("pyarrow.parquet")
-schema = lazy_import("edgereports.schema")
-# the readers (pandas, pyarrow) load when a dataset is first read
-_stitching = lazy_import("edgereports.normalize.stitching")
 
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 else:
     np = lazy_import("numpy")
+    pd = lazy_import("pandas")
 
 __all__ = ["list_reports", "read_export"]
 
@@ -178,9 +178,7 @@ def to_frame(
     day by day as the files hold them."""
     frame = table.to_pandas(types_mapper=_types_mapper())
     frame = schema.schema_for(shape).validate(frame).reset_index(drop=True)
-    frame = _stitching.canonical_order(
-        _in_filter_order(frame, request or {}), request or None, shape
-    )
+    frame = canonical_order(_in_filter_order(frame, request or {}), request or None, shape)
     frame.attrs = {}
     return _with_attrs(frame.reset_index(drop=True), shape, report, source)
 
@@ -278,11 +276,8 @@ def _shape(metadata: dict[bytes, bytes], names: list[str], fallback: str | None)
 
 
 def _types_mapper() -> Any:
-    mapping = {
-        pa.string(): schema.STRING,
-        pa.large_string(): schema.STRING,
-        pa.int64(): schema.COUNT,
-    }
+    text, count = (pd.api.types.pandas_dtype(name) for name in (schema.STRING, schema.COUNT))
+    mapping = {pa.string(): text, pa.large_string(): text, pa.int64(): count}
     return mapping.get
 
 

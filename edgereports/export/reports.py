@@ -15,15 +15,11 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from .. import presets
-from .._dependencies import lazy_import
 from ..errors import ConfigError, QueryError
 from ..query import Report
 from ..query.timegrid import BUCKETS, bucket_length, is_relative, resolve_relative
 from ..query.versions import API_VERSIONS
-
-# the client's planner (requests, pandas) loads when a report is first costed
-_plan = lazy_import("edgereports.reporting.plan")
-
+from ..reporting.plan import branches, metric_groups
 
 __all__ = [
     "DEFAULT_KEYS",
@@ -262,7 +258,7 @@ def default_window_days(report: Report) -> int:
         20
     """
     buckets = 24 if report.grain == "HOUR" else 1
-    per_day = len(_plan.branches(report)) * buckets * max(1, len(report.metrics))
+    per_day = len(branches(report)) * buckets * max(1, len(report.metrics))
     return max(1, min(MAX_WINDOW_DAYS, WINDOW_ROWS // per_day))
 
 
@@ -278,7 +274,7 @@ def default_shard_size(report: Report) -> int:
         56
     """
     buckets = 24 if report.grain == "HOUR" else 1
-    values = len(_plan.branches(report)) // max(1, len(_plan.metric_groups(report)))
+    values = len(branches(report)) // max(1, len(metric_groups(report)))
     size = max(1, WINDOW_ROWS // (MAX_WINDOW_DAYS * buckets * max(1, len(report.metrics))))
     return size if values > size else 0
 

@@ -12,12 +12,10 @@ error precisely. Both paths give equal frames.
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.json as pajson
+import functools
+from typing import TYPE_CHECKING
 
+from .._dependencies import lazy_import
 from ..errors import SchemaError
 from ..schema import identifier
 from . import _flat
@@ -26,23 +24,40 @@ from ._util import arrow_pool
 from .detect import first_byte
 from .timeseries import Block, build
 
-_POINT = pa.struct(
-    [
-        ("time_stamp", pa.timestamp("us", tz="UTC")),
-        ("name", pa.large_string()),
-        ("value", pa.float64()),
-        ("aggregation_type", pa.large_string()),
-    ]
-)
-_SCHEMA = pa.schema([("result", pa.list_(pa.list_(_POINT)))])
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.json as pajson
+else:
+    np = lazy_import("numpy")
+    pd = lazy_import("pandas")
+    pa = lazy_import("pyarrow")
+    pc = lazy_import("pyarrow.compute")
+    pajson = lazy_import("pyarrow.json")
+
 _LIMIT = 2**31 - 1024  # pyarrow's block_size is an int32
-_ECHO_TYPES = (pa.types.is_string, pa.types.is_integer, pa.types.is_floating, pa.types.is_boolean)
-_ARROW_ERRORS = (
-    pa.ArrowInvalid,
-    pa.ArrowTypeError,
-    pa.ArrowNotImplementedError,
-    pa.ArrowIndexError,
-)
+
+
+@functools.cache
+def _point() -> pa.StructType:
+    """The members of a point that the frame reads, typed."""
+    return pa.struct(
+        [
+            ("time_stamp", pa.timestamp("us", tz="UTC")),
+            ("name", pa.large_string()),
+            ("value", pa.float64()),
+            ("aggregation_type", pa.large_string()),
+        ]
+    )
+
+
+def _echo_type(kind: pa.DataType) -> bool:
+    """Whether an echoed key's column is of a type the frame reads (text, number, bool, null)."""
+    types = pa.types
+    checks = types.is_null, types.is_string, types.is_integer, types.is_floating, types.is_boolean
+    return any(check(kind) for check in checks)
 
 
 def read_timeseries(body: bytes, req: RequestInfo | None) -> pd.DataFrame | None:
@@ -83,7 +98,8 @@ def _read(
     if len(body) >= _LIMIT or first_byte(body) != b"{":
         return None  # pyarrow 26 crashes on a top-level JSON null (apache/arrow#47409)
     options = pajson.ReadOptions(block_size=len(body) + 1)
-    parse = pajson.ParseOptions(explicit_schema=_SCHEMA)
+    answer = pa.schema([("result", pa.list_(pa.list_(_point())))])
+    parse = pajson.ParseOptions(explicit_schema=answer)
     try:
         if stream:
             reader = pajson.open_json(pa.BufferReader(body), options, parse, arrow_pool())
@@ -95,14 +111,21 @@ def _read(
         if _extra_members(table) and _non_json_tokens(body):
             return None
         return _blocks(table)
-    except (*_ARROW_ERRORS, SchemaError, ValueError):
+    except (
+        pa.ArrowInvalid,
+        pa.ArrowTypeError,
+        pa.ArrowNotImplementedError,
+        pa.ArrowIndexError,
+        SchemaError,
+        ValueError,
+    ):
         return None
 
 
 def _extra_members(table: pa.Table) -> bool:
     """Whether the points have members beyond the schema's (pyarrow infers their types)."""
     point = table.schema.field("result").type.value_type.value_type
-    return bool(point.num_fields != _POINT.num_fields)
+    return bool(point.num_fields != _point().num_fields)
 
 
 def _non_json_tokens(body: bytes) -> bool:
@@ -123,7 +146,7 @@ def _blocks(table: pa.Table) -> tuple[list[Block], list[str], dict[str, pa.Array
     for field in table.schema:
         if field.name == "result":
             continue
-        if not pa.types.is_null(field.type) and not any(t(field.type) for t in _ECHO_TYPES):
+        if not _echo_type(field.type):
             return None
         value = table.column(field.name)[0].as_py()
         if isinstance(value, float) and not abs(value) < 2**53:

@@ -11,17 +11,22 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-
+from .._dependencies import lazy_import
 from ._util import fail
 from .timeseries import Block
 
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+else:
+    np = lazy_import("numpy")
+    pa = lazy_import("pyarrow")
+    pc = lazy_import("pyarrow.compute")
+
 _MAX_RUNS = 10_000
-_TEXT = (pa.string(), pa.large_string(), pa.binary(), pa.large_binary())
 #: A text column is checked for runs in pieces of at most this many rows (see :func:`column`).
 PIECE_ROWS = 1 << 16
 
@@ -247,7 +252,7 @@ def _holds_only(piece: pa.Array, value: str | bytes, patterns: _Patterns) -> boo
 
 
 def _is_text(kind: pa.DataType) -> bool:
-    return bool(kind in _TEXT)
+    return bool(kind in (pa.string(), pa.large_string(), pa.binary(), pa.large_binary()))
 
 
 def _text(value: Any) -> Any:

@@ -15,16 +15,23 @@ import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
-
+from .._dependencies import lazy_import
 from ..schema import COMPARE_DTYPES, STRING, schema_for
 from ._request import RequestInfo
 from ._util import arrow_pool
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+else:
+    np = lazy_import("numpy")
+    pd = lazy_import("pandas")
+    pa = lazy_import("pyarrow")
+    pc = lazy_import("pyarrow.compute")
 
 _TIME = {"timeseries": "time_stamp", "current": "start_time", "sim_count": "date"}
 #: The fixed columns that order rows (besides the dimensions).

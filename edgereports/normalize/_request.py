@@ -5,14 +5,18 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+from .._dependencies import lazy_import
 from ..errors import QueryError
 from ..query import Metric, Report
 from ..query.terms import Expression
 from ..schema import identifier, schema_for
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_import("pandas")
 
 
 @dataclass(frozen=True)

@@ -6,17 +6,25 @@ import functools
 import math
 import reprlib
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-import numpy as np
 import orjson
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
+from .._dependencies import lazy_import
 from ..errors import SchemaError, redact
 from ..query.vocabulary import FILTER_DIMENSIONS, METRICS
 from ..schema import STRING, TIMESTAMP, identifier
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+else:
+    np = lazy_import("numpy")
+    pd = lazy_import("pandas")
+    pa = lazy_import("pyarrow")
+    pc = lazy_import("pyarrow.compute")
 
 #: The metric names the service is known to answer with (documented, and seen live).
 KNOWN_METRICS = frozenset(METRICS)
@@ -24,7 +32,6 @@ KNOWN_METRICS = frozenset(METRICS)
 KNOWN_DIMENSIONS = frozenset(FILTER_DIMENSIONS)
 
 EXCERPT_LIMIT = 200
-_UTC_US = pa.timestamp("us", tz="UTC")
 #: A constant text column (an echoed key) of more rows than this is one chunk of this many rows
 #: repeated, so its memory does not grow with its rows.
 CONSTANT_CHUNK = 1 << 16
@@ -191,7 +198,7 @@ def parse_stamps(
         first = int(np.flatnonzero(strings.is_null().to_numpy(zero_copy_only=False))[0])
         fail(f"{what} is missing", where(first))
     try:
-        stamps = pc.cast(strings, _UTC_US, memory_pool=pool)
+        stamps = pc.cast(strings, pa.timestamp("us", tz="UTC"), memory_pool=pool)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return _slow_stamps(strings, where, what)
     # no nulls: the stamps' datetime64[us] viewed as int64 (no second cast)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+from .._dependencies import lazy_import
 from ..errors import InputError, SchemaError
 from . import csv as _csv
 from ._arrowjson import read_timeseries
@@ -18,6 +17,11 @@ from .detect import decode, detect_shape, first_byte, parse_json
 from .reporting_service import is_service_answer, service_frame, service_request
 from .simcount import read_items
 from .timeseries import build, read_json
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_import("pandas")
 
 #: JSON bodies from this size on go through pyarrow.json first: below it (about 20k points)
 #: orjson is as fast and the memory saving does not matter.

@@ -7,10 +7,16 @@ bucket they cover, so that v1 and v2 frames of the same days join on it.
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
+from .._dependencies import lazy_import
 from ..errors import InputError
 from ..query.timegrid import frame_buckets, row_bucket_micros
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_import("pandas")
 
 __all__ = ["bucket_start"]
 

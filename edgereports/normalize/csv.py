@@ -21,13 +21,9 @@ from __future__ import annotations
 
 import csv as stdcsv
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.csv as pacsv
-
+from .._dependencies import lazy_import
 from ..errors import SchemaError
 from ..schema import CURRENT, FLOAT
 from . import _flat
@@ -46,11 +42,21 @@ from .current import dimensions_for, read_objects
 from .simcount import read_items
 from .timeseries import Block, build
 
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+else:
+    np = lazy_import("numpy")
+    pd = lazy_import("pandas")
+    pa = lazy_import("pyarrow")
+    pacsv = lazy_import("pyarrow.csv")
+
 _UNNAMED = re.compile(r"unnamed: \d+|index|level_\d+")
 _ALIASES = {"metric": "name", "aggregation": "aggregation_type"}
 _TS_FIXED = frozenset({"time_stamp", "name", "aggregation_type", "value", "percentile"})
 _NONSPACE = re.compile(rb"\S")
-_UTC_US = pa.timestamp("us", tz="UTC")
 
 
 def parse(body: bytes, req: RequestInfo | None) -> tuple[pd.DataFrame, str]:
@@ -157,7 +163,11 @@ def _timeseries(
         return build([], echo_names, req)
     key_names = [*echo_names, "name"] + (["aggregation_type"] if "aggregation_type" in kept else [])
     typed = dict.fromkeys(key_names, pa.large_binary())
-    typed |= {"time_stamp": _UTC_US, "value": pa.float64(), "percentile": pa.float64()}
+    typed |= {
+        "time_stamp": pa.timestamp("us", tz="UTC"),
+        "value": pa.float64(),
+        "percentile": pa.float64(),
+    }
     try:
         # Fast: pyarrow parses stamps and numbers while reading, and reads the key columns as
         # bytes whose UTF-8 is checked once per run, not per row. A cell it refuses, a missing

@@ -9,11 +9,9 @@ and ``account_id`` are the fixed columns; every other member is an echoed dimens
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-
+from .._dependencies import lazy_import
 from ..schema import CURRENT, FLOAT
 from ._request import RequestInfo
 from ._util import (
@@ -30,6 +28,13 @@ from ._util import (
     timestamp_column,
     value_of,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+else:
+    np = lazy_import("numpy")
+    pd = lazy_import("pandas")
 
 _TIMES = ("start_time", "end_time")
 

@@ -16,14 +16,18 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import orjson
-import pandas as pd
-import pyarrow as pa
 
+from .._dependencies import lazy_import
 from ..errors import ConfigError, InputError
 from ..schema import STRING, compared_columns, schema_for, shape_of
 
 if TYPE_CHECKING:
+    import pandas as pd
     import polars as pl
+    import pyarrow as pa
+else:
+    pd = lazy_import("pandas")
+    pa = lazy_import("pyarrow")
 
 __all__ = [
     "METADATA_KEY",

@@ -15,12 +15,9 @@ import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import numpy as np
-import pandas as pd
-import pyarrow as pa
-
+from .._dependencies import lazy_import
 from ..errors import SchemaError
 from ..query.timegrid import epoch_micros, owned_mask
 from . import _arrowjson
@@ -33,7 +30,26 @@ from .reporting_service import is_service_answer, service_request
 from .stitching import concat_frames
 from .timeseries import Block, build_table, dimensions, read_blocks
 
-__all__ = ["Owner", "Rows", "frame_of", "in_order", "owned", "read_rows", "stamps", "table_of"]
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+else:
+    np = lazy_import("numpy")
+    pd = lazy_import("pandas")
+    pa = lazy_import("pyarrow")
+
+__all__ = [
+    "Owner",
+    "Rows",
+    "frame_of",
+    "in_order",
+    "load_readers",
+    "owned",
+    "read_rows",
+    "stamps",
+    "table_of",
+]
 
 #: Answers of at least this size are parsed by pyarrow, which leaves the GIL while it parses, so
 #: the answers of a pull's threads are read at once; smaller ones cost less through orjson.
@@ -42,6 +58,12 @@ PART_ARROW_MIN_BYTES = 64 * 1024
 _SERIES_ATTRS = {"shape": "timeseries", "source": "json"}
 #: Each shape, by the column that holds its bucket stamp (and tells the shape).
 _SHAPES = {"time_stamp": "timeseries", "start_time": "current", "date": "sim_count"}
+
+
+def load_readers() -> None:
+    """Import pandas and pyarrow now: a pull calls this on its own thread while its first
+    answers travel, so that no worker whose answer is in waits on the import."""
+    pd.DataFrame, pa.Table  # noqa: B018 - each proxy imports its package on first access
 
 
 @dataclass(frozen=True)
@@ -146,7 +168,7 @@ def stamps(table: pa.Table) -> np.ndarray:
 
 #: The window a table's rows answer: ``(start, end, first, last)`` (:func:`owned`).
 Owner = tuple[datetime, datetime, bool, bool]
-_LOWEST, _HIGHEST = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+_LOWEST, _HIGHEST = -(2**63), 2**63 - 1  # the int64 stamps' range
 
 
 class Owned(NamedTuple):

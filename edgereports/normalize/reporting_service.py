@@ -11,14 +11,19 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-
+from .._dependencies import lazy_import
 from ..schema import TIMESERIES
 from ._util import block_strings, fail, ident, parse_stamps, parse_values, timestamp_column
 from .detect import decode, parse_json
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+else:
+    np = lazy_import("numpy")
+    pd = lazy_import("pandas")
 
 __all__ = ["is_service_answer", "service_frame", "service_request"]
 

@@ -11,14 +11,19 @@ import datetime as dt
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-
+from .._dependencies import lazy_import
 from ..schema import COUNT, DATE, SIM_COUNT
 from ._request import RequestInfo
 from ._util import fail, ident, join, strings
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+else:
+    np = lazy_import("numpy")
+    pd = lazy_import("pandas")
 
 _DMY = re.compile(r"\s*(\d{1,2})-(\d{1,2})-(\d{4})\s*")
 _YMD = re.compile(r"\s*(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ]00:00(?::00(?:\.0+)?)?)?\s*")

@@ -10,19 +10,27 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-import numpy as np
-import pandas as pd
-import pyarrow as pa
-
+from .._dependencies import lazy_import
 from ..errors import InputError
 from ..query.timegrid import owned_mask
 from ..schema import FrameSchema, schema_for, shape_of
 from ._order import canonical, datetimes, take_rows
 from ._request import request_info
 
-Window = tuple[pd.DataFrame, datetime | pd.Timestamp | str, datetime | pd.Timestamp | str]
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+else:
+    np = lazy_import("numpy")
+    pd = lazy_import("pandas")
+    pa = lazy_import("pyarrow")
+
+Window: TypeAlias = (
+    "tuple[pd.DataFrame, datetime | pd.Timestamp | str, datetime | pd.Timestamp | str]"
+)
 
 #: The column that holds each shape's bucket start.
 BUCKET = {"timeseries": "time_stamp", "current": "start_time", "sim_count": "date"}

@@ -15,12 +15,9 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-import pyarrow as pa
-
+from .._dependencies import lazy_import
 from ..schema import STRING, TIMESERIES
 from ._request import RequestInfo
 from ._util import (
@@ -34,6 +31,15 @@ from ._util import (
     parse_values,
     timestamp_column,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+else:
+    np = lazy_import("numpy")
+    pd = lazy_import("pandas")
+    pa = lazy_import("pyarrow")
 
 _TS = itemgetter("time_stamp")
 _VALUE = itemgetter("value")
@@ -210,7 +216,8 @@ def build(
     spans = [b.rows for b in merged]
     reuse = dict(source or {}) if all(spans) else {}
     request_account = req.account_id if req is not None else None
-    if request_account is not None and reuse.get("account_id", _NO_NULLS).null_count:
+    echoed = reuse.get("account_id")
+    if request_account is not None and echoed is not None and echoed.null_count:
         reuse.pop("account_id")
     columns: dict[str, Any] = {"time_stamp": timestamp_column(_concat([b.stamps for b in merged]))}
     for col, per_block in strings.items():
@@ -282,9 +289,6 @@ def _layout(
     strings["metric"] = [b.name for b in merged]
     strings["aggregation"] = [b.aggregation for b in merged]
     return lengths, strings, [_percentile(b, req) for b in merged]
-
-
-_NO_NULLS = pa.array([], type=pa.large_string())
 
 
 def _strings(

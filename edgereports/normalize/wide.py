@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
+from .._dependencies import lazy_import
 from ..errors import InputError
 from ..schema import schema_for, shape_of
 from .buckets import bucket_start
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_import("pandas")
 
 __all__ = ["long", "measure_name", "parse_measure", "wide"]
 

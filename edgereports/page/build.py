@@ -71,17 +71,19 @@ def check_last(last: str) -> str:
     """Check a page's period: a relative period such as ``7d``, ``4w`` or ``24h``.
 
     Raises:
-        InputError: anything else.
+        InputError: anything else, and a period of none (``0d``).
 
     Example:
         >>> check_last("7d")
         '7d'
     """
-    if not isinstance(last, str) or relative_end(last) is None:
+    period = last.strip() if isinstance(last, str) else ""
+    if relative_end(period) is None or int(period[:-1]) == 0:  # e.g. "7d": 7
         raise InputError(
-            f"--last must be a number of days, weeks or hours back (7d, 4w, 24h), got {last!r}"
+            "--last must be a number of days, weeks or hours back, at least 1 (7d, 4w, 24h), "
+            f"got {last!r}"
         )
-    return last.strip()
+    return period
 
 
 def page_range(last: str, now: datetime) -> tuple[datetime, datetime]:

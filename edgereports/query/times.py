@@ -20,6 +20,7 @@ from .vocabulary import check_known
 __all__ = [
     "KEYWORDS",
     "NOW",
+    "YEARS",
     "TimeLike",
     "format_offset",
     "is_keyword",
@@ -33,6 +34,11 @@ NOW = "NOW"
 KEYWORDS = (NOW, "LAST HOUR", "LAST DAY", "LAST WEEK", "LAST MONTH")
 
 TimeLike = datetime | date | str
+
+#: The years a timestamp of a request may lie in: from the epoch, which stamps count from, to a
+#: thousand years short of the last of Python's dates (9999), which the windows, buckets and
+#: periods a pull computes around a range must not pass.
+YEARS = (1970, 8999)
 
 _KEYWORD_SHAPE = re.compile(r"[A-Za-z]+(?: [A-Za-z]+)*")
 _DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -86,7 +92,8 @@ def parse_timestamp(text: str, field: str) -> datetime:
     """Parse an ISO-8601 timestamp that carries a UTC offset.
 
     Raises:
-        QueryError: the text is not an ISO-8601 timestamp, or has no offset.
+        QueryError: the text is not an ISO-8601 timestamp, has no offset, or lies outside
+            :data:`YEARS`.
     """
     try:
         value = datetime.fromisoformat(text)
@@ -101,6 +108,10 @@ def parse_timestamp(text: str, field: str) -> datetime:
         raise QueryError(
             f"{field} {text!r} has no UTC offset; write it like '2022-07-07T09:50:00+05:30'",
             field=field,
+        )
+    if not YEARS[0] <= value.year <= YEARS[1]:
+        raise QueryError(
+            f"{field} {text!r} must lie in the years {YEARS[0]} to {YEARS[1]}", field=field
         )
     return value
 

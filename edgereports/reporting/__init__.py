@@ -14,18 +14,10 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .._dependencies import lazy_names
+from .cache import Cache
 from .client import CSV, JSON, ReportingClient
 from .reporting_service import ReportingServiceClient
 from .results import Failure, FetchResult
-
-if TYPE_CHECKING:
-    from .cache import Cache
-
-# read when asked for: the store is not every client's
-_LAZY = {"Cache": ".cache"}
 
 __all__ = [
     "CSV",
@@ -36,6 +28,3 @@ __all__ = [
     "ReportingClient",
     "ReportingServiceClient",
 ]
-
-
-__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals(), __all__)

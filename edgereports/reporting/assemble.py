@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from .._dependencies import lazy_import
 from ..errors import EdgeReportsError, SchemaError
+from ..normalize.parts import Rows, frame_of, in_order, owned, read_rows
 from ..redaction import redacted_excerpt
 from .plan import Part, Plan, ReportFacts, Window
 from .results import Failure, FetchResult
@@ -25,11 +25,7 @@ from .rules import mark
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..normalize.parts import Rows
     from .cache import CachedPull
-
-# the readers (pandas, pyarrow) load with the first answer, not with the client
-_rows = lazy_import("edgereports.normalize.parts")
 
 __all__ = ["answer_rows", "assemble", "assemble_pull", "parse_json"]
 
@@ -57,8 +53,7 @@ def answer_rows(
         SchemaError: the body is not the JSON (or CSV) of a known shape; names ``what``.
     """
     try:
-        rows: Rows = _rows.read_rows(body, request, csv=csv)
-        return rows
+        return read_rows(body, request, csv=csv)
     except SchemaError as exc:
         error = SchemaError(redact(f"{what}: {exc}"), where=redact(exc.where))
     raise error  # outside the handler: the unredacted error is not chained
@@ -132,11 +127,11 @@ def assemble(
     outcomes.clear()
     if not tables:
         return None, failures
-    table, after, starts = _rows.owned(tables, owners, at_end=facts.at_end, runs=runs)
+    table, after, starts = owned(tables, owners, at_end=facts.at_end, runs=runs)
     tables.clear()
     if len(plan.parts) > 1:
-        table = _rows.in_order(table, facts.request, starts)
-    frame = _rows.frame_of(table)
+        table = in_order(table, facts.request, starts)
+    frame = frame_of(table)
     frame.attrs["request"] = copy.deepcopy(facts.request)
     if facts.at_end:
         frame.attrs["api_version"] = "v2"  # stamps are the ends of pieces

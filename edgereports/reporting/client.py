@@ -10,13 +10,12 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 import orjson
 
-from .._dependencies import lazy_import
 from ..config import API_VERSIONS, DEFAULT_MAX_WORKERS, Settings, Timeout, check_api_key
 from ..errors import ConfigError, InputError
 from ..normalize.output import check_output, convert
 from ..query import Report
 from .assemble import assemble_pull, parse_json
-from .cache import check_data_lag, check_horizon
+from .cache import CachedPull, check_data_lag, check_horizon, open_cache
 from .compare import align
 from .connection import UsesConnection, open_connection
 from .plan import DEFAULT_POINTS, plan_pull
@@ -30,11 +29,8 @@ if TYPE_CHECKING:
     import requests
 
     from ..normalize.output import Output
-    from .cache import Cache, CachedPull
+    from .cache import Cache
     from .periods import Comparison
-
-# the store (SQLite, Arrow files) loads for a client that has a cache, not for every client
-_cache = lazy_import("edgereports.reporting.cache")
 
 __all__ = ["CSV", "JSON", "REPORT_PATH", "REPORT_PATHS", "ReportingClient"]
 
@@ -546,7 +542,7 @@ class ReportingClient(UsesConnection):
     def _cached_pull(self, reports: int, accept: str, refresh: bool) -> CachedPull | None:
         if self._cache is None:
             return None
-        pull: CachedPull = _cache.CachedPull(
+        pull = CachedPull(
             self._cache,
             reports=reports,
             accept=accept,
@@ -585,11 +581,10 @@ class ReportingClient(UsesConnection):
 
 
 def _open_cache(option: object) -> Cache | None:
-    """:func:`~.cache.open_cache`, imported only for a client that has a cache."""
+    """The cache of the ``cache=`` option: :func:`~.cache.open_cache`, or None for none."""
     if option is None or option is False:
         return None
-    cache: Cache = _cache.open_cache(option)
-    return cache
+    return open_cache(option)
 
 
 def _check_max_range(value: object) -> timedelta | None:

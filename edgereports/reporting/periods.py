@@ -38,6 +38,7 @@ from ..query.periods import (
     pair_shift,
     rule_shift,
 )
+from ..query.times import YEARS
 
 __all__ = ["COMPARE_MODES", "Comparison", "Other", "plan_comparison"]
 
@@ -139,8 +140,9 @@ def plan_comparison(
 
     Raises:
         QueryError: an unknown value, too many periods, a period named twice, both arguments,
-            a report ranged by time keywords (``NOW``, ``LAST ...``) for periods, or SIM
-            counts; the message names ``compare`` (``compare_by``) and what it takes.
+            a report ranged by time keywords (``NOW``, ``LAST ...``) for periods, SIM counts,
+            or another period outside the years a request may name; the message names
+            ``compare`` (``compare_by``) and what it takes.
     """
     if compare is not None and compare_by is not None:
         raise QueryError(
@@ -213,11 +215,19 @@ def _check_period(item: object, compare: object) -> None:
 
 def _other(report: Report, item: object, start: datetime, end: datetime, zone: tzinfo) -> Other:
     if isinstance(item, str):
-        shift = rule_shift(item, start, end, zone)
-        low, high = other_range(start, end, shift, zone)
-        if item == "previous_period":
-            high = start.astimezone(zone)  # the period just before: it ends where this starts
-        return Other(item, item, report.between(low, high), low, high, shift)
+        try:
+            shift = rule_shift(item, start, end, zone)
+            low, high = other_range(start, end, shift, zone)
+            if item == "previous_period":
+                high = start.astimezone(zone)  # the period just before: it ends where this starts
+            other = report.between(low, high)
+        except (QueryError, OverflowError):  # a period out of the years a request may name
+            raise QueryError(
+                f"compare={item!r} of this range reaches outside the years "
+                f"{YEARS[0]} to {YEARS[1]}",
+                field="compare",
+            ) from None
+        return Other(item, item, other, low, high, shift)
     assert isinstance(item, Sequence)
     try:
         other = report.between(item[0], item[1])

@@ -13,9 +13,9 @@ from urllib.parse import quote
 
 import orjson
 
-from .._dependencies import lazy_import
 from ..config import Settings, check_secret
 from ..errors import ConfigError, InputError
+from ..normalize.reporting_service import service_frame
 from ..progress import open_progress
 from ..query import ServiceReport
 from .assemble import parse_json
@@ -24,9 +24,6 @@ from .connection import UsesConnection, open_connection
 if TYPE_CHECKING:
     import pandas as pd
     import requests
-
-# the readers load with the first answer, not with the client
-_readers = lazy_import("edgereports.normalize.reporting_service")
 
 __all__ = ["SERVICE_PATH", "ReportingServiceClient"]
 
@@ -162,7 +159,7 @@ class ReportingServiceClient(UsesConnection):
             QueryError, SchemaError, AuthError, ApiError, TransportError: see :meth:`run`.
         """
         request = _as_service_report(report).to_request()
-        frame: pd.DataFrame = _readers.service_frame(self.run(request), request)
+        frame: pd.DataFrame = service_frame(self.run(request), request)
         return frame
 
 

@@ -18,16 +18,13 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from .._dependencies import lazy_import
 from ..errors import InputError
+from ..normalize.buckets import bucket_start
 from ..query.timegrid import partial_buckets, provisional_from, whole_buckets
 from .plan import ReportFacts
 
 if TYPE_CHECKING:
     import pandas as pd
-
-# the frame side (pandas) loads with the first frame, not with the client
-_buckets = lazy_import("edgereports.normalize.buckets")
 
 __all__ = [
     "PARTIAL",
@@ -152,7 +149,7 @@ def mark_time(
         attrs["provisional_from"] = None if first is None else first.isoformat()
         if partial == "drop" and len(frame):
             low, high = whole_buckets(span[0], span[1], bucket)
-            starts = _buckets.bucket_start(frame)
+            starts = bucket_start(frame)
             keep = ((starts >= low) & (starts + bucket <= high)).to_numpy()
             kept = frame[keep].reset_index(drop=True)
             kept.attrs = frame.attrs

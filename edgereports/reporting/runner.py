@@ -18,8 +18,8 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from .._dependencies import lazy_import
 from ..errors import AuthError, EdgeReportsError
+from ..normalize.parts import Rows, in_order, load_readers, owned
 from ..progress import open_progress
 from ..query import Report
 from .assemble import answer_rows
@@ -29,11 +29,7 @@ from .points import PointsBudget, says_too_large
 if TYPE_CHECKING:
     import requests
 
-    from ..normalize.parts import Rows
     from .cache import CachedPull
-
-# the readers load once a pull's first requests are out
-_rows = lazy_import("edgereports.normalize.parts")
 
 __all__ = ["CSV", "JSON", "PartRunner"]
 
@@ -86,7 +82,7 @@ class PartRunner:
                 bar.update(len(held))
                 for i, part in enumerate(parts):
                     if i in held:
-                        outcomes[i] = _rows.Rows.of(held.pop(i))
+                        outcomes[i] = Rows.of(held.pop(i))
                         continue
                     outcomes[i] = self._outcome(functools.partial(_hit, pull, part))
                     if outcomes[i] is None:
@@ -107,7 +103,7 @@ class PartRunner:
             futures = [pool.submit(work, item) for item in todo]
             # the readers load on this thread while the first answers travel, rather than in
             # a worker whose answer is in while the others wait on that import
-            _rows.read_rows  # noqa: B018 - the proxy imports the module on first access
+            load_readers()
             self._join(futures, bar.update)
             return outcomes
         finally:
@@ -209,9 +205,8 @@ class PartRunner:
             owners.append(
                 (piece.start, piece.end, piece.index == 0, piece.index == piece.count - 1)
             )
-        joined, _, starts = _rows.owned(tables, owners, at_end=sent.stamps_at_end, runs=runs)
-        rows: Rows = _rows.Rows.of(_rows.in_order(joined, sent.to_request(), starts))
-        return rows
+        joined, _, starts = owned(tables, owners, at_end=sent.stamps_at_end, runs=runs)
+        return Rows.of(in_order(joined, sent.to_request(), starts))
 
 
 def _hit(pull: CachedPull, part: Part) -> Rows | None:

@@ -11,7 +11,7 @@ import sys
 import time
 import warnings
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from .extras import SandboxExtrasMissing, require_extras
 from .web.faults import FaultConfig
@@ -36,9 +36,17 @@ document is at /openapi.json.
 """
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and a pointer to ``--help``."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``prog: error: message`` and where the options are told; exit with 2."""
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the sandbox command."""
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="edgereports sandbox",
         description="Run a local emulator of the edge video, campaign and connectivity "
         "reporting service over a deterministic synthetic network.",
@@ -46,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--host", default="127.0.0.1", help="interface to bind (default: loopback)")
-    p.add_argument("--port", type=int, default=8080, help="TCP port, 0 for any free one")
+    p.add_argument("--port", type=_port, default=8080, help="TCP port, 0 for any free one")
     p.add_argument("--seed", type=int, default=0, help="seed of the synthetic network")
     p.add_argument("--devices", type=int, default=64, help="devices on the primary account")
     p.add_argument("--extra-accounts", type=int, default=1, help="further, smaller accounts")
@@ -121,6 +129,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop after this many seconds (default: run until Ctrl-C)",
     )
     return p
+
+
+def _port(text: str) -> int:
+    """A TCP port, 0 to 65535 (argparse names the option when it is not)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a TCP port from 0 to 65535, got {text!r}")
+    return value
 
 
 def _positive(text: str) -> int:

@@ -139,6 +139,50 @@ def test_the_command_starts_without_the_sandbox_and_still_names_its_extras() -> 
     assert out.stderr.strip() == "edgereports: error: the sandbox needs flask"
 
 
+def test_every_command_shows_its_help_without_pandas_pyarrow_or_numpy() -> None:
+    """``edgereports --help`` and each command's and action's ``--help``, run through the
+    command's entry point in one process, import none of the three: a command loads them when
+    its work needs them. The sandbox's own command loads its model (numpy), not the others."""
+    code = """if True:
+        import argparse, contextlib, io, sys
+        from edgereports.cli import build_parser, main
+
+        def commands(parser, path):
+            yield path
+            for action in parser._actions:
+                if isinstance(action, argparse._SubParsersAction):
+                    for name, sub in action.choices.items():
+                        yield from commands(sub, [*path, name])
+
+        heavy = ("pandas", "pyarrow", "numpy")
+        shown = []
+        for path in commands(build_parser(), []):
+            if path == ["sandbox"]:
+                continue
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                try:
+                    main([*path, "--help"])
+                except SystemExit as exc:
+                    shown.append((exc.code, out.getvalue().startswith("usage: edgereports")))
+        print(len(shown), sorted(set(shown)), [m for m in heavy if m in sys.modules])
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            try:
+                main(["sandbox", "--help"])
+            except SystemExit as exc:
+                status = exc.code
+        print(status, "usage: edgereports sandbox" in out.getvalue(),
+              [m for m in heavy if m in sys.modules])
+    """
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    helps, sandbox = out.stdout.splitlines()
+    count, rest = helps.split(" ", 1)
+    assert int(count) >= 27  # the command, its 16 commands and their 11 actions, less sandbox
+    assert rest == "[(0, True)] []"
+    assert sandbox == "0 True ['numpy']"
+
+
 @pytest.mark.slow
 def test_cache_info_and_clear(tmp_path: Path) -> None:
     import os

@@ -70,3 +70,57 @@ def test_a_usage_error_is_one_line_and_a_pointer_to_help(
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and said in err and "--help'" in err, err
+
+
+REPORT = ["--preset", "time_usage_enterprise", "--account-id", "A"]
+COMPARE_PREVIOUS = ["--compare", "previous_year", "--csv", "out.csv"]
+COMPARE_9999 = ["--compare", "9999-12-01..9999-12-03", "--csv", "out.csv"]
+# argv, what stderr says; each refused before any request, and nothing written
+BAD_INPUTS: dict[str, tuple[list[str], str]] = {
+    "a range in the year 9999": (
+        ["report", *REPORT, "--start", "9999-12-30", "--end", "9999-12-31", "--csv", "out.csv"],
+        "start_date_time '9999-12-30T00:00:00+00:00' must lie in the years 1970 to 8999",
+    ),
+    "a request ending in the year 9999": (
+        ["query", *REPORT, "--start", "2022-07-01", "--end", "9999-12-31"],
+        "end_date_time '9999-12-31T00:00:00+00:00' must lie in the years 1970 to 8999",
+    ),
+    "the previous year of 1970": (
+        ["report", *REPORT, "--start", "1970-01-02", "--end", "1970-01-05", *COMPARE_PREVIOUS],
+        "compare='previous_year' of this range reaches outside the years 1970 to 8999",
+    ),
+    "a compared range in the year 9999": (
+        ["report", *REPORT, "--start", "2022-07-01", "--end", "2022-07-03", *COMPARE_9999],
+        "compare: start_date_time '9999-12-01T00:00:00+00:00' must lie in the years 1970",
+    ),
+    "a sandbox port beyond 65535": (
+        ["sandbox", "--port", "99999"],
+        "argument --port: must be a TCP port from 0 to 65535, got '99999'",
+    ),
+    "a page of no days": (
+        ["page", "job.toml", "--last", "0d", "--out", "page.html"],
+        "--last must be a number of days, weeks or hours back, at least 1 (7d, 4w, 24h), got '0d'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", BAD_INPUTS, ids=list(BAD_INPUTS))
+def test_a_bad_input_is_one_line_exit_2_and_writes_nothing(
+    case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from edgereports.cli.main import main
+
+    argv, said = BAD_INPUTS[case]
+    job = tmp_path / "job.toml"
+    job.write_text(job_text(str(tmp_path / "out"), "A", ["919876543210"]), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("EDGEREPORTS_API_KEY", "a-key")
+    monkeypatch.setenv("EDGEREPORTS_REPORTING_URL", "http://127.0.0.1:9")  # a closed port
+    try:
+        status = main(argv)
+    except SystemExit as exc:  # an option argparse refuses
+        status = exc.code
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert err.count("\n") == 1 and said in err and "Traceback" not in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["job.toml"]

@@ -581,7 +581,7 @@ def test_the_value_column_of_a_pull_can_be_written(sandbox: SandboxHandle) -> No
     assert df.loc[0, "value"] == -1.0
 
 
-@pytest.mark.parametrize("start", ["99999w", "99999d", "2000-01-01"])
+@pytest.mark.parametrize("start", ["2000w", "9999d", "2000-01-01"])
 def test_a_range_longer_than_max_range_sends_nothing(sandbox: Any, start: str) -> None:
     import edgereports as er
     from edgereports.errors import InputError

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from ... import schema
 from ..._dependencies import lazy_import
 from ..._version import __version__
 from ...errors import ConfigError, redact
@@ -43,7 +44,6 @@ _delta_errors = lazy_import("deltalake.exceptions", pip="edgereports[delta]")
 pa = lazy_import("pyarrow")
 pc = lazy_import("pyarrow.compute")
 ds = lazy_import("pyarrow.dataset")
-schema = lazy_import("edgereports.schema")
 if TYPE_CHECKING:
     import pandas as pd
 else:

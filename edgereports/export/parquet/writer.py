@@ -20,6 +20,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ... import schema
 from ..._dependencies import lazy_import
 from ..._version import __version__
 from ...query.timegrid import BUCKETS, epoch_micros, micros, owned_mask, row_bucket_micros
@@ -30,7 +31,6 @@ np = lazy_import("numpy")
 pa = lazy_import("pyarrow")
 pc = lazy_import("pyarrow.compute")
 pq = lazy_import("pyarrow.parquet")
-schema = lazy_import("edgereports.schema")
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -9,23 +9,9 @@ one pull's parts from it, and ``writer`` stores what the pull fetched.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from ..._dependencies import lazy_names
+from .cache import Cache, default_directory, open_cache
 from .grid import DEFAULT_HORIZONS, check_data_lag, check_horizon
-
-if TYPE_CHECKING:
-    from .cache import Cache, default_directory, open_cache
-    from .pull import CachedPull, CacheStats
-
-# the store (SQLite, Arrow IPC) is imported when a cache is used, not by every client
-_LAZY = {
-    "Cache": ".cache",
-    "default_directory": ".cache",
-    "open_cache": ".cache",
-    "CachedPull": ".pull",
-    "CacheStats": ".pull",
-}
+from .pull import CachedPull, CacheStats
 
 __all__ = [
     "DEFAULT_HORIZONS",
@@ -37,5 +23,3 @@ __all__ = [
     "default_directory",
     "open_cache",
 ]
-
-__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals(), __all__)

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, overload
 
-from ..._dependencies import lazy_import
 from ...errors import EdgeReportsError
+from ...normalize.parts import Rows
 from ..plan import Part, Window
 from .cache import Cache
 from .grid import Chunk, horizon_for
@@ -37,20 +37,15 @@ from .writer import Writer, entry_of
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from ...normalize.parts import Rows
-
     #: a run's answer, claimed by the part that fetches it, awaited by the others
     Claim = Future[Rows]
-
-# a pull's rows are Arrow tables (pandas and pyarrow load with the first pull, not the cache)
-_parts = lazy_import("edgereports.normalize.parts")
 
 __all__ = ["CacheStats", "CachedPull"]
 
 _UNWRITABLE = "the cache directory could not be written"
 
 #: fetches a part: its rows (their table built when asked for)
-Fetch = Callable[[Part], "Rows"]
+Fetch = Callable[[Part], Rows]
 
 
 @dataclass
@@ -298,7 +293,7 @@ class CachedPull:
         pieces += [in_run(got.table(), run)[0] for run, got in fetched]
         for claim, held in theirs.items():  # fetched by another part of this pull
             pieces.append(rows_within(claim.result().table(), held))
-        rows: Rows = _parts.Rows.of(assemble(pieces, part, span))
+        rows = Rows.of(assemble(pieces, part, span))
         return rows
 
     def _claim(
@@ -360,7 +355,7 @@ class CachedPull:
             zone = span[0].tzinfo
             sent = part.sent.between(start.astimezone(zone), end.astimezone(zone))
             answer = fetch(dataclasses.replace(part, window=window, sent=sent))
-        got: Rows = _parts.Rows(_Once(answer.make))  # built once: by the writer or the assembly
+        got = Rows(_Once(answer.make))  # built once: by the writer or the assembly
         # finality by the clocks of the answer just received, judged when the rows are stored
         stated, local = self.clock(), self.local_clock()
         self._count(part.report, misses=len(run))
