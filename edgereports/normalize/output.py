@@ -168,7 +168,8 @@ def as_pandas(data: Any, what: str = "as_pandas") -> pd.DataFrame:
         raise InputError(
             f"{what} needs a pandas DataFrame, a pyarrow.Table or a polars DataFrame, got {kind}"
         )
-    mapping = {pa.string(): STRING, pa.large_string(): STRING, pa.string_view(): STRING}
+    text = pd.api.types.pandas_dtype(STRING)
+    mapping = {pa.string(): text, pa.large_string(): text, pa.string_view(): text}
     frame = table.to_pandas(types_mapper=mapping.get)
     frame.attrs = provenance(data)
     return validate_frame(frame)
