@@ -16,14 +16,13 @@ decrease):
   cut of half, five accepted answers bring the pace back, never past the ceiling
   (``rate_limit``). Cuts that follow one another before the pace is back lower the peak by a
   tenth each at most, so the pace comes back within seconds even after a long run of 429s.
-- A budget with no ceiling has no pace until half of its latest eight answers are 429s (a 429
-  now and then among answers that pass is the service refusing a request, not the pace); then it
-  keeps to the rate the service accepted (the accepted answers of the last second over the time
-  they took, the ``Retry-After`` included), less a tenth, and each cut goes at least that low.
-  Its pace grows to at most the rate the service accepted in the last second, and once no 429
-  came for two seconds to a tenth more (a pace the service has not taken yet is probed in
-  steps, not leapt to); when no 429 came for four seconds it drops the pace (sends as fast as
-  its threads go).
+- A budget with no ceiling has no pace until half of its latest eight answers are 429s (the
+  service refusing the key; a 429 now and then among answers that pass is the service refusing
+  a request, not the pace). Then it keeps to the rate the service accepted in the last second
+  (over the time the answers took, the ``Retry-After`` included), less a tenth; while the
+  service refuses the key and for two seconds after, cuts go at least that low and the pace
+  grows to at most that rate; then it grows as any pace does, and once the service has not
+  refused the key for four seconds the budget drops its pace (sends as fast as its threads go).
 """
 
 from __future__ import annotations
@@ -48,11 +47,8 @@ SLOWEST = 0.2
 MARGIN = 0.9
 #: A budget with no pace takes one when at least this share of its latest answers are 429s.
 LEARN_SHARE = 0.5
-#: A budget with no ceiling grows its pace to at most this many times the rate the service
-#: accepted in the last second.
-PROBE = 1.1
-#: A budget with no ceiling probes past what the service took when no 429 came for this many
-#: seconds, and drops its pace after twice as long.
+#: A budget with no ceiling grows its pace past what the service took once it has not refused
+#: the key for this many seconds, and drops its pace after twice as long.
 CALM = 2.0
 
 _FORMAT = struct.Struct("<5d2i")
@@ -68,7 +64,7 @@ class Pace:
         rate: the pace in requests per second; None for none (every start goes at once).
         peak: the pace the latest cut started from (or a tenth less than the previous peak).
         quiet: a 429 to a request started before this time does not cut the pace again.
-        refused_at: when the latest 429 came.
+        refusing_at: when the service last refused the key (half the latest answers 429s).
         answers: the latest answers, one bit each (1: a 429), the newest lowest.
         seen: how many of those bits count (at most :data:`WINDOW`).
 
@@ -90,7 +86,7 @@ class Pace:
     rate: float | None = None
     peak: float = 0.0
     quiet: float = -math.inf
-    refused_at: float = -math.inf
+    refusing_at: float = -math.inf
     answers: int = 0
     seen: int = 0
 
@@ -133,14 +129,15 @@ class Pace:
                 when unknown: a budget with no ceiling keeps to less than it.
         """
         self._answer(refused=True)
-        self.refused_at = now
         refused = self.answers.bit_count()
+        if self._refusing(refused):
+            self.refusing_at = now
         if self.rate is None or started >= self.quiet:
             if self.rate is not None:
                 self.peak = max(self.rate, self.peak * PEAK_KEPT)
                 kept = self.rate * max(LEAST_KEPT, 1.0 - refused / self.seen)
-                if self.ceiling is None and accepted_rate is not None:
-                    kept = min(kept, accepted_rate * MARGIN)  # no more than the service took
+                if self.ceiling is None and accepted_rate is not None and self._refusing(refused):
+                    kept = min(kept, accepted_rate * MARGIN)  # below what the service took
                 self.rate = max(kept, SLOWEST)
             elif accepted_rate is not None and self._refusing(refused):
                 self.rate = self.peak = max(accepted_rate * MARGIN, SLOWEST)
@@ -154,8 +151,8 @@ class Pace:
         Args:
             now: when the answer came.
             accepted_rate: the rate the service accepted in the last second (requests per
-                second), if known: a budget with no ceiling grows its pace to at most
-                :data:`PROBE` times it.
+                second), if known: a budget with no ceiling that the service refused lately
+                grows its pace to at most that.
         """
         self._answer(refused=False)
         if self.rate is None:
@@ -164,11 +161,9 @@ class Pace:
         if self.ceiling is not None:
             self.rate = min(grown, self.ceiling)
             return
-        calm = now - self.refused_at
-        probe = PROBE if calm >= CALM else 1.0  # past what the service took once 429s stopped
-        bound = probe * (self.peak if accepted_rate is None else accepted_rate)
-        grown = min(grown, max(self.rate, bound))
-        self.rate = None if calm >= 2 * CALM else grown
+        if accepted_rate is not None and now - self.refusing_at < CALM:
+            grown = min(grown, max(self.rate, accepted_rate))  # no more than the service took
+        self.rate = None if now - self.refusing_at >= 2 * CALM else grown
 
     def _refusing(self, refused: int) -> bool:
         """Whether ``refused`` 429s among the latest answers (eight of them at least) are
@@ -182,7 +177,7 @@ class Pace:
     def pack(self) -> bytes:
         """The state as bytes (no ceiling: each user of a file brings its own)."""
         rate = 0.0 if self.rate is None else self.rate
-        floats = (self.next, rate, self.peak, self.quiet, self.refused_at)
+        floats = (self.next, rate, self.peak, self.quiet, self.refusing_at)
         return _FORMAT.pack(*floats, self.answers, self.seen)
 
     @classmethod
@@ -191,11 +186,12 @@ class Pace:
         bytes (an empty file, or one an older version wrote)."""
         if len(data) != _FORMAT.size:
             return cls(ceiling)
-        next_, rate, peak, quiet, refused_at, answers, seen = _FORMAT.unpack(data)
-        values = (next_, rate, peak, quiet, refused_at)
-        if any(math.isnan(v) for v in values) or not 0 <= seen <= WINDOW or rate < 0:
+        *values, answers, seen = _FORMAT.unpack(data)
+        if any(math.isnan(v) for v in values) or not 0 <= seen <= WINDOW or values[1] < 0:
             return cls(ceiling)
-        pace = cls(ceiling, next_, rate or None, peak, quiet, refused_at, answers, seen)
+        next_, rate, peak, quiet, refusing_at = values
+        pace = cls(ceiling, next_, rate or None, peak, quiet, refusing_at)
+        pace.answers, pace.seen = answers, seen
         if ceiling is not None:
             pace.rate = min(pace.rate or ceiling, ceiling)
             pace.peak = min(pace.peak or ceiling, ceiling)

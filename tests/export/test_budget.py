@@ -112,8 +112,7 @@ def test_two_job_files_with_one_key_share_its_budget_and_get_no_429(
 @pytest.mark.slow
 def test_two_jobs_with_a_budget_each_go_over_the_limit(tmp_path: Path, sb: Any) -> None:
     jobs = [
-        job_file(tmp_path / f"job{i}.toml", sb, tmp_path / f"out{i}", f"budgets{i}")
-        for i in (1, 2)
+        job_file(tmp_path / f"job{i}.toml", sb, tmp_path / f"out{i}", f"budgets{i}") for i in (1, 2)
     ]
     done = run_units(sb, jobs)
     assert [d.returncode for d in done] == [0, 0], [d.stderr for d in done]  # retried

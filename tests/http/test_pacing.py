@@ -210,9 +210,9 @@ def test_a_burst_of_429s_cuts_the_pace_once_and_accepted_answers_bring_it_back()
 
 def test_a_client_without_a_rate_goes_back_to_no_pace_after_a_burst() -> None:
     """No ``rate_limit``: no pace until half of the latest eight answers are 429s, then the
-    pace the service accepted (twenty requests in the last second, less a tenth); once no 429
-    has come for twice CALM seconds the pacer drops it: starts go at once again, as on a fresh
-    client."""
+    pace the service accepted (twenty requests in the last second, less a tenth); once the
+    service has not refused the key for twice CALM seconds the pacer drops it: starts go at
+    once again, as on a fresh client."""
     t = FakeTime()
     pacer = Pacer(None, clock=t.clock, sleep=t.sleep)
     for _ in range(20):
@@ -238,6 +238,32 @@ def test_a_client_without_a_rate_goes_back_to_no_pace_after_a_burst() -> None:
     for _ in range(5):
         pacer.acquire()
     assert t.on_sleep == []  # no pace: no start waits
+
+
+def test_random_429s_after_a_burst_do_not_keep_a_client_without_a_rate_paced() -> None:
+    """A burst paces a client with no ``rate_limit``; 429s now and then afterwards (one in
+    twenty answers: the service refusing a request, not the key) neither keep it paced nor
+    slow it further: twice CALM seconds after the burst it has no pace."""
+    t = FakeTime()
+    pacer = Pacer(None, clock=t.clock, sleep=t.sleep)
+    for _ in range(20):
+        answer(pacer, t)
+        t.now += 0.05 - 0.001
+    for _ in range(WINDOW // 2):
+        answer(pacer, t, refused=True, retry_after=0.5)
+    burst_end = t.now
+    learnt = pacer.per_second
+    assert learnt is not None
+    lowest, i = learnt, 0
+    while t.now - burst_end < 2 * CALM:
+        answer(pacer, t, refused=i % 20 == 19, retry_after=0.5)
+        t.now += 0.05 - 0.001
+        i += 1
+        if pacer.per_second is not None:
+            lowest = min(lowest, pacer.per_second)
+    answer(pacer, t)
+    assert pacer.per_second is None
+    assert lowest >= learnt * (1 - 1 / WINDOW) ** 2  # a sparse 429 cuts an eighth at most
 
 
 def test_sparse_429s_cost_little_pace_and_do_not_ratchet_it_down() -> None:
