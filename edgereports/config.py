@@ -44,6 +44,7 @@ ENV_VARS: dict[str, str] = {
     "account_id": "EDGEREPORTS_ACCOUNT_ID",
     "rate_limit": "EDGEREPORTS_RATE_LIMIT",
     "cache": "EDGEREPORTS_CACHE",
+    "budget_dir": "EDGEREPORTS_BUDGET_DIR",
 }
 #: The reporting API versions (``ReportingClient(api_version=...)``).
 API_VERSIONS = ("v1", "v2")
@@ -232,6 +233,9 @@ class Settings:
         cache: the reporting client's cache: a directory, True (the per-user cache
             directory) or None (none). ``EDGEREPORTS_CACHE`` holds a directory, or ``1``/
             ``true`` for the per-user one (``0``/``false``/``off``: none).
+        budget_dir: where shared request budgets live (one file per API key and service
+            host): a directory every process and container sharing a key sees; None for the
+            per-user cache directory.
 
     Example:
         >>> url = "https://ana:pa55@r.example"  # a password in the URL is not shown either
@@ -250,6 +254,7 @@ class Settings:
     account_id: str | None = None
     rate_limit: float | str | None = None
     cache: str | bool | None = None
+    budget_dir: str | None = None
 
     def __post_init__(self) -> None:
         if self.api_version not in API_VERSIONS:

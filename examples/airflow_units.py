@@ -13,7 +13,7 @@ the workers' environment (``EDGEREPORTS_API_KEY``, ``EDGEREPORTS_REPORTING_URL``
 ``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``, ...). Copy it into the DAGs folder. The units
 share the service's request budget through the Airflow pool ``edgereports_api``: create it
 with as many slots as the key allows requests at once (``airflow pools set edgereports_api 4
-"edgereports API key"``); on one worker, the job's ``rate_limit`` is shared by its processes
+"edgereports API key"``); on one worker, the key's ``rate_limit`` is shared by its processes
 anyway.
 """
 

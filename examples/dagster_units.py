@@ -6,7 +6,7 @@ dagster``). Each partition replaces exactly its day of the report's Delta table,
 run any number of partitions at once, on any number of machines, and re-run or backfill any of
 them. The partitions share the service's request budget through the pool ``edgereports-api``:
 limit it to the runs the key allows at once, e.g. ``dagster instance concurrency set
-edgereports-api 4`` (on one machine, the job's ``rate_limit`` is shared by its processes
+edgereports-api 4`` (on one machine, the key's ``rate_limit`` is shared by its processes
 anyway).
 
 No ``from __future__ import annotations`` here: Dagster reads the ``context`` annotation at

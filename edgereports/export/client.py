@@ -7,11 +7,8 @@ from the job's ``[connection]`` and the environment (:func:`make_client`).
 
 from __future__ import annotations
 
-import hashlib
 import os
-import tempfile
 from datetime import timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ..config import ENV_VARS, Settings
@@ -26,7 +23,7 @@ if TYPE_CHECKING:
 
     from ..query import Report
 
-__all__ = ["Fetcher", "budget_file", "make_client", "window_weight"]
+__all__ = ["Fetcher", "make_client", "window_weight"]
 
 
 class Fetcher(Protocol):
@@ -39,8 +36,10 @@ def make_client(job: Job) -> ReportingClient:
     """Build the reporting client of a job from its connection and the environment.
 
     With a ``rate_limit`` (the job's, else ``EDGEREPORTS_RATE_LIMIT``) the client paces its
-    requests with a budget kept in :func:`budget_file`: the processes of one job on one host (units
-    run side by side) share the budget.
+    requests with the shared budget of its API key at the service's host
+    (:meth:`~edgereports.ReportingClient.share_budget`, in the job's ``budget_dir``, else
+    ``EDGEREPORTS_BUDGET_DIR``, else the per-user cache directory): every process using the key
+    there shares it, whatever its job file.
 
     Raises:
         ConfigError: no API key or no reporting URL is configured.
@@ -69,17 +68,9 @@ def make_client(job: Job) -> ReportingClient:
         timeout=(min(5.0, timeout), timeout),
     )
     rate = job.rate_limit if job.rate_limit is not None else settings.rate_limit
-    if rate is not None:  # one budget for every process of the job on this host
-        client.share_budget(budget_file(job, url), rate)
+    if rate is not None:  # one budget for every process using the key
+        client.share_budget(rate, directory=job.budget_dir or settings.budget_dir)
     return client
-
-
-def budget_file(job: Job, reporting_url: str) -> Path:
-    """The file the processes of ``job`` on this host share their request budget through
-    (in the temporary directory; named by a digest of the job file and the service's URL)."""
-    where = str(job.source.resolve()) if job.source is not None else job.name
-    digest = hashlib.sha256(f"{where}\n{reporting_url}".encode()).hexdigest()[:16]
-    return Path(tempfile.gettempdir()) / f"edgereports-budget-{digest}"
 
 
 def window_weight(report: ReportJob, workers: int) -> int:

@@ -53,6 +53,7 @@ _TOP_KEYS = (
     "format",
     "max_workers",
     "rate_limit",
+    "budget_dir",
     "retention",
     "connection",
     "storage",
@@ -106,6 +107,10 @@ class Job:
         rate_limit: the job's request budget in requests per second (``rate_limit = "10/s"``
             or ``"600/min"``), shared by its processes on one host; ``None``: the
             environment's (``EDGEREPORTS_RATE_LIMIT``), if any.
+        budget_dir: where the budget of the job's API key is shared (``budget_dir =
+            "/shared/budgets"``, relative to the job file): a directory every process and
+            container using the key sees; ``None``: ``EDGEREPORTS_BUDGET_DIR``, else the
+            per-user cache directory.
         retention: how long ``--maintain`` keeps the files a Delta table no longer uses
             (``retention = "7d"`` or ``"36h"``; readers of older snapshots may miss them).
     """
@@ -121,6 +126,7 @@ class Job:
     storage: Storage = field(default_factory=Storage)
     rate_limit: float | None = None
     retention: timedelta = timedelta(days=7)
+    budget_dir: Path | None = None
 
     def effective_rate_limit(self) -> float | None:
         """The job's ``rate_limit``, else the environment's (requests per second), else None."""
@@ -230,6 +236,7 @@ def parse_job(data: Mapping[str, Any], *, source: str | Path | None = None) -> J
         root = src.resolve().parent / root
     max_workers = positive_int(data.get("max_workers", DEFAULT_MAX_WORKERS), where, "max_workers")
     rate_limit = check_rate_limit(data.get("rate_limit"), f"{where}: rate_limit")
+    budget_dir = _budget_dir(data.get("budget_dir"), src, where)
     retention = parse_lookback(data.get("retention", 7), where, "retention")
     connection = _connection(_table(data, "connection", where), where)
     storage = parse_storage(_table(data, "storage", where), fmt, where)
@@ -262,7 +269,23 @@ def parse_job(data: Mapping[str, Any], *, source: str | Path | None = None) -> J
         storage=storage,
         rate_limit=rate_limit,
         retention=retention,
+        budget_dir=budget_dir,
     )
+
+
+def _budget_dir(value: object, src: Path | None, where: str) -> Path | None:
+    """The job's ``budget_dir``: a directory, relative to the job file's."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(
+            f'{where}: budget_dir must name a directory, e.g. budget_dir = "/shared/budgets", '
+            f"got {value!r}"
+        )
+    folder = Path(value.strip()).expanduser()
+    if not folder.is_absolute() and src is not None:
+        folder = src.resolve().parent / folder
+    return folder
 
 
 def _object_store(output: str, fmt: str, where: str) -> str | None:

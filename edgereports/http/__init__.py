@@ -8,11 +8,14 @@ connection dropped while the body is read), sharing one budget of attempts with 
 every failure to the error tree of :mod:`edgereports.errors` with redacted URLs and bodies.
 Creating a client installs a logging filter that redacts keys from the records of the
 ``urllib3``, ``requests`` and ``edgereports`` loggers (urllib3 logs request URLs at DEBUG).
-A :class:`Pacer` is a request budget shared by threads.
+A :class:`Pacer` is a request budget shared by threads whose pace follows the service's 429s; a
+:class:`SharedPacer` shares it with other processes through a file (:func:`budget_file`: one per
+API key and service host).
 """
 
 from __future__ import annotations
 
+from .budgets import budget_file
 from .client import HttpClient
 from .pacing import Pacer
 from .redaction import REDACTED_LOGGERS, install_log_redaction
@@ -25,6 +28,7 @@ __all__ = [
     "HttpClient",
     "Pacer",
     "SharedPacer",
+    "budget_file",
     "install_log_redaction",
     "make_session",
 ]

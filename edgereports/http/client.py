@@ -54,7 +54,8 @@ class HttpClient:
         session: a session to use as is (proxies, certificates); ours retries when omitted.
         retry_after_cap: the longest ``Retry-After`` honoured, in seconds.
         pacer: a request budget shared with other clients and threads: every attempt
-            (retries included) waits for its slot, and a 429 pauses it (see :class:`Pacer`).
+            (retries included) waits for its slot, and every answer tells it how the service
+            takes the pace (see :class:`Pacer`).
 
     Raises:
         ConfigError: a timeout that is not positive seconds (or a pair of them), negative
@@ -205,10 +206,13 @@ class HttpClient:
             raise failure
         elapsed = time.perf_counter() - started
         self._note_clock(response)
-        if response.status_code == 429 and self.pacer is not None and budgeted is None:
-            # a session of the caller's: its retries are not ours, the pause is
-            wait = _retry_after(response.headers.get("Retry-After"))
-            self.pacer.pause(min(wait if wait is not None else backoff, self._retry_after_cap))
+        if self.pacer is not None:
+            if response.status_code != 429:
+                self.pacer.accepted()
+            elif budgeted is None:  # a session of the caller's: its retries are not ours
+                wait = _retry_after(response.headers.get("Retry-After"))
+                wait = backoff if wait is None else wait
+                self.pacer.refused(min(wait, self._retry_after_cap))
         self._debug(
             "%s %s -> %s in %.3fs, %d attempt(s)",
             method,

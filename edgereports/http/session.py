@@ -50,8 +50,9 @@ def refused(error: BaseException | None) -> bool:
 class _Retry(Retry):
     """urllib3 ``Retry`` with a Retry-After floor and cap, and backoff from the first retry.
 
-    With a ``pacer`` (a client's request budget), a 429 pauses the budget for its
-    ``Retry-After`` and each retry waits for its slot after its own sleep.
+    With a ``pacer`` (a client's request budget), a 429 is reported to it with its
+    ``Retry-After`` (:meth:`Pacer.refused`) and each retry waits for its slot after its own
+    sleep.
     """
 
     def __init__(
@@ -124,7 +125,7 @@ class _Retry(Retry):
         response = kwargs.get("response", args[2] if len(args) > 2 else None)
         if self.pacer is not None and getattr(response, "status", None) == 429:
             wait = self.get_retry_after(response)
-            self.pacer.pause(self.backoff_factor if wait is None else wait)
+            self.pacer.refused(self.backoff_factor if wait is None else wait)
         try:
             return super().increment(*args, **kwargs)
         except MaxRetryError as exc:

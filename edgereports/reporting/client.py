@@ -5,12 +5,18 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import orjson
 
-from ..config import API_VERSIONS, DEFAULT_MAX_WORKERS, Settings, Timeout, check_api_key
+from ..config import (
+    API_VERSIONS,
+    DEFAULT_MAX_WORKERS,
+    Settings,
+    Timeout,
+    check_api_key,
+    check_rate_limit,
+)
 from ..errors import ConfigError, InputError
 from ..normalize.output import check_output, convert
 from ..query import Report
@@ -78,8 +84,8 @@ class ReportingClient(UsesConnection):
         rate_limit: a request budget: at most this many requests per second, evenly spaced
             (no burst), shared by every thread, fan-out part, window and retry of the client;
             a number of requests per second (``10``, ``0.5``) or a text ``"10/s"``,
-            ``"600/min"``. A 429 pauses the whole budget for its ``Retry-After`` (at most
-            ``retry_after_cap``). None (default): no budget.
+            ``"600/min"``. A 429 slows the budget, accepted answers bring it back (docs
+            "Fetching"). None (default): no budget until the service answers 429.
         cache: keep answers on disk (docs "Caching"): a directory, True (the per-user cache
             directory), a :class:`~edgereports.reporting.Cache` (e.g. with ``max_bytes``), or
             None/False (no cache).
@@ -220,25 +226,37 @@ class ReportingClient(UsesConnection):
             10.0
         """
         pacer = self._http.pacer
-        return pacer.per_second if pacer is not None and not pacer.adaptive else None
+        return pacer.ceiling if pacer is not None else None
 
-    def share_budget(self, path: str | os.PathLike[str], rate_limit: float | str) -> None:
-        """Pace this client's requests with a budget kept in the file ``path``, shared by every
-        process of this host that paces with the same file (see
-        :class:`~edgereports.http.SharedPacer`); ``rate_limit`` is the budget of them all.
+    def share_budget(
+        self, rate_limit: float | str, *, directory: str | os.PathLike[str] | None = None
+    ) -> None:
+        """Pace this client's requests with the budget of its API key at its service's host,
+        kept in a file that every process using the key shares (see
+        :func:`~edgereports.http.budget_file`); ``rate_limit`` is the budget of them all.
+
+        Args:
+            rate_limit: requests per second for every process of the key together.
+            directory: where the budget files live (a directory every process and container
+                sharing the key sees); None for the per-user cache directory.
 
         Raises:
-            ConfigError: ``rate_limit`` is not a positive rate.
+            ConfigError: ``rate_limit`` is not a positive rate, or ``directory`` cannot be
+                created or written.
 
         Example:
             >>> client = ReportingClient("my-key", "https://r.example")
-            >>> client.share_budget("nightly.budget", "10/s")  # this directory's file
+            >>> client.share_budget("10/s", directory="budgets")  # seen by every process
             >>> client.rate_limit
             10.0
         """
-        from ..http import SharedPacer
+        from ..http import SharedPacer, budget_file
 
-        self._http.pacer = SharedPacer(rate_limit, Path(path))
+        rate = check_rate_limit(rate_limit, "rate_limit")
+        if rate is None:
+            raise ConfigError("rate_limit must be a rate to share a budget, got None")
+        path = budget_file(self._api_key, self.reporting_url, directory)
+        self._http.pacer = SharedPacer(rate, path)
 
     def service_now(self, *, probe: bool = True) -> datetime:
         """Now, as the service's clock says.

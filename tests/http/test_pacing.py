@@ -1,18 +1,22 @@
-"""The request budget (``Pacer``): even spacing, pauses for every thread, bad rates.
+"""The request budget (``Pacer``): even spacing, pauses for every thread, a pace that follows
+the service's 429s and comes back after them, bad rates.
 
-The spacing is checked on a clock of the test's own (its sleep moves it), so nothing here
-depends on how busy the machine is; the pause of a whole pool is checked over loopback against
-a scripted server that answers one 429.
+The spacing and the pace are checked on a clock of the test's own (its sleep moves it), so
+nothing here depends on how busy the machine is; the pause of a whole pool and the Retry-After
+a pacer is told are checked over loopback against a scripted server.
 """
 
 from __future__ import annotations
 
+import math
 import threading
+from pathlib import Path
 
 import pytest
 
 import edgereports as er
-from edgereports.http import HttpClient, Pacer
+from edgereports.http import HttpClient, Pacer, SharedPacer
+from edgereports.http.pace import CALM, LEAST_KEPT, MARGIN, STEP, WINDOW
 from tests.conftest import Step, scripted
 
 
@@ -158,3 +162,215 @@ def test_a_caller_session_still_pauses_on_a_final_429() -> None:
         http.request("GET", "/x")
         http.close()
     assert server.seen[1].at - server.seen[0].at >= 1.0
+
+
+def answer(pacer: Pacer, t: FakeTime, *, refused: bool = False, retry_after: float = 1.0) -> None:
+    """One request: its start, then its answer a millisecond later."""
+    pacer.acquire()
+    t.now += 0.001
+    if refused:
+        pacer.refused(retry_after)
+    else:
+        pacer.accepted()
+
+
+def test_a_burst_of_429s_cuts_the_pace_once_and_accepted_answers_bring_it_back() -> None:
+    """Ten requests in flight, all refused (the service refusing the key for a second): the
+    first 429 cuts a 10/s budget by the share of 429s among the latest answers (one of six),
+    the nine others started before that cut and say nothing new, and once most answers are
+    429s every start waits for the Retry-After. Each accepted answer then gives back a tenth of
+    the pace: the budget is at 10/s again, its starts 0.1 s apart, as on a fresh client."""
+    t = FakeTime()
+    pacer = Pacer(10, clock=t.clock, sleep=t.sleep)
+    for _ in range(5):
+        answer(pacer, t)
+    for _ in range(10):
+        pacer.acquire()
+    pacer.refused(1.0)
+    cut = pacer.per_second
+    assert cut == pytest.approx(10 * (1 - 1 / 6))
+    for _ in range(9):
+        pacer.refused(1.0)
+    assert pacer.per_second == cut  # one cut, not ten
+    burst_at = t.now
+    pacer.acquire()
+    assert t.now >= burst_at + 1.0  # the Retry-After held the next start
+    answers = 0
+    while pacer.per_second != 10.0:
+        t.now += 0.001
+        pacer.accepted()
+        pacer.acquire()
+        answers += 1
+        assert answers <= 100, pacer.per_second  # a pace that never comes back
+    assert answers == math.ceil((10 - cut) / (STEP * 10))
+    t.now += 1.0  # idle: a fresh schedule
+    fresh = [round(t.now + d, 6) for d in (0.0, 0.1, 0.2)]
+    assert starts(pacer, t, 3) == fresh
+
+
+def test_a_client_without_a_rate_goes_back_to_no_pace_after_a_burst() -> None:
+    """No ``rate_limit``: no pace until half of the latest eight answers are 429s, then the
+    pace the service accepted (twenty requests in the last second, less a tenth); once the
+    service has not refused the key for twice CALM seconds the pacer drops it: starts go at
+    once again, as on a fresh client."""
+    t = FakeTime()
+    pacer = Pacer(None, clock=t.clock, sleep=t.sleep)
+    for _ in range(20):
+        answer(pacer, t)
+        t.now += 0.05 - 0.001  # twenty requests a second
+    assert pacer.per_second is None and t.on_sleep == []
+    for _ in range(3):
+        answer(pacer, t, refused=True, retry_after=0.5)
+        assert pacer.per_second is None  # fewer than four 429s among eight answers: no pace
+    answer(pacer, t, refused=True, retry_after=0.5)
+    last_429 = t.now
+    learnt = pacer.per_second
+    assert learnt is not None and learnt == pytest.approx(20 * MARGIN, rel=0.05)
+    answers = 0
+    while pacer.per_second is not None:
+        answer(pacer, t)
+        t.now += 0.05 - 0.001
+        answers += 1
+        assert answers <= 2 * CALM / 0.05 + 1, pacer.per_second
+    assert t.now - last_429 >= 2 * CALM  # not before the 429s have stopped for a while
+    pacer.acquire()  # the slot booked at the old pace
+    t.on_sleep.clear()
+    for _ in range(5):
+        pacer.acquire()
+    assert t.on_sleep == []  # no pace: no start waits
+
+
+def test_random_429s_after_a_burst_do_not_keep_a_client_without_a_rate_paced() -> None:
+    """A burst paces a client with no ``rate_limit``; 429s now and then afterwards (one in
+    twenty answers: the service refusing a request, not the key) neither keep it paced nor
+    slow it further: twice CALM seconds after the burst it has no pace."""
+    t = FakeTime()
+    pacer = Pacer(None, clock=t.clock, sleep=t.sleep)
+    for _ in range(20):
+        answer(pacer, t)
+        t.now += 0.05 - 0.001
+    for _ in range(WINDOW // 2):
+        answer(pacer, t, refused=True, retry_after=0.5)
+    burst_end = t.now
+    learnt = pacer.per_second
+    assert learnt is not None
+    lowest, i = learnt, 0
+    while t.now - burst_end < 2 * CALM:
+        answer(pacer, t, refused=i % 20 == 19, retry_after=0.5)
+        t.now += 0.05 - 0.001
+        i += 1
+        if pacer.per_second is not None:
+            lowest = min(lowest, pacer.per_second)
+    answer(pacer, t)
+    assert pacer.per_second is None
+    assert lowest >= learnt * (1 - 1 / WINDOW) ** 2  # a sparse 429 cuts an eighth at most
+
+
+def test_sparse_429s_cost_little_pace_and_do_not_ratchet_it_down() -> None:
+    """One 429 in every twenty answers (random refusals under load) over two thousand
+    answers: each cuts the pace by the share of 429s among the latest answers, each accepted
+    answer gives a tenth back, so the pace never falls below seven eighths of the budget and
+    ends at it; a pacer without a rate never takes a pace."""
+    for rate in (10.0, None):
+        t = FakeTime()
+        pacer = Pacer(rate, clock=t.clock, sleep=t.sleep)
+        for _ in range(20):
+            answer(pacer, t)
+        paces = set()
+        for i in range(2000):
+            answer(pacer, t, refused=i % 20 == 0, retry_after=0.0)
+            paces.add(pacer.per_second)
+        if rate is not None:
+            assert min(p for p in paces if p is not None) >= rate * (1 - 1 / WINDOW)
+            assert pacer.per_second == rate
+        else:
+            assert paces == {None}  # one 429 in twenty answers never paces it
+
+
+def test_a_429_among_accepted_answers_holds_only_its_own_request() -> None:
+    """Seven accepted answers, then one 429 asking for two seconds: the service refused a
+    request, not the key. The pace is cut by an eighth, the other threads go on at it; the
+    refused request's retry waits for its Retry-After (urllib3 sleeps it, see test_client)."""
+    t = FakeTime()
+    pacer = Pacer(10, clock=t.clock, sleep=t.sleep)
+    for _ in range(WINDOW - 1):
+        answer(pacer, t)
+    answer(pacer, t, refused=True, retry_after=2.0)
+    assert pacer.per_second == pytest.approx(10 * (1 - 1 / WINDOW))
+    before = t.now
+    pacer.acquire()
+    assert t.now - before < 0.2  # the next start is a slot away, not two seconds
+
+
+def test_when_most_answers_are_429s_every_start_waits_for_the_retry_after() -> None:
+    t = FakeTime()
+    pacer = Pacer(10, clock=t.clock, sleep=t.sleep)
+    for _ in range(4):
+        answer(pacer, t)
+    for _ in range(4):
+        answer(pacer, t, refused=True, retry_after=3.0)  # four of the latest eight: half
+    refused_at = t.now
+    pacer.acquire()
+    assert t.now >= refused_at + 3.0 - 0.004  # held from the last 429 (each 1 ms apart)
+
+
+def test_a_429_to_a_request_started_after_the_retry_after_cuts_again() -> None:
+    """A 429 to a request that started after the previous cut's Retry-After had passed is
+    news (the cut was not enough): the pace is cut again."""
+    t = FakeTime()
+    pacer = Pacer(10, clock=t.clock, sleep=t.sleep)
+    for _ in range(WINDOW - 1):
+        answer(pacer, t)
+    answer(pacer, t, refused=True, retry_after=0.5)
+    once = pacer.per_second
+    assert once is not None and once < 10
+    answer(pacer, t, refused=True, retry_after=0.5)  # started before the 0.5 s passed
+    assert pacer.per_second == once
+    t.now += 0.5
+    answer(pacer, t, refused=True, retry_after=0.5)
+    now = pacer.per_second
+    assert now is not None and now < once
+
+
+def test_the_pacer_is_told_the_services_retry_after() -> None:
+    """Over loopback: a 429 with ``Retry-After: 1.5`` reaches the pacer as 1.5 s, the retry
+    waits for it, and the accepted answer that follows is reported too."""
+
+    class Recording(Pacer):
+        def __init__(self) -> None:
+            super().__init__(100)
+            self.told: list[object] = []
+
+        def refused(self, retry_after: float) -> None:
+            self.told.append(retry_after)
+            super().refused(retry_after)
+
+        def accepted(self) -> None:
+            self.told.append("accepted")
+            super().accepted()
+
+    throttled = Step(status=429, headers=(("Retry-After", "1.5"),), body=b"{}")
+    pacer = Recording()
+    with scripted([throttled, Step()]) as server:
+        http = HttpClient(server.url, retries=2, pacer=pacer)
+        http.request("GET", "/x")
+        http.close()
+    assert pacer.told == [1.5, "accepted"]
+    assert server.seen[1].at - server.seen[0].at >= 1.5
+
+
+def test_processes_of_one_budget_file_share_its_cuts(tmp_path: Path) -> None:
+    """Two pacers of one file (two processes of one key): a burst of 429s that one of them
+    meets slows the other, and the accepted answers of either bring the pace back."""
+    t = FakeTime()
+    one, two = (
+        SharedPacer(10, tmp_path / "budget", clock=t.clock, sleep=t.sleep) for _ in range(2)
+    )
+    answer(one, t, refused=True, retry_after=1.0)
+    assert two.per_second == 10 * LEAST_KEPT
+    before = t.now
+    two.acquire()
+    assert t.now >= before + 1.0 - 0.001  # held by the other's 429
+    for _ in range(round((1 - LEAST_KEPT) / STEP)):
+        answer(two, t)
+    assert one.per_second == 10.0
