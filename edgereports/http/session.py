@@ -296,7 +296,9 @@ def make_session(
     Args:
         retries: retries after the first attempt (connect, read and status alike).
         backoff: the first wait in seconds; it doubles per consecutive error, plus up to
-            ``backoff`` of random jitter. Also the least wait for a ``Retry-After: 0``.
+            ``backoff`` of random jitter. A tenth of it is the least wait for a
+            ``Retry-After`` (the service's own wait is kept, but a retry never starts at
+            once).
         retry_after_cap: the longest wait a ``Retry-After`` header can ask for, in seconds.
         pool_maxsize: connections kept per host (at least the number of worker threads).
 
@@ -326,7 +328,7 @@ def make_session(
         backoff_max=max(retry_after_cap, backoff),
         respect_retry_after_header=True,
         retry_after_max=retry_after_cap,
-        retry_after_min=min(backoff, retry_after_cap),
+        retry_after_min=min(backoff / 10, retry_after_cap),
         raise_on_status=False,
         raise_on_redirect=False,
     )
