@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 
@@ -47,7 +48,13 @@ def execute(
         kernel_name="python3",
         resources={"metadata": {"path": str(workdir)}},
     )
-    client.execute()
+    interrupt = signal.getsignal(signal.SIGINT)
+    try:
+        client.execute()
+    finally:
+        # nbclient handles SIGINT while it runs and then sets Python's default handler, not
+        # the one it found: a runner started in the background (SIGINT ignored) gets it back
+        signal.signal(signal.SIGINT, interrupt)
     return nb
 
 
