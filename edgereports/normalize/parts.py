@@ -61,9 +61,9 @@ class Rows:
     make: Callable[[], tuple[pa.Table, list[int] | None]]
 
     @classmethod
-    def of(cls, table: pa.Table) -> Rows:
-        """The rows of a table made already."""
-        return cls(lambda: (table, None))
+    def of(cls, table: pa.Table, runs: list[int] | None = None) -> Rows:
+        """The rows of a table made already (and its runs' lengths, when known)."""
+        return cls(lambda: (table, runs))
 
     def built(self) -> tuple[pa.Table, list[int] | None]:
         """The table and its runs' lengths (built by each call: a pull asks once)."""
@@ -245,7 +245,8 @@ def frame_of(table: pa.Table) -> pd.DataFrame:
     if any(_short_chunks(c) for c in table.itercolumns()):
         columns = [c.combine_chunks() if _short_chunks(c) else c for c in table.itercolumns()]
         table = pa.Table.from_arrays(columns, schema=table.schema)
-    frame: pd.DataFrame = table.to_pandas()
+    # on this thread: the columns are few, and pyarrow's threads would each take memory
+    frame: pd.DataFrame = table.to_pandas(use_threads=False)
     return frame
 
 
