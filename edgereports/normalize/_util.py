@@ -257,6 +257,10 @@ def _constant(value: Any, n: int, kind: pa.DataType) -> pa.Array:
     pool = arrow_pool()
     if value is None:
         return pa.nulls(n, kind, memory_pool=pool)
+    if kind == pa.large_string():  # its offsets and bytes at once: no pass per row
+        data = value.encode()
+        offsets = np.arange(n + 1, dtype=np.int64) * len(data)
+        return pa.Array.from_buffers(kind, n, [None, pa.py_buffer(offsets), pa.py_buffer(data * n)])
     scalar = pa.scalar(value, kind, memory_pool=pool)
     return pa.repeat(scalar, n, memory_pool=pool)
 
