@@ -11,10 +11,11 @@ import it through ``PYTHONPATH``), and fixed baselines of the same rows (their A
    same subscribers and the 30 days of one (its threads, connections and readers start),
    then resets its peak RSS (``VmHWM``, through ``/proc/self/clear_refs``) and pulls. Printed
    per tree: the peak RSS above the level before the pull (Arrow allocates outside
-   ``tracemalloc``), the frame's memory (the buffers its columns hold, each counted once) and
-   the CPU seconds of the pull; then the ratios of this tree's peak to the earlier tree's
-   (target <= 1.0x) and to the Arrow table of the rows (the frame written to Parquet and read
-   back by pyarrow: plain arrays, target <= 1.3x), and of the frame to that table.
+   ``tracemalloc``), the frame's memory (the buffers its columns hold, each counted once),
+   the CPU seconds of the pull and the threads it started (each takes memory of its own);
+   then the ratios of this tree's peak to the earlier tree's (target <= 1.0x) and to the
+   Arrow table of the rows (the frame written to Parquet and read back by pyarrow: plain
+   arrays, target <= 1.3x), and of the frame to that table.
 2. Warm reads (``--only warm``): a year of HOUR byte usage of 57 subscribers (1,001,376
    points) and of 228 (4,005,504), pulled into an empty cache, then pulled warm in a fresh
    process (against ``pd.read_parquet`` of the same rows from one file, in a fresh process;
@@ -146,6 +147,7 @@ def child_memory(args: dict[str, Any]) -> dict[str, Any]:
     client.fetch(_report(args, sims, days[1], end.isoformat()))  # threads and connections
     client.fetch(_report(args, sims[:1], days[0], end.isoformat()))  # the large answers' reader
     gc.collect()
+    threads = len(os.listdir("/proc/self/task"))
     _reset_peak()
     base = _status("VmRSS")
     cpu = time.process_time()
@@ -156,6 +158,7 @@ def child_memory(args: dict[str, Any]) -> dict[str, Any]:
         "tree": er.__file__,
         "rows": len(frame),
         "peak": peak,
+        "threads": len(os.listdir("/proc/self/task")) - threads,
         "cpu": cpu,
         "frame": _frame_bytes(frame),
         "arrow": _arrow_bytes(frame),
@@ -343,7 +346,8 @@ def memory(sb: Any, sims: list[str], tree_of: dict[str, Path], repeat: int) -> N
             r = best[name]
             print(
                 f"    {name:>8}: peak {_mb(r['peak'])} ({r['peak'] / arrow:.2f}x the table), "
-                f"frame {_mb(r['frame'])} ({r['frame'] / arrow:.2f}x), CPU {r['cpu']:.2f} s"
+                f"frame {_mb(r['frame'])} ({r['frame'] / arrow:.2f}x), CPU {r['cpu']:.2f} s, "
+                f"threads started {r['threads']}"
             )
         for name in names[1:]:
             old = best[name]
