@@ -312,3 +312,24 @@ def test_a_warm_pull_of_percentiles_keeps_each_entry_in_its_place(
     assert sent == 0
     pdt.assert_frame_equal(warm, plain)
     assert warm["percentile"].drop_duplicates().tolist() == [95.0, 50.0]
+
+
+def test_a_process_keeps_no_more_segments_than_its_bound(
+    sandbox: SandboxHandle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the bound on what a process keeps, a segment is read again by the next pull."""
+    report = hourly(sandbox, "2022-05-02", "2022-05-04", n=2)
+    client(sandbox, tmp_path).fetch(report)
+    read: list[str] = []
+
+    class Counted(Segment):
+        def __init__(self, name: str, data: bytes) -> None:
+            read.append(name)
+            super().__init__(name, data)
+
+    monkeypatch.setattr(store, "Segment", Counted)
+    monkeypatch.setattr(store, "KEPT", store.Kept(max_bytes=1))  # smaller than any segment
+    for _ in range(2):
+        _, sent = counted(sandbox, lambda: client(sandbox, tmp_path).fetch(report))
+        assert sent == 0
+    assert len(read) == 2 * len(set(read)) > 0  # every file read by each pull
