@@ -175,7 +175,9 @@ def _values(column: pd.Series, rows: np.ndarray) -> list[Any]:
     array = column.array
     if isinstance(array, pd.arrays.ArrowStringArray):
         data = pa.array(array)  # the column's chunks, no copy
-        if len(rows) <= _FEW_ROWS:  # a value each costs less than setting up a take
+        # a value each costs less than setting up a take; and a take from many chunks (the
+        # slices of a text column) would join them into one array first
+        if len(rows) <= _FEW_ROWS or (isinstance(data, pa.ChunkedArray) and data.num_chunks > 1):
             return [data[i].as_py() for i in rows.tolist()]
         taken: list[Any] = pc.take(data, pa.array(rows), memory_pool=arrow_pool()).to_pylist()
         return taken

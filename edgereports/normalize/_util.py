@@ -35,10 +35,13 @@ EXCERPT_LIMIT = 200
 #: A constant text column (an echoed key) of more rows than this is one chunk of this many rows
 #: repeated, so its memory does not grow with its rows.
 CONSTANT_CHUNK = 1 << 16
-#: A text column with one value per block is a chunk per block up to this many blocks (the
-#: chunks share one array per value): pandas works on a few chunks as fast as on one array,
-#: and slows down on many.
+#: A text column with one value per block is a chunk per block (the chunks share one array per
+#: value) up to this many blocks, and past them when its blocks are long (:data:`LONG_RUN`):
+#: pandas works on a few chunks as fast as on one array, and slows down on many short ones.
 SHARED_BLOCKS = 128
+#: Past ``SHARED_BLOCKS`` blocks, a text column keeps a chunk per block when its blocks average
+#: at least this many rows (:func:`compact`); shorter ones are one array.
+LONG_RUN = 256
 # An ISO 8601 stamp that carries its offset: a time part, then Z or +hh[:mm] / -hh[:mm].
 _WITH_OFFSET = r"[Tt ]\d{2}.*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)\s*$"
 _MISSING: Any = object()
@@ -238,44 +241,68 @@ def _slow_stamps(strings: pa.Array | pa.ChunkedArray, where: Where, what: str) -
 def constant_strings(value: str | None, n: int) -> pa.Array:
     """Return a pyarrow ``large_string`` array of ``n`` times ``value`` (a short one is made
     once and shared: every answer of a pull echoes the same few values)."""
-    return _short_constant(value, n) if n <= _SHARED_ROWS else _constant(value, n)
+    return constant_array(value, n, pa.large_string())
 
 
-#: Constant text arrays of at most this many rows are kept (at most ``_SHARED_VALUES`` of them).
+def constant_array(value: Any, n: int, kind: pa.DataType) -> pa.Array:
+    """Return an array of ``kind`` holding ``value`` (None: null) on ``n`` rows; one of at most
+    ``_SHARED_ROWS`` rows is made once and shared."""
+    return _short_constant(value, n, kind) if n <= _SHARED_ROWS else _constant(value, n, kind)
+
+
+#: Constant arrays of at most this many rows are kept (at most ``_SHARED_VALUES`` of them).
 _SHARED_ROWS = 4096
 _SHARED_VALUES = 128
 
 
 @functools.lru_cache(maxsize=_SHARED_VALUES)
-def _short_constant(value: str | None, n: int) -> pa.Array:
-    return _constant(value, n)
+def _short_constant(value: Any, n: int, kind: pa.DataType) -> pa.Array:
+    return _constant(value, n, kind)
 
 
-def _constant(value: str | None, n: int) -> pa.Array:
+def _constant(value: Any, n: int, kind: pa.DataType) -> pa.Array:
     pool = arrow_pool()
     if value is None:
-        return pa.nulls(n, pa.large_string(), memory_pool=pool)
-    scalar = pa.scalar(value, pa.large_string(), memory_pool=pool)
+        return pa.nulls(n, kind, memory_pool=pool)
+    if kind == pa.large_string():  # its offsets and bytes at once: no pass per row
+        data = value.encode()
+        offsets = np.arange(n + 1, dtype=np.int64) * len(data)
+        return pa.Array.from_buffers(kind, n, [None, pa.py_buffer(offsets), pa.py_buffer(data * n)])
+    scalar = pa.scalar(value, kind, memory_pool=pool)
     return pa.repeat(scalar, n, memory_pool=pool)
 
 
-def shared_chunks(per_block: Sequence[str | None], lengths: Sequence[int]) -> list[pa.Array]:
-    """Return the chunks of a ``large_string`` column of ``lengths[k]`` times ``per_block[k]``.
+def shared_chunks(
+    per_block: Sequence[Any], lengths: Sequence[int], kind: pa.DataType | None = None
+) -> list[pa.Array]:
+    """Return the chunks of a column (``large_string`` unless ``kind`` says) of ``lengths[k]``
+    times ``per_block[k]``.
 
     Each distinct value is one array, as long as its longest block (at most
     ``CONSTANT_CHUNK`` rows); a block is a slice of it, or several for a longer block. So a
     value's text is held once per row of that array, not once per row of the column: no
     copy, and no new memory for the rows of a pull's many small blocks.
     """
-    longest: dict[str | None, int] = {}
+    kind = pa.large_string() if kind is None else kind
+    longest: dict[Any, int] = {}
     for value, n in zip(per_block, lengths, strict=True):
         longest[value] = max(longest.get(value, 0), min(int(n), CONSTANT_CHUNK))
-    shared = {value: constant_strings(value, n) for value, n in longest.items()}
+    shared = {value: constant_array(value, n, kind) for value, n in longest.items()}
     return [
         shared[value].slice(0, min(CONSTANT_CHUNK, int(n) - at))
         for value, n in zip(per_block, lengths, strict=True)
         for at in range(0, int(n), CONSTANT_CHUNK)
     ]
+
+
+def compact(rows: int, runs: int) -> bool:
+    """Whether a column of ``rows`` rows in ``runs`` runs of one value is kept as chunks, one
+    per run (:func:`shared_chunks`): when its runs are few, or long.
+
+    A chunk costs more than the text of a few rows, and pandas works on a column of many
+    short chunks slowly: a column of many short runs is one array.
+    """
+    return runs <= SHARED_BLOCKS or rows >= runs * LONG_RUN
 
 
 def block_strings(per_block: Sequence[str | None], lengths: Sequence[int]) -> pd.Series:
@@ -289,14 +316,18 @@ def block_string_array(per_block: Sequence[str | None], lengths: Sequence[int]) 
     """Return a ``large_string`` array holding ``per_block[k]`` on each of the ``lengths[k]``
     rows.
 
-    A chunk per block (:func:`shared_chunks`) up to ``SHARED_BLOCKS`` blocks, or a constant;
-    else one array taken from the distinct values.
+    A chunk per block (:func:`shared_chunks`) when the blocks are few or long
+    (:func:`compact`); past ``SHARED_BLOCKS`` blocks, a constant's few chunks; else one array
+    taken from the distinct values.
     """
+    rows = int(sum(lengths))
     try:
         if len(per_block) <= SHARED_BLOCKS:
             chunks = shared_chunks(per_block, lengths)
         elif all(v == per_block[0] for v in per_block):
-            chunks = shared_chunks(per_block[:1], [int(sum(lengths))])
+            chunks = shared_chunks(per_block[:1], [rows])
+        elif compact(rows, len(per_block)):
+            chunks = shared_chunks(per_block, lengths)
         else:
             chunks = [_repeated(per_block, lengths)]
     except (UnicodeError, pa.ArrowInvalid):

@@ -23,7 +23,7 @@ from ..query.timegrid import epoch_micros, owned_mask
 from . import _arrowjson
 from ._order import table_order
 from ._request import RequestInfo, request_info
-from ._util import SHARED_BLOCKS
+from ._util import SHARED_BLOCKS, compact
 from .api import ARROW_MIN_BYTES, read_csv, to_frame
 from .detect import detect_shape, first_byte, parse_json
 from .reporting_service import is_service_answer, service_request
@@ -83,9 +83,9 @@ class Rows:
     make: Callable[[], tuple[pa.Table, list[int] | None]]
 
     @classmethod
-    def of(cls, table: pa.Table) -> Rows:
-        """The rows of a table made already."""
-        return cls(lambda: (table, None))
+    def of(cls, table: pa.Table, runs: list[int] | None = None) -> Rows:
+        """The rows of a table made already (and its runs' lengths, when known)."""
+        return cls(lambda: (table, runs))
 
     def built(self) -> tuple[pa.Table, list[int] | None]:
         """The table and its runs' lengths (built by each call: a pull asks once)."""
@@ -258,12 +258,23 @@ def in_order(table: pa.Table, request: Any, starts: np.ndarray | None = None) ->
 
 def frame_of(table: pa.Table) -> pd.DataFrame:
     """The pandas frame of a table of :func:`read_rows`' layout (``attrs`` from its
-    metadata: shape and source)."""
-    columns = [
-        c.combine_chunks() if c.num_chunks > SHARED_BLOCKS else c for c in table.itercolumns()
-    ]
-    frame: pd.DataFrame = pa.Table.from_arrays(columns, schema=table.schema).to_pandas()
+    metadata: shape and source).
+
+    A text column keeps its chunks (slices of one array per value: its text is not copied
+    per row) unless they are many and short (:func:`~._util.compact`), which pandas works on
+    slowly: those are joined into one array.
+    """
+    if any(_short_chunks(c) for c in table.itercolumns()):
+        columns = [c.combine_chunks() if _short_chunks(c) else c for c in table.itercolumns()]
+        table = pa.Table.from_arrays(columns, schema=table.schema)
+    # on this thread: the columns are few, and pyarrow's threads would each take memory
+    frame: pd.DataFrame = table.to_pandas(use_threads=False)
     return frame
+
+
+def _short_chunks(column: pa.ChunkedArray) -> bool:
+    """A text column of chunks too many and short to keep (:func:`~._util.compact`)."""
+    return pa.types.is_large_string(column.type) and not compact(len(column), column.num_chunks)
 
 
 def _join(tables: Sequence[pa.Table]) -> pa.Table:

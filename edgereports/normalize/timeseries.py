@@ -29,6 +29,7 @@ from ._util import (
     ident,
     parse_stamps,
     parse_values,
+    shared_chunks,
     timestamp_column,
 )
 
@@ -249,16 +250,17 @@ def build_table(
     if not merged:
         return schema.empty_table(), []
     lengths, strings, percentiles = _layout(merged, echo_names, dims, req)
-    stamps = _concat([b.stamps for b in merged]).astype(np.int64, copy=False)
-    arrays: list[pa.Array | pa.ChunkedArray] = [pa.array(stamps).view(schema.field(0).type)]
+    # a chunk per block: the blocks' own arrays (no copy; the metrics of a series may share
+    # their stamps), and the text and percentiles slices of one array per value
+    kind = schema.field(0).type
+    stamps = [pa.array(b.stamps.astype(np.int64, copy=False)).view(kind) for b in merged]
+    arrays: list[pa.Array | pa.ChunkedArray] = [pa.chunked_array(stamps, kind)]
     arrays.extend(block_string_array(per_block, lengths) for per_block in strings.values())
     # NaN is null, as pyarrow reads a frame's floats
-    if all(math.isnan(p) for p in percentiles):  # no percentile asked: the common case
-        arrays.append(pa.nulls(sum(lengths), pa.float64()))
-    else:
-        percentile = np.repeat(np.array(percentiles, dtype=np.float64), lengths)
-        arrays.append(pa.array(percentile, pa.float64(), from_pandas=True))
-    arrays.append(pa.array(_concat([b.values for b in merged]), pa.float64(), from_pandas=True))
+    nulled = [None if math.isnan(p) else p for p in percentiles]
+    arrays.append(pa.chunked_array(shared_chunks(nulled, lengths, pa.float64()), pa.float64()))
+    values = [pa.array(b.values, pa.float64(), from_pandas=True) for b in merged]
+    arrays.append(pa.chunked_array(values, pa.float64()))
     return pa.Table.from_arrays(arrays, schema=schema), lengths
 
 

@@ -82,7 +82,7 @@ class PartRunner:
                 bar.update(len(held))
                 for i, part in enumerate(parts):
                     if i in held:
-                        outcomes[i] = Rows.of(held.pop(i))
+                        outcomes[i] = held.pop(i)
                         continue
                     outcomes[i] = self._outcome(functools.partial(_hit, pull, part))
                     if outcomes[i] is None:

@@ -657,9 +657,10 @@ def test_a_column_of_one_value_per_block_repeats_each_value_its_block_s_rows() -
 
 def test_a_column_of_one_value_per_block_holds_each_value_s_text_once() -> None:
     """Up to ``SHARED_BLOCKS`` blocks, a block is a slice of one array per value (a block over
-    ``CONSTANT_CHUNK`` rows several): no text is copied per row; more blocks are one array
-    taken row by row, or a constant's few chunks."""
-    from edgereports.normalize._util import CONSTANT_CHUNK, SHARED_BLOCKS, block_strings
+    ``CONSTANT_CHUNK`` rows several): no text is copied per row; more blocks stay slices when
+    they are long, and are one array taken row by row when short, or a constant's few
+    chunks."""
+    from edgereports.normalize._util import CONSTANT_CHUNK, LONG_RUN, SHARED_BLOCKS, block_strings
 
     def chunks(column: pd.Series) -> list[pa.Array]:
         return list(pa.chunked_array(pa.array(column.array)).chunks)
@@ -677,6 +678,10 @@ def test_a_column_of_one_value_per_block_holds_each_value_s_text_once() -> None:
     got = block_strings(many, [2] * len(many))
     assert got.tolist() == [v for v in many for _ in range(2)]
     assert len(chunks(got)) == 1
+    long = block_strings(many, [LONG_RUN] * len(many))
+    assert long.tolist() == [v for v in many for _ in range(LONG_RUN)]
+    assert len(chunks(long)) == len(many)
+    assert len({text(c) for c in chunks(long)}) == 2
     constant = block_strings(["z"] * (SHARED_BLOCKS + 1), [CONSTANT_CHUNK] * (SHARED_BLOCKS + 1))
     assert len(constant) == CONSTANT_CHUNK * (SHARED_BLOCKS + 1)
     assert len({text(c) for c in chunks(constant)}) == 1

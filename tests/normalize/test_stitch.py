@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import orjson
 import pandas as pd
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -129,9 +130,9 @@ def test_a_part_trimmed_at_the_range_end_shares_its_rows_and_its_frame_can_be_wr
     assert part.num_rows == 12  # 5 buckets and the one at the end, 2 metrics
     kept, (after,), _ = owned([part], [(lo, hi, True, False)])
     assert (kept.num_rows, after) == (10, 2)
-    values = part["value"].chunk(0).to_numpy()
+    values = [chunk.to_numpy() for chunk in part["value"].chunks]
     for chunk in kept["value"].chunks:
-        assert np.shares_memory(values, chunk.to_numpy())
+        assert any(np.shares_memory(v, chunk.to_numpy()) for v in values)
     frame = frame_of(kept)
     whole = to_frame(body, req)
     in_range = whole[whole["time_stamp"] < pd.Timestamp(hi)].reset_index(drop=True)
@@ -139,6 +140,53 @@ def test_a_part_trimmed_at_the_range_end_shares_its_rows_and_its_frame_can_be_wr
     frame.loc[0, "time_stamp"] = pd.Timestamp(hi)
     frame.loc[0, "value"] = -1.0
     assert (frame.loc[0, "time_stamp"], frame.loc[0, "value"]) == (pd.Timestamp(hi), -1.0)
+
+
+def _fan_out(subscribers: int, hours: int) -> tuple[list[pa.Table], list[list[int]], Any]:
+    """The tables of one answer per subscriber (``hours`` HOUR buckets, two metrics)."""
+    lo = datetime(2022, 7, 7, tzinfo=UTC)
+    req = request(lo, lo + hours * HOUR)
+    tables, runs = [], []
+    for k in range(subscribers):
+        payload = {**answer(lo, lo + hours * HOUR, point_at_end=False, reverse=False),
+                   "msisdn": 919800000000 + k}  # fmt: skip
+        table, lengths = read_rows(orjson.dumps(payload), req, csv=False).built()
+        tables.append(table)
+        runs.append(lengths or [])
+    return tables, runs, req
+
+
+def _frame_and_reference(subscribers: int, hours: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    tables, runs, req = _fan_out(subscribers, hours)
+    kept, _, starts = owned(tables, [None] * len(tables), runs=runs)
+    frame = frame_of(in_order(kept, req, starts))
+    reference = concat_frames([frame_of(t) for t in tables])
+    return frame, reference
+
+
+def test_a_frame_of_many_long_answers_holds_each_text_once_per_answer_not_per_row() -> None:
+    """A pull's frame keeps its text columns as slices of one array per value (the metric
+    and the account are held once for every answer, a subscriber once for its two metrics),
+    past the chunks pandas handles well, and equals the answers' frames joined."""
+    frame, reference = _frame_and_reference(subscribers=150, hours=300)
+    pd.testing.assert_frame_equal(frame, reference)
+    assert len(frame) == 150 * 300 * 2
+    # one array of the column's rows would hold an offset and the text for every row
+    for column, width, share in (("metric", len("downlink_bytes"), 0.05),
+                                 ("account_id", 1, 0.05),
+                                 ("msisdn", len("919800000000"), 0.55)):  # fmt: skip
+        held = pa.chunked_array(pa.array(frame[column].array))
+        assert held.num_chunks > 128, column
+        assert held.get_total_buffer_size() < len(frame) * (8 + width) * share, column
+
+
+def test_a_frame_of_many_short_answers_joins_each_text_column_into_one_array() -> None:
+    """Answers of a few rows each give a text column of one array, not thousands of tiny
+    chunks pandas works on slowly."""
+    frame, reference = _frame_and_reference(subscribers=200, hours=3)
+    pd.testing.assert_frame_equal(frame, reference)
+    for column in ("account_id", "msisdn", "metric", "aggregation"):
+        assert pa.chunked_array(pa.array(frame[column].array)).num_chunks == 1, column
 
 
 def test_sim_counts_stitch_by_date() -> None:

@@ -12,12 +12,13 @@ from pathlib import Path
 import orjson
 import pandas.testing as pdt
 import pyarrow as pa
+import pytest
 import requests
 
 import edgereports as er
 from edgereports.errors import EdgeReportsWarning
 from edgereports.normalize import to_frame
-from edgereports.reporting.cache import Cache
+from edgereports.reporting.cache import Cache, store
 from edgereports.reporting.cache.segments import Entry, Segment, _plain, _runs, checksum
 from edgereports.reporting.cache.store import INDEX, Reader
 from edgereports.reporting.client import REPORT_PATH
@@ -236,3 +237,99 @@ def test_a_pull_leaves_what_earlier_pulls_stored_where_it_is(
     got, _ = counted(sandbox, lambda: client(sandbox, tmp_path).fetch(both))
     pdt.assert_frame_equal(got, client(sandbox).fetch(both))
     assert got.attrs["cache"]["hits"] == 2 * 4 and got.attrs["cache"]["misses"] == 2 * 6
+
+
+def test_a_warm_pull_reads_each_segment_once_per_process_and_keeps_its_text_shared(
+    sandbox: SandboxHandle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Segments read and checked are kept by the process: a later pull, by another client of
+    the same directory too, reads no file again; its frame equals the uncached one, its text
+    columns slices of one array per value (not a copy of the text per row)."""
+    report = hourly(sandbox, "2022-05-02", "2022-05-06", n=3)
+    plain = client(sandbox).fetch(report)
+    client(sandbox, tmp_path).fetch(report)
+    read: list[str] = []
+
+    class Counted(Segment):
+        def __init__(self, name: str, data: bytes) -> None:
+            read.append(name)
+            super().__init__(name, data)
+
+    monkeypatch.setattr(store, "Segment", Counted)
+    warm, sent = counted(sandbox, lambda: client(sandbox, tmp_path).fetch(report))
+    assert sent == 0 and read
+    pdt.assert_frame_equal(warm, plain)
+    account = pa.chunked_array(pa.array(warm["account_id"].array))
+    assert account.get_total_buffer_size() < len(warm) * len(sandbox.account_id) / 4
+    first = len(read)
+    again, sent = counted(sandbox, lambda: client(sandbox, tmp_path).fetch(report))
+    assert sent == 0 and len(read) == first  # no file read again
+    pdt.assert_frame_equal(again, plain)
+
+
+def test_a_kept_segment_whose_file_changed_is_read_again_and_checked(
+    sandbox: SandboxHandle, tmp_path: Path
+) -> None:
+    """A segment this process keeps is served only while its file is the one read: a byte
+    flipped in it since is found by the checksum on the next pull, and fetched again."""
+    report = hourly(sandbox, "2022-05-02", "2022-05-04", n=2)
+    plain = client(sandbox).fetch(report)
+    client(sandbox, tmp_path).fetch(report)
+    _, sent = counted(sandbox, lambda: client(sandbox, tmp_path).fetch(report))
+    assert sent == 0  # read and kept
+    for path in _files(tmp_path):
+        data = bytearray(path.read_bytes())
+        data[len(data) // 2] ^= 0x10
+        path.write_bytes(bytes(data))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got, sent = counted(sandbox, lambda: client(sandbox, tmp_path).fetch(report))
+    assert any("fails its checksum" in str(w.message) for w in caught)
+    assert sent == 2
+    pdt.assert_frame_equal(got, plain)
+
+
+def test_a_warm_pull_of_percentiles_keeps_each_entry_in_its_place(
+    sandbox: SandboxHandle, tmp_path: Path
+) -> None:
+    """Runs told by the stored columns, the percentile among them: two percentiles of one
+    metric, read warm, come in the order of the request, as uncached."""
+    site = next(
+        s.customer_site_id for s in sandbox.network.sites if s.account_id == sandbox.account_id
+    )
+    report = (
+        er.Report(account_id=sandbox.account_id)
+        .between("2022-06-01T00:00:00Z", "2022-06-04T00:00:00Z")
+        .granularity("HOUR")
+        .by("customer_site_id")
+        .where(customer_site_id=site)
+        .metric("uplink_bandwidth", percentile=95)
+        .metric("uplink_bandwidth", percentile=50)
+    )
+    plain = client(sandbox).fetch(report)
+    client(sandbox, tmp_path).fetch(report)
+    warm, sent = counted(sandbox, lambda: client(sandbox, tmp_path).fetch(report))
+    assert sent == 0
+    pdt.assert_frame_equal(warm, plain)
+    assert warm["percentile"].drop_duplicates().tolist() == [95.0, 50.0]
+
+
+def test_a_process_keeps_no_more_segments_than_its_bound(
+    sandbox: SandboxHandle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the bound on what a process keeps, a segment is read again by the next pull."""
+    report = hourly(sandbox, "2022-05-02", "2022-05-04", n=2)
+    client(sandbox, tmp_path).fetch(report)
+    read: list[str] = []
+
+    class Counted(Segment):
+        def __init__(self, name: str, data: bytes) -> None:
+            read.append(name)
+            super().__init__(name, data)
+
+    monkeypatch.setattr(store, "Segment", Counted)
+    monkeypatch.setattr(store, "KEPT", store.Kept(max_bytes=1))  # smaller than any segment
+    for _ in range(2):
+        _, sent = counted(sandbox, lambda: client(sandbox, tmp_path).fetch(report))
+        assert sent == 0
+    assert len(read) == 2 * len(set(read)) > 0  # every file read by each pull

@@ -176,6 +176,7 @@ def write_window(
         raise ValueError(f"rows of day(s) {stray} fall outside the window's days")
     # the system allocator returns freed memory at once (Arrow's default pool keeps its pages)
     system = pa.system_memory_pool()
+    table = _indexed(table, system)
     rows = files = removed = size = 0
     for day in days:
         number = _day_number(day)
@@ -185,11 +186,11 @@ def write_window(
         if lo == hi and (kept is None or kept.num_rows == 0):
             removed += remove_partition(report_dir, day)
             continue
-        part = pc.take(table, pa.array(by_day[lo:hi]), memory_pool=system)
+        part = _cast(pc.take(table, pa.array(by_day[lo:hi]), memory_pool=system), target, system)
         if kept is not None and kept.num_rows:
-            part = pa.concat_tables([_cast(part, target, system), kept])
+            part = pa.concat_tables([part, kept])
         order = pc.sort_indices(part, sort_keys=sort_keys, memory_pool=system)
-        part = _cast(pc.take(part, order, memory_pool=system), target, system)
+        part = pc.take(part, order, memory_pool=system)
         info = {**metadata, "day": day.isoformat(), "rows": part.num_rows, "shape": shape}
         info.setdefault("toolkit_version", __version__)
         info.setdefault("written_at", datetime.now(UTC).isoformat(timespec="seconds"))
@@ -235,6 +236,19 @@ def _day_number(day: date) -> int:
 
 def _from_number(number: int) -> date:
     return date.fromordinal(number + _EPOCH_ORDINAL)
+
+
+def _indexed(table: Any, pool: Any) -> Any:
+    """``table`` with each text column of several chunks (a frame's slices of one array per
+    value) dictionary-encoded into one chunk: a take from a column of many chunks joins them
+    first, for every day, where a day's take of codes copies its rows' alone."""
+    columns = []
+    for column in table.columns:
+        if column.num_chunks > 1 and pa.types.is_large_string(column.type):
+            coded = pc.dictionary_encode(column, memory_pool=pool)
+            column = coded.unify_dictionaries(pool).combine_chunks(pool)
+        columns.append(column)
+    return pa.Table.from_arrays(columns, names=table.column_names)
 
 
 def _cast(table: Any, target: Any, pool: Any) -> Any:

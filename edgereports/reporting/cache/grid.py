@@ -19,6 +19,7 @@ __all__ = [
     "check_data_lag",
     "check_horizon",
     "chunk_of",
+    "chunk_starts",
     "chunks",
     "horizon_for",
 ]
@@ -92,3 +93,20 @@ def chunks(start: datetime, end: datetime, bucket: timedelta) -> list[Chunk]:
         out.append(chunk)
         moment = chunk[1]
     return out
+
+
+def chunk_starts(start: datetime, end: datetime, bucket: timedelta) -> list[int]:
+    """The starts (epoch seconds) of :func:`chunks`, without a pair of datetimes per chunk
+    (days: a long range is thousands of them, and a warm pull needs only their starts).
+
+    Example:
+        >>> from datetime import datetime, timedelta
+        >>> chunk_starts(datetime(2024, 1, 1, 5, tzinfo=UTC), datetime(2024, 1, 3, tzinfo=UTC),
+        ...              timedelta(hours=1))
+        [1704067200, 1704153600]
+    """
+    if bucket == _HOUR and start < end:
+        first = int(chunk_of(start, bucket)[0].timestamp())
+        day = int(_DAY.total_seconds())
+        return list(range(first, int(end.timestamp()), day))
+    return [int(c[0].timestamp()) for c in chunks(start, end, bucket)]

@@ -23,7 +23,7 @@ from ...query import Report
 from ...query.pinning import unpinned_dimensions
 from ...query.timegrid import is_aligned
 from ..plan import Part, bucket_of
-from .grid import Chunk, chunks
+from .grid import Chunk, chunk_starts, chunks
 
 __all__ = ["Facts", "facts_of", "frames_version", "series_key", "uncacheable"]
 
@@ -94,11 +94,18 @@ class Facts:
     reason: str | None  # why it is not cached (None: it may be)
     bucket: timedelta | None
     span: tuple[datetime, datetime] | None
-    grid: list[Chunk]
-    names: list[int]  # the grid's chunk starts, epoch seconds
+    names: list[int]  # the starts of the part's chunks of the grid, epoch seconds
     series: str
     scope: str
     request: dict[str, Any]  # the part's request (no key in it)
+
+    @functools.cached_property
+    def grid(self) -> list[Chunk]:
+        """The part's chunks of the grid (made when asked: a whole hit needs their starts
+        alone)."""
+        if not self.names or self.span is None or self.bucket is None:
+            return []
+        return chunks(self.span[0], self.span[1], self.bucket)
 
 
 def facts_of(
@@ -114,15 +121,8 @@ def facts_of(
     sent = part.sent
     bucket, span, request = bucket_of(sent), sent.time_range(), sent.to_request()
     reason = uncacheable(part, api_version, bucket, span)
-    grid = chunks(span[0], span[1], bucket) if reason is None and bucket and span else []
-    key = series_key(sent, accept, service, api_version, request=request, span=span) if grid else ""
-    return Facts(
-        reason,
-        bucket,
-        span,
-        grid,
-        [int(c[0].timestamp()) for c in grid],
-        key,
-        scope(request),
-        request,
-    )
+    names = chunk_starts(span[0], span[1], bucket) if reason is None and bucket and span else []
+    key = ""
+    if names:
+        key = series_key(sent, accept, service, api_version, request=request, span=span)
+    return Facts(reason, bucket, span, names, key, scope(request), request)

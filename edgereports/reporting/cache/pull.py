@@ -144,18 +144,18 @@ class CachedPull:
             for name, n in counts.items():
                 setattr(stats, name, getattr(stats, name) + n)
 
-    def whole_hits(self, parts: Sequence[Part]) -> dict[int, pa.Table]:
+    def whole_hits(self, parts: Sequence[Part]) -> dict[int, Rows]:
         """The parts (by position) held whole in one stored segment each, every row of which
-        lies in the part's range: their tables, read on the caller's thread (a thread would
-        only add cost)."""
+        lies in the part's range: their rows (with their runs), read on the caller's thread
+        (a thread would only add cost)."""
         self._note_empty(parts)
-        out: dict[int, pa.Table] = {}
+        out: dict[int, Rows] = {}
         for i, part in enumerate(parts):
             whole = self._whole(part)
             if whole is not None:
-                table, chunks_held = whole
+                rows, chunks_held = whole
                 self._count(part.report, hits=chunks_held)
-                out[i] = table
+                out[i] = rows
         return out
 
     def _note_empty(self, parts: Sequence[Part]) -> None:
@@ -163,7 +163,7 @@ class CachedPull:
         caller's thread): their parts need not ask it again before fetching."""
         if self.refresh or not self.cache.enabled:
             return
-        series = {f.series for f in map(self._facts, parts) if f.reason is None and f.grid}
+        series = {f.series for f in map(self._facts, parts) if f.reason is None and f.names}
         if not series:
             return
         try:
@@ -182,13 +182,13 @@ class CachedPull:
         self._known[id(part)] = known
         return known
 
-    def _whole(self, part: Part) -> tuple[pa.Table, int] | None:
-        """``part``'s segment and its chunk count, when one segment holds the whole part and
+    def _whole(self, part: Part) -> tuple[Rows, int] | None:
+        """``part``'s rows and its chunk count, when one segment holds the whole part and
         nothing outside its range (else None: the part goes the usual way)."""
         import pyarrow.compute as pc
 
         facts = self._facts(part)
-        if self.refresh or not self.cache.enabled or facts.reason or not facts.grid:
+        if self.refresh or not self.cache.enabled or facts.reason or not facts.names:
             return None
         if facts.series in self._empty or not self.keys.bound(facts.scope):
             return None
@@ -199,14 +199,16 @@ class CachedPull:
             self._looked[id(part)] = stored
         if len(stored) != len(names) or len(set(stored.values())) != 1:
             return None
-        got = self._reader.entry(next(iter(stored.values())), series, names)
+        segment = next(iter(stored.values()))
+        got = self._reader.entry(segment, series, names)
         if got is None or "time_stamp" not in got.table.column_names or not got.table.num_rows:
             return None
         table = got.table
         ends = pc.min_max(table["time_stamp"]).as_py()
         if ends["min"] < span[0] or ends["max"] >= span[1]:
             return None
-        return table, len(names)
+        rows = Rows.of(table, self._reader.runs(segment, series))
+        return rows, len(names)
 
     def hit(self, part: Part) -> Rows | None:
         """The owned rows of ``part`` when the cache holds every chunk of it, else None (and

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import uuid
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
 if TYPE_CHECKING:
+    import numpy as np
     import pyarrow as pa
 
 __all__ = ["Chunks", "Entry", "Segment", "checksum", "encode", "group", "name_of"]
@@ -171,20 +172,96 @@ def _is_string(kind: pa.DataType) -> bool:
 
 
 def _plain(table: pa.Table) -> pa.Table:
-    """``table`` with its run-end encoded columns decoded (see :func:`_runs`)."""
+    """``table`` with its run-end encoded columns decoded (see :func:`_runs`): a run of a
+    column of few or long runs is a slice of one array per value, as a live pull builds its
+    text columns (no text copied per row); a column of many short runs is decoded."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     if not any(pa.types.is_run_end_encoded(f.type) for f in table.schema):
         return table
-    columns = [
-        pc.run_end_decode(c) if pa.types.is_run_end_encoded(c.type) else c for c in table.columns
-    ]
+    columns = [_decoded(c) if pa.types.is_run_end_encoded(c.type) else c for c in table.columns]
     return pa.Table.from_arrays(columns, names=table.column_names, metadata=table.schema.metadata)
 
 
+def _decoded(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A run-end encoded column decoded: its runs as slices of one array per value (shared
+    by its chunks) when they are few or long, else decoded row by row."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ...normalize._util import compact, shared_chunks
+
+    kind = column.type.value_type
+    runs = sum(len(c.run_ends) for c in column.chunks)
+    if any(c.offset for c in column.chunks) or not compact(len(column), runs):
+        return pa.chunked_array([pc.run_end_decode(c) for c in column.chunks], kind)
+    values: list[Any] = []
+    lengths: list[int] = []
+    for chunk in column.chunks:
+        values += chunk.values.to_pylist()
+        lengths += np.diff(chunk.run_ends.to_numpy(), prepend=0).tolist()
+    return pa.chunked_array(shared_chunks(values, lengths, kind), kind)
+
+
+def _run_starts(table: pa.Table) -> np.ndarray:
+    """The rows where a run of ``table`` (as stored) may start: where a text column or the
+    percentile may change value (a run-end encoded column's run starts; a column stored
+    plain is compared row by row). Every run of one series and metric entry starts at one of
+    them; some start nowhere new (a run may be cut in two: a column no row fills is a run
+    per chunk, a null compared is a change)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    starts = [np.zeros(1, dtype=np.int64)]
+    for name, column in zip(table.column_names, table.columns, strict=True):
+        at = 0
+        for chunk in column.chunks:
+            n = len(chunk)
+            if pa.types.is_run_end_encoded(chunk.type):
+                ends = chunk.run_ends.to_numpy().astype(np.int64)
+                starts.append(at + (ends[:-1] if not chunk.offset else np.arange(n)))
+            elif n > 1 and name == "percentile":
+                values = chunk.to_numpy(zero_copy_only=False)
+                same = (values[1:] == values[:-1]) | (np.isnan(values[1:]) & np.isnan(values[:-1]))
+                starts.append(at + 1 + np.flatnonzero(~same))
+            elif n > 1 and _is_string(chunk.type):
+                differ = pc.fill_null(pc.not_equal(chunk.slice(1), chunk.slice(0, n - 1)), True)
+                starts.append(at + 1 + np.flatnonzero(differ.to_numpy(zero_copy_only=False)))
+            if at:
+                starts.append(np.array([at], dtype=np.int64))  # a chunk starts a run
+            at += n
+    found = np.unique(np.concatenate(starts))
+    return np.asarray(found[found < max(table.num_rows, 1)], dtype=np.int64)
+
+
+class _Listed(Mapping[int, tuple[int, int]]):
+    """An entry's chunks (chunk start -> (chunk end, rows)) as the file lists them, made into
+    a mapping when first asked (a pull reads rows alone: thousands of pairs for nothing)."""
+
+    def __init__(self, starts: Sequence[Any], ends: Sequence[Any], counts: Sequence[Any]):
+        self._lists = (starts, ends, counts)
+        self._made: dict[int, tuple[int, int]] | None = None
+
+    def _mapping(self) -> dict[int, tuple[int, int]]:
+        if self._made is None:
+            self._made = {int(c): (int(e), int(n)) for c, e, n in zip(*self._lists, strict=True)}
+        return self._made
+
+    def __getitem__(self, key: int) -> tuple[int, int]:
+        return self._mapping()[key]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._mapping())
+
+    def __len__(self) -> int:
+        return len(self._lists[0])
+
+
 class Segment:
-    """A segment file read back and checked: its table and its entries.
+    """A segment file read and checked: its table (text columns as shared slices) and its
+    entries.
 
     Raises (from the constructor):
         ValueError: the bytes fail the checksum the name carries (message ``"checksum"``).
@@ -198,11 +275,9 @@ class Segment:
             raise ValueError("checksum")
         self.name = name
         self.size = len(data)
-        self.table = pa.ipc.open_file(pa.BufferReader(data)).read_all()
-        meta = self.table.schema.metadata or {}
-        self.table = self.table.replace_schema_metadata(
-            {k: v for k, v in meta.items() if k not in _OURS}
-        )
+        stored = pa.ipc.open_file(pa.BufferReader(data)).read_all()
+        meta = stored.schema.metadata or {}
+        stored = stored.replace_schema_metadata({k: v for k, v in meta.items() if k not in _OURS})
         if _ENTRIES in meta:
             listed = orjson.loads(meta[_ENTRIES])
         else:  # the first format: one series, every row
@@ -214,7 +289,7 @@ class Segment:
                     "starts": starts,
                     "ends": ends,
                     "counts": counts,
-                    "rows": [0, self.table.num_rows],
+                    "rows": [0, stored.num_rows],
                     "attrs": orjson.loads(meta[_ATTRS]),
                     "request": orjson.loads(meta[_REQUEST]),
                 }
@@ -222,28 +297,48 @@ class Segment:
         self._entries: dict[str, dict[str, Any]] = {}
         for item in listed:
             at, count = (int(n) for n in item["rows"])
-            if at < 0 or count < 0 or at + count > self.table.num_rows:
+            if at < 0 or count < 0 or at + count > stored.num_rows:
                 raise ValueError("an entry's rows lie outside the file")
-            chunks = {
-                int(c): (int(e), int(n))
-                for c, e, n in zip(item["starts"], item["ends"], item["counts"], strict=True)
-            }
+            lists = (item["starts"], item["ends"], item["counts"])
+            if any(type(v) is not list and type(v) is not tuple for v in lists):
+                raise TypeError("an entry's chunks are not lists")
+            if not len(lists[0]) == len(lists[1]) == len(lists[2]):
+                raise ValueError("an entry's chunks are not listed whole")
             if str(item["series"]) in self._entries:
                 raise ValueError("a series holds two entries")
-            self._entries[str(item["series"])] = {**item, "rows": (at, count), "chunks": chunks}
+            self._entries[str(item["series"])] = {**item, "rows": (at, count)}
+        self._stored = stored
+        self._starts: np.ndarray | None = None  # found when first asked (:meth:`runs`)
+        self.table = _plain(stored)
 
     def chunks(self) -> dict[str, Chunks]:
         """The chunks each series of the file holds (series key -> chunk start -> (end,
         rows))."""
-        return {series: item["chunks"] for series, item in self._entries.items()}
+        return {series: dict(self._listed(item)) for series, item in self._entries.items()}
+
+    @staticmethod
+    def _listed(item: dict[str, Any]) -> _Listed:
+        return _Listed(item["starts"], item["ends"], item["counts"])
 
     def entry(self, series: str, chunks: Sequence[int]) -> Entry | None:
         """The entry of ``series``, None unless the file holds it with every one of
         ``chunks``."""
         item = self._entries.get(series)
-        if item is None or not set(item["chunks"]).issuperset(chunks):
+        if item is None or not set(item["starts"]).issuperset(chunks):
             return None
         at, count = item["rows"]
         whole = (at, count) == (0, self.table.num_rows)
-        table = _plain(self.table if whole else self.table.slice(at, count))
-        return Entry(series, item["chunks"], table, dict(item["attrs"]), item["request"])
+        table = self.table if whole else self.table.slice(at, count)
+        return Entry(series, self._listed(item), table, dict(item["attrs"]), item["request"])
+
+    def runs(self, series: str) -> list[int]:
+        """The lengths of the runs of the rows of ``series``' entry: each of one series and
+        metric entry (one may be cut in two)."""
+        import numpy as np
+
+        if self._starts is None:
+            self._starts = _run_starts(self._stored)
+        at, count = self._entries[series]["rows"]
+        inside = self._starts[(self._starts > at) & (self._starts < at + count)]
+        bounds = np.concatenate(([at], inside, [at + count]))
+        return [int(n) for n in np.diff(bounds) if n]

@@ -32,9 +32,11 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["INDEX", "KEY_PROOF_SECONDS", "SEGMENTS", "Reader", "Store"]
+__all__ = ["INDEX", "KEPT", "KEY_PROOF_SECONDS", "SEGMENTS", "Kept", "Reader", "Store"]
 
 SEGMENTS = "segments"
+#: How much of the segments read this process keeps for its next pulls (their tables' bytes).
+KEEP_BYTES = 128 * 2**20
 #: How long a key seen to work reads the cache before it must work again (a revoked key is
 #: refused by its next answer at the latest a day after it was last seen working).
 KEY_PROOF_SECONDS = 24 * 3600.0
@@ -133,18 +135,26 @@ class Store:
         the checksum its name carries."""
         import pyarrow as pa
 
+        path = str(self.root / SEGMENTS / f"{segment}.arrow")
         try:
-            data = (self.root / SEGMENTS / f"{segment}.arrow").read_bytes()
+            with open(path, "rb") as file:
+                stamp = _stamp(os.fstat(file.fileno()))
+                kept = KEPT.get(path, stamp)
+                if kept is not None:
+                    return kept
+                data = file.read()
         except OSError:
             self.forget(segment)
             return None
         try:
-            return Segment(segment, data)
+            found = Segment(segment, data)
         except (KeyError, TypeError, ValueError, pa.ArrowException) as exc:
             damaged = isinstance(exc, ValueError) and str(exc) == "checksum"
             self.drop(segment, "fails its checksum (damaged or replaced)" if damaged else
                       "cannot be read")  # fmt: skip
             return None
+        KEPT.put(path, stamp, found)
+        return found
 
     def drop(self, segment: str, why: str) -> None:
         """Drop a segment found unsound, with a warning saying ``why``."""
@@ -206,8 +216,10 @@ class Store:
             raise
 
     def _unlink(self, segment: str) -> None:
+        path = self.root / SEGMENTS / f"{segment}.arrow"
+        KEPT.drop(str(path))
         with contextlib.suppress(OSError):
-            (self.root / SEGMENTS / f"{segment}.arrow").unlink()
+            path.unlink()
 
     # -- the whole cache ------------------------------------------------------------------
 
@@ -226,11 +238,78 @@ class Store:
             self._set_aside(exc)
             return self.clear()
         removed = 0
+        KEPT.drop_under(str(self.root / SEGMENTS))
         for path in (self.root / SEGMENTS).iterdir():
             with contextlib.suppress(OSError):
                 path.unlink()
                 removed += path.suffix == ".arrow"
         return removed
+
+
+#: A file's identity and version: its inode, size and modification time (nanoseconds).
+Stamp = tuple[int, int, int]
+
+
+def _stamp(status: os.stat_result) -> Stamp:
+    return status.st_ino, status.st_size, status.st_mtime_ns
+
+
+class Kept:
+    """The segments this process read and checked, kept for its next pulls: the most recently
+    used, up to ``max_bytes`` of their tables (thread-safe).
+
+    A segment's name carries the checksum of its bytes and no file is written twice, so a
+    segment kept is as good as its file; one whose file changed since (another inode, size
+    or modification time) is read again, and one dropped from its cache is forgotten here.
+    """
+
+    def __init__(self, max_bytes: int = KEEP_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._held: OrderedDict[str, tuple[Stamp, Segment, int]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, path: str, stamp: Stamp) -> Segment | None:
+        """The segment read from ``path`` when the file was as ``stamp`` says, else None."""
+        with self._lock:
+            held = self._held.get(path)
+            if held is None or held[0] != stamp:
+                return None
+            self._held.move_to_end(path)
+            return held[1]
+
+    def put(self, path: str, stamp: Stamp, segment: Segment) -> None:
+        """Keep ``segment``, read from ``path`` (as ``stamp``); the least recently used go
+        past the bound (one larger than the bound is not kept)."""
+        size = segment.table.get_total_buffer_size()
+        with self._lock:
+            self._pop(path)
+            if size > self.max_bytes:
+                return
+            self._held[path] = (stamp, segment, size)
+            self._bytes += size
+            while self._bytes > self.max_bytes:
+                self._pop(next(iter(self._held)))
+
+    def drop(self, path: str) -> None:
+        """Forget the segment of ``path``."""
+        with self._lock:
+            self._pop(path)
+
+    def drop_under(self, directory: str) -> None:
+        """Forget every segment of ``directory``."""
+        with self._lock:
+            for path in [p for p in self._held if os.path.dirname(p) == directory]:
+                self._pop(path)
+
+    def _pop(self, path: str) -> None:
+        held = self._held.pop(path, None)
+        if held is not None:
+            self._bytes -= held[2]
+
+
+#: The segments this process keeps read.
+KEPT = Kept()
 
 
 class Reader:
@@ -268,6 +347,13 @@ class Reader:
             with self._lock:
                 self._kept[segment] = None
         return entry
+
+    def runs(self, segment: str, series: str) -> list[int] | None:
+        """The lengths of the runs of rows of one series and metric entry of ``series``'
+        entry in ``segment``, read by :meth:`entry` (None when it was not)."""
+        with self._lock:
+            found = self._kept.get(segment)
+        return None if found is None else found.runs(series)
 
     def frame(
         self, segment: str, series: str, chunks: Sequence[int]
