@@ -16,6 +16,7 @@ from typing import Any
 
 from ..config import Settings, check_rate_limit
 from ..errors import ConfigError
+from .formats import FORMATS as DESTINATIONS
 from .reports import (
     DEFAULT_KEYS,
     ReportJob,
@@ -43,7 +44,7 @@ DEFAULT_API_KEY_ENV = "EDGEREPORTS_API_KEY"
 #: Windows in flight and fan-out requests at once, unless ``max_workers`` says otherwise.
 DEFAULT_MAX_WORKERS = 4
 #: The values of the top-level ``format`` key; the first is the default.
-FORMATS = ("parquet", "delta")
+FORMATS = tuple(DESTINATIONS)
 #: Object-store schemes a Delta ``output`` may use (``deltalake`` reads their settings).
 URI_SCHEMES = ("s3", "s3a", "gs", "az", "abfs", "abfss")
 
@@ -99,9 +100,10 @@ class Job:
         reports: the reports, in file order.
         max_workers: windows fetched at once, and fan-out requests per window.
         source: the job file, when read from one (for messages).
-        format: ``"parquet"`` (Hive-partitioned files) or ``"delta"`` (a Delta table each).
+        format: the destination: ``"parquet"`` (Hive-partitioned files, the default) or a
+            table format (``"delta"``, ``"iceberg"``: a table each).
         uri: the object-store URI of ``output`` (``s3://bucket/prefix``), else ``None``.
-        storage: the object-store settings of a Delta job (``[storage]``; no credential).
+        storage: the object-store settings of a table format (``[storage]``; no credential).
         rate_limit: the job's request budget in requests per second (``rate_limit = "10/s"``
             or ``"600/min"``), shared by its processes on one host; ``None``: the
             environment's (``EDGEREPORTS_RATE_LIMIT``), if any.
@@ -270,10 +272,11 @@ def _object_store(output: str, fmt: str, where: str) -> str | None:
     if match is None:
         return None
     scheme, host = match[1].lower(), match[2]
-    if fmt != "delta":
+    if not DESTINATIONS[fmt].object_storage:
+        tables = " or ".join(f'"{f.name}"' for f in DESTINATIONS.values() if f.object_storage)
         raise ConfigError(
-            f"{where}: output {scheme}://... is object storage; the Parquet export writes to "
-            'a local directory: set format = "delta" to write a Delta table there'
+            f"{where}: output {scheme}://... is object storage; the {DESTINATIONS[fmt].title} "
+            f"export writes to a local directory: set format = {tables} to write a table there"
         )
     if scheme not in URI_SCHEMES:
         raise ConfigError(

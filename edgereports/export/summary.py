@@ -11,7 +11,7 @@ from ..errors import redact
 from .estimate import format_duration
 from .plan import ExportWindow, ReportPlan, stamp
 
-__all__ = ["ExportSummary", "ReportResult", "WindowFailure", "Written"]
+__all__ = ["ExportSummary", "Maintenance", "ReportResult", "WindowFailure", "Written"]
 
 _MAX_FAILURE_LINES = 8
 
@@ -63,6 +63,34 @@ class Written:
     removed: int
     bytes: int
     dimensions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Maintenance:
+    """What maintaining one report did.
+
+    Attributes:
+        report: the report's name.
+        files_before: data files of the report before (a table format: in its snapshot).
+        files_after: data files after.
+        removed: files deleted (table formats: no longer used, past the retention; Parquet:
+            temporaries left by killed runs).
+        rows: rows of the report (unchanged by maintenance).
+        seconds: wall time.
+    """
+
+    report: str
+    files_before: int
+    files_after: int
+    removed: int
+    rows: int
+    seconds: float
+
+    def __str__(self) -> str:
+        return (
+            f"{self.report}: {self.files_before} → {self.files_after} data file(s), "
+            f"{self.removed} removed, {self.rows:,} rows, {self.seconds:.1f} s"
+        )
 
 
 @dataclass

@@ -104,7 +104,7 @@ def test_split_units_covers_the_range_per_report_from_its_start(tmp_path: Path, 
     assert units[0] == Unit("usage", date(2024, 3, 2), date(2024, 3, 4))
 
 
-def test_a_parquet_unit_replaces_its_days_and_never_moves_the_watermark_over_a_gap(
+def test_a_parquet_unit_replaces_its_days_and_moves_the_watermark_only_over_days_written(
     tmp_path: Path, sb: Any
 ) -> None:
     job = write_job(tmp_path, sb)
@@ -113,8 +113,8 @@ def test_a_parquet_unit_replaces_its_days_and_never_moves_the_watermark_over_a_g
     later = run_unit(job, "usage", "2024-03-05", "2024-03-07", client=client, now=NOW)
     assert later.ok and load_state(job.output / "usage").watermark is None
     first = run_unit(job, "usage", "2024-02-26", "2024-03-05", client=client, now=NOW)
-    assert first.ok
-    assert load_state(job.output / "usage").watermark == datetime(2024, 3, 5, tzinfo=UTC)
+    assert first.ok  # the gap is filled: the watermark moves over the later unit's days too
+    assert load_state(job.output / "usage").watermark == datetime(2024, 3, 7, tzinfo=UTC)
     again = run_unit(job, "usage", "2024-03-05", "2024-03-07", client=client, now=NOW)
     assert again.ok
     assert load_state(job.output / "usage").watermark == datetime(2024, 3, 7, tzinfo=UTC)
