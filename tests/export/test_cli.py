@@ -151,3 +151,32 @@ class _WrongKey:
     def __init__(self, sb: Any) -> None:
         self.reporting_url = sb.reporting_url
         self.api_key = "wrong-key-123"
+
+
+def test_json_prints_the_summary_as_one_object_with_the_bytes_each_write_added(
+    tmp_path: Path, sb: Any
+) -> None:
+    import json
+
+    job = write_job(tmp_path, sb, subscribers=1)
+    assert job.source is not None
+    dry = run_cli(
+        job.source, "--dry-run", "--json", "--only", "usage", "--until", "2024-03-01", sb=sb
+    )
+    assert dry.returncode == 0, dry.stderr
+    plan = json.loads(dry.stdout)
+    assert plan["dry_run"] is True and plan["reports"][0]["plan"]["reason"] == "first run"
+    assert plan["reports"][0]["plan"]["windows"][0]["start"] == "2024-02-26T00:00:00+00:00"
+    done = run_cli(job.source, "--json", "--until", "2024-03-01", sb=sb)
+    assert done.returncode == 0, done.stderr
+    facts = json.loads(done.stdout)
+    assert facts["ok"] is True and [r["name"] for r in facts["reports"]] == [
+        "usage",
+        "bytes",
+        "sims",
+    ]
+    on_disk = sum(p.stat().st_size for p in job.output.rglob("part.parquet"))
+    assert facts["bytes_written"] == on_disk > 0  # every file written once
+    assert facts["rows"] == sum(r["rows"] for r in facts["reports"]) > 0
+    assert facts["reports"][0]["watermark_after"] == "2024-03-01T00:00:00+00:00"
+    assert sb.api_key not in done.stdout
