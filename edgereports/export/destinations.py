@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from .delta.destination import DeltaDestination
 from .destination import Destination
+from .iceberg.destination import IcebergDestination
 from .parquet.destination import ParquetDestination
 
 __all__ = ["destination"]
@@ -15,11 +16,12 @@ def destination(name: str, checkpoint: Callable[[str], None] | None = None) -> D
     """The destination of the format ``name`` (a key of :data:`.destination.FORMATS`).
 
     Args:
-        name: ``"parquet"`` or ``"delta"``.
+        name: ``"parquet"``, ``"delta"`` or ``"iceberg"``.
         checkpoint: called at the named points of the write path (tests stop a run there).
     """
     makers: dict[str, Callable[[], Destination]] = {
         "parquet": lambda: ParquetDestination(checkpoint),
         "delta": DeltaDestination,
+        "iceberg": IcebergDestination,
     }
     return makers[name]()

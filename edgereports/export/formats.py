@@ -38,5 +38,6 @@ FORMATS: dict[str, Format] = {
     for f in (
         Format("parquet", "Parquet"),
         Format("delta", "Delta", object_storage=True, extra="delta"),
+        Format("iceberg", "Iceberg", object_storage=True, catalog=True, extra="iceberg"),
     )
 }

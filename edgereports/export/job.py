@@ -55,6 +55,7 @@ _TOP_KEYS = (
     "max_workers",
     "rate_limit",
     "retention",
+    "catalog",
     "connection",
     "storage",
     "defaults",
@@ -107,8 +108,10 @@ class Job:
         rate_limit: the job's request budget in requests per second (``rate_limit = "10/s"``
             or ``"600/min"``), shared by its processes on one host; ``None``: the
             environment's (``EDGEREPORTS_RATE_LIMIT``), if any.
-        retention: how long ``--maintain`` keeps the files a Delta table no longer uses
+        retention: how long ``--maintain`` keeps the files a table no longer uses
             (``retention = "7d"`` or ``"36h"``; readers of older snapshots may miss them).
+        catalog: the SQLAlchemy URL of an Iceberg job's catalog (``None``: a SQLite file,
+            ``OUTPUT/_catalog.sqlite`` or, for object storage, beside the job file).
     """
 
     name: str
@@ -122,6 +125,7 @@ class Job:
     storage: Storage = field(default_factory=Storage)
     rate_limit: float | None = None
     retention: timedelta = timedelta(days=7)
+    catalog: str | None = None
 
     def effective_rate_limit(self) -> float | None:
         """The job's ``rate_limit``, else the environment's (requests per second), else None."""
@@ -232,6 +236,7 @@ def parse_job(data: Mapping[str, Any], *, source: str | Path | None = None) -> J
     max_workers = positive_int(data.get("max_workers", DEFAULT_MAX_WORKERS), where, "max_workers")
     rate_limit = check_rate_limit(data.get("rate_limit"), f"{where}: rate_limit")
     retention = parse_lookback(data.get("retention", 7), where, "retention")
+    catalog = _catalog(data.get("catalog"), fmt, where, src)
     connection = _connection(_table(data, "connection", where), where)
     storage = parse_storage(_table(data, "storage", where), fmt, where)
     defaults = _table(data, "defaults", where)
@@ -263,6 +268,7 @@ def parse_job(data: Mapping[str, Any], *, source: str | Path | None = None) -> J
         storage=storage,
         rate_limit=rate_limit,
         retention=retention,
+        catalog=catalog,
     )
 
 
@@ -289,6 +295,29 @@ def _object_store(output: str, fmt: str, where: str) -> str | None:
             "(they come from the environment, e.g. AWS_ACCESS_KEY_ID)"
         )
     return output
+
+
+def _catalog(value: object, fmt: str, where: str, source: Path | None) -> str | None:
+    """The ``catalog`` key: a SQLAlchemy URL with no password in it, or a SQLite file."""
+    if value is None:
+        return None
+    if not DESTINATIONS[fmt].catalog:
+        raise ConfigError(f'{where}: catalog applies to format = "iceberg"; remove it')
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{where}: catalog must be a SQLAlchemy URL or a SQLite file name")
+    text = value.strip()
+    match = _URI.fullmatch(text)
+    if match is None:  # a file: SQLite, relative to the job file
+        path = Path(text).expanduser()
+        if not path.is_absolute() and source is not None:
+            path = source.resolve().parent / path
+        return f"sqlite:///{path}"
+    if ":" in match[2].partition("@")[0] and "@" in match[2]:
+        raise ConfigError(
+            f"{where}: catalog holds a password; keep it out of job files (the database "
+            "driver reads it from the environment, e.g. PGPASSWORD)"
+        )
+    return text
 
 
 def _connection(table: Mapping[str, Any], where: str) -> Connection:

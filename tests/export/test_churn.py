@@ -58,16 +58,21 @@ window_days = 2
     return load_job(path)
 
 
-@pytest.fixture(params=["parquet", "delta", "delta-s3"])
+@pytest.fixture(params=["parquet", "delta", "iceberg", "delta-s3", "iceberg-s3"])
 def where(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, str]:
-    """(format, output): Parquet and Delta on local disk, Delta on moto's S3."""
-    if request.param == "delta-s3":
-        return "delta", str(request.getfixturevalue("s3"))
+    """(format, output): every destination on local disk, the table formats on moto's S3."""
+    if request.param.endswith("-s3"):
+        return request.param.removesuffix("-s3"), str(request.getfixturevalue("s3"))
     return request.param, str(tmp_path / "out")
 
 
 def table_bytes(job: Job) -> int:
     """The bytes of the data files the table's current snapshot holds."""
+    if job.format == "iceberg":
+        from edgereports.export.iceberg.catalog import catalog_of
+
+        table = catalog_of(job, job.storage_options()).load_table(("edgereports", "usage"))
+        return sum(table.inspect.files().column("file_size_in_bytes").to_pylist())
     from deltalake import DeltaTable
 
     actions = DeltaTable(job.location("usage")).get_add_actions(flatten=True)
@@ -75,7 +80,8 @@ def table_bytes(job: Job) -> int:
 
 
 def rows(job: Job) -> pd.DataFrame:
-    return canonical(read_export(job.uri or job.output, "usage"), "time_stamp")
+    assert job.source is not None  # through the job file: its catalog and store
+    return canonical(read_export(job.source, "usage"), "time_stamp")
 
 
 def fetched(sb: Any, job: Job, msisdns: list[str]) -> pd.DataFrame:

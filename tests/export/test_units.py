@@ -38,8 +38,8 @@ def sb() -> Iterator[Any]:
 @pytest.mark.parametrize(
     ("top", "message"),
     [
-        ({"format": "csv"}, "format must be one of 'parquet', 'delta', got 'csv'"),
-        ({"output": "s3://bucket/p"}, 'object storage; .* set format = "delta"'),
+        ({"format": "csv"}, "format must be one of 'parquet', 'delta', 'iceberg', got 'csv'"),
+        ({"output": "s3://bucket/p"}, 'object storage; .* set format = "delta" or "iceberg"'),
         (
             {"output": "s3://AKIA:hunter22@bucket/p", "format": "delta"},
             "no credentials in it",
@@ -72,6 +72,18 @@ def test_without_deltalake_the_message_names_the_pip_command(
     monkeypatch.setattr(table, "deltalake", lazy_import("deltalake", pip="edgereports[delta]"))
     with pytest.raises(ConfigError, match=r"pip install 'edgereports\[delta\]'"):
         require_deltalake()
+
+
+def test_without_pyiceberg_the_message_names_the_pip_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from edgereports.export.iceberg import catalog
+
+    monkeypatch.setitem(sys.modules, "pyiceberg.catalog.sql", None)
+    fresh = lazy_import("pyiceberg.catalog.sql", pip="edgereports[iceberg]")
+    monkeypatch.setattr(catalog, "_sql", fresh)
+    with pytest.raises(ConfigError, match=r"pip install 'edgereports\[iceberg\]'"):
+        catalog.require_pyiceberg()
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""The export job takes api_version for v2 reports; v2 rows land in the day their piece lies in."""
+"""The export job takes api_version for v2 reports; in every destination a v2 row lands in the
+day of the bucket its piece covers (a stamp at midnight ends the day before)."""
 
 from __future__ import annotations
 
@@ -16,11 +17,13 @@ from edgereports.sandbox import serve
 NOW = datetime(2024, 3, 10, 6, 30, tzinfo=UTC)
 
 
-def test_a_v2_export_equals_the_range_fetched_whole(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fmt", ["parquet", "delta", "iceberg"])
+def test_a_v2_export_equals_the_range_fetched_whole(tmp_path: Path, fmt: str) -> None:
     with serve(seed=0, devices=8, clock=NOW) as sb:
         job_file = tmp_path / "job.toml"
         job_file.write_text(f"""
 output = "{tmp_path / "out"}"
+format = "{fmt}"
 [[reports]]
 name = "ue"
 api_version = "v2"
@@ -54,6 +57,8 @@ start = 2024-03-07
                 check_like=False, check_dtype=False,
             )  # fmt: skip
             assert got["time_stamp"].max() == pd.Timestamp(end)  # the stamp at the end is kept
+            midnight = got[got["time_stamp"] == pd.Timestamp("2024-03-08", tz="UTC")]
+            assert len(midnight) > 0  # a midnight stamp ends the 7th: read back with it
 
 
 @pytest.mark.parametrize(
