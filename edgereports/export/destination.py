@@ -58,12 +58,14 @@ class Recorded:
 
 @dataclass(frozen=True)
 class ReadBack:
-    """Rows read back from a table: an Arrow table (without ``day``), its shape, and the
-    report's definition as recorded (``{}`` when none)."""
+    """Rows read back from a table: an Arrow table (without ``day``), its shape, the report's
+    definition as recorded (``{}`` when none), and the API version it was fetched with (v2
+    stamps end the pieces they cover)."""
 
     table: Any
     shape: str
     definition: dict[str, Any]
+    api_version: str = "v1"
 
 
 class Table(Protocol):

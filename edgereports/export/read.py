@@ -67,10 +67,14 @@ def read_export(
 ) -> pd.DataFrame:
     """Read an exported report back as a frame with the same columns and dtypes as a fetch.
 
-    Reads ``day=YYYY-MM-DD/part.parquet`` files with :mod:`pyarrow.dataset`, or a Delta table
-    (``format = "delta"``) through ``deltalake``, skipping days outside ``[start, end)``
-    without opening them. The partition column ``day`` is not returned: ``time_stamp`` (or
-    ``date`` for SIM counts) carries the same information.
+    Reads ``day=YYYY-MM-DD/part.parquet`` files with :mod:`pyarrow.dataset`, a Delta table
+    (``format = "delta"``) through ``deltalake`` or an Iceberg table through ``pyiceberg``,
+    skipping days outside ``[start, end)`` without opening them. The partition column ``day``
+    is not returned: ``time_stamp`` (or ``date`` for SIM counts) carries the same information.
+    The range rule is a fetch's: the buckets that overlap ``[start, end)``, from the one
+    holding ``start``. Rows of a v2 report are stamped at the end of the piece they cover, so
+    a read of a day keeps the row stamped at its end (the next midnight), not the one stamped
+    at its start.
 
     Args:
         path: the output root of a job, one report's directory or Delta table, an object-store
@@ -82,7 +86,7 @@ def read_export(
 
     Returns:
         The frame, oldest bucket first, with ``attrs`` ``shape``, ``report`` and ``source``
-        (``"parquet"`` or ``"delta"``).
+        (``"parquet"``, ``"delta"`` or ``"iceberg"``), and ``api_version`` for a v2 report.
 
     Raises:
         InputError: no such dataset or report, several reports and none chosen, or a bad
@@ -105,7 +109,10 @@ def read_export(
     target, job, location, name, options = _locate(path, report)
     with target.guard(location, secret_values(options)):
         found = target.read(job, location, lo, hi, options)
-    return to_frame(found.table, found.shape, name, target.format.name, found.definition)
+    frame = to_frame(found.table, found.shape, name, target.format.name, found.definition)
+    if found.api_version != "v1":  # as a fetch marks it: the stamps end the pieces they cover
+        frame.attrs["api_version"] = found.api_version
+    return frame
 
 
 def _in_filter_order(frame: pd.DataFrame, request: Mapping[str, Any]) -> pd.DataFrame:

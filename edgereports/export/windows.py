@@ -58,11 +58,12 @@ def plan_report(
 
 def window_metadata(report: ReportJob, window: ExportWindow) -> dict[str, Any]:
     """The facts stored with a window's data: the report, the request sent (no secret), the
-    window."""
+    API version it was sent to (its stamps' meaning), the window."""
     sent = window_report(report, window)
     return {
         "report": report.name,
         "request": sent.for_window(window.start, window.end).to_request(),
+        "api_version": sent.report.api_version,
         "window": [window.start.isoformat(), window.end.isoformat()],
     }
 

@@ -59,6 +59,19 @@ start = 2024-03-07
             assert got["time_stamp"].max() == pd.Timestamp(end)  # the stamp at the end is kept
             midnight = got[got["time_stamp"] == pd.Timestamp("2024-03-08", tz="UTC")]
             assert len(midnight) > 0  # a midnight stamp ends the 7th: read back with it
+            assert got.attrs["api_version"] == "v2"
+            # one day: the pieces of its buckets, stamped (7th, 8th], as a v2 fetch gives them
+            day_7, day_8 = datetime(2024, 3, 7, tzinfo=UTC), datetime(2024, 3, 8, tzinfo=UTC)
+            day = read_export(job.output / name, start=day_7, end=day_8)
+            fetched = v2.fetch(report.for_window(day_7, day_8))
+            assert len(day) > 0 and day["time_stamp"].max() == pd.Timestamp(day_8)
+            assert sorted(day["time_stamp"]) == sorted(fetched["time_stamp"])
+        # a range from inside an hour to inside another keeps both hours: their pieces are
+        # stamped at their ends
+        hours = read_export(
+            job.output / "ue", start="2024-03-07T05:30:00Z", end="2024-03-07T07:30Z"
+        )
+        assert sorted(hours["time_stamp"].dt.hour.unique()) == [6, 7, 8]
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,8 @@ from typing import Any
 from ..._dependencies import lazy_import
 from ..._version import __version__
 from ...errors import ConfigError, redact
-from ..bounds import bounds_filter, bucket_start
+from ...query.versions import stamps_at_end
+from ..bounds import bounds_filter, read_bounds
 from ..days import DAY_COLUMN, DayRows, conform, with_day
 from ..destination import ReadBack, Recorded
 from ..ledger import Marks, removal_marks
@@ -345,15 +346,18 @@ def read_delta(
     names = dataset.schema.names
     shape = "timeseries" if "time_stamp" in names else "sim_count"
     key = "time_stamp" if shape == "timeseries" else "date"
-    definition = _recorded(table).get("definition") or {}
-    start = bucket_start(start, shape, definition)
-    expr = bounds_filter(start, end, shape, dataset.schema.field(key).type)
-    if start is not None:
-        expr = _and(expr, ds.field("day") >= start.astimezone(UTC).date())
+    recorded = _recorded(table)
+    definition = recorded.get("definition") or {}
+    version = str(recorded.get("api_version") or "v1")
+    at_end = stamps_at_end(version)
+    lo, hi = read_bounds(start, end, shape, definition, at_end=at_end)
+    expr = bounds_filter(lo, hi, shape, dataset.schema.field(key).type, at_end=at_end)
+    if lo is not None:  # the partitions: the UTC days of the buckets the rows cover
+        expr = _and(expr, ds.field("day") >= lo.astimezone(UTC).date())
     if end is not None:
         expr = _and(expr, ds.field("day") <= (end - timedelta(microseconds=1)).date())
     found = dataset.to_table(filter=expr)
-    return ReadBack(found.drop_columns([DAY_COLUMN]), shape, definition)
+    return ReadBack(found.drop_columns([DAY_COLUMN]), shape, definition, version)
 
 
 def _recorded(table: Any) -> dict[str, Any]:
@@ -379,7 +383,12 @@ def _dimensions(report: ReportJob) -> tuple[str, ...]:
 
 def _description(report: ReportJob) -> dict[str, Any]:
     definition = json.loads(json.dumps(report.definition()))
-    return {"report": report.name, "shape": report.shape, "definition": definition}
+    return {
+        "report": report.name,
+        "shape": report.shape,
+        "definition": definition,
+        "api_version": report.report.api_version,
+    }
 
 
 def _arrow_schema(report: ReportJob, dims: tuple[str, ...]) -> Any:

@@ -23,8 +23,9 @@ from typing import Any
 from ..._dependencies import lazy_import
 from ..._version import __version__
 from ...errors import ConfigError, redact
+from ...query.versions import stamps_at_end
 from ...schema import schema_for
-from ..bounds import bounds_filter, bucket_start
+from ..bounds import bounds_filter, read_bounds
 from ..days import DAY_COLUMN, DayRows, conform, with_day
 from ..destination import ReadBack, Recorded
 from ..formats import FORMATS
@@ -239,7 +240,12 @@ def _dimensions(report: ReportJob) -> tuple[str, ...]:
 
 def _description(report: ReportJob) -> dict[str, Any]:
     definition = json.loads(json.dumps(report.definition()))
-    return {"report": report.name, "shape": report.shape, "definition": definition}
+    return {
+        "report": report.name,
+        "shape": report.shape,
+        "definition": definition,
+        "api_version": report.report.api_version,
+    }
 
 
 def _schema(report: ReportJob, dims: tuple[str, ...]) -> Any:
@@ -358,25 +364,26 @@ class IcebergDestination:
             if metadata is None:
                 raise ConfigError(f"no Iceberg table at {redact(location)}")
             table = _tables.StaticTable.from_metadata(metadata, file_io_properties(options))
-        definition = _recorded(table).get("definition") or {}
+        recorded = _recorded(table)
+        definition = recorded.get("definition") or {}
+        version = str(recorded.get("api_version") or "v1")
+        at_end = stamps_at_end(version)
         names = table.schema().column_names
         shape = "timeseries" if "time_stamp" in names else "sim_count"
-        start = bucket_start(start, shape, definition)
+        lo, hi = read_bounds(start, end, shape, definition, at_end=at_end)
         where: Any = _expr.AlwaysTrue()
-        if start is not None:
-            where = _expr.And(
-                where,
-                _expr.GreaterThanOrEqual(DAY_COLUMN, start.astimezone(UTC).date().isoformat()),
-            )
+        if lo is not None:  # the partitions: the UTC days of the buckets the rows cover
+            first = lo.astimezone(UTC).date().isoformat()
+            where = _expr.And(where, _expr.GreaterThanOrEqual(DAY_COLUMN, first))
         if end is not None:
             last = (end - timedelta(microseconds=1)).date().isoformat()
             where = _expr.And(where, _expr.LessThanOrEqual(DAY_COLUMN, last))
         found = table.scan(row_filter=where).to_arrow()
         key = "time_stamp" if shape == "timeseries" else "date"
-        expr = bounds_filter(start, end, shape, found.schema.field(key).type)
+        expr = bounds_filter(lo, hi, shape, found.schema.field(key).type, at_end=at_end)
         if expr is not None:
             found = found.filter(expr)
-        return ReadBack(found.drop_columns([DAY_COLUMN]), shape, definition)
+        return ReadBack(found.drop_columns([DAY_COLUMN]), shape, definition, version)
 
     def holds(self, location: str) -> bool:
         """True when ``location`` has Iceberg metadata."""

@@ -11,8 +11,9 @@ from typing import Any
 from ..._dependencies import lazy_import
 from ...errors import SchemaError
 from ...query.timegrid import BUCKETS, ceil
+from ...query.versions import stamps_at_end
 from ...schema import schema_for
-from ..bounds import bounds_filter, bucket_start
+from ..bounds import bounds_filter, read_bounds
 from ..destination import ReadBack
 from ..files import METADATA_KEY
 from .state import load_state
@@ -56,12 +57,15 @@ def read_parquet(report_dir: Path, lo: datetime | None, hi: datetime | None) -> 
     dataset = ds.dataset([str(f) for f in files], schema=unified, format="parquet")
     key = "time_stamp" if shape == "timeseries" else "date"
     request = _request(schemas[0].metadata or {})
-    lo = bucket_start(lo, shape, request)
+    version = str(_info(schemas[0].metadata or {}).get("api_version") or "v1")
+    at_end = stamps_at_end(version)
+    lo, hi = read_bounds(lo, hi, shape, request, at_end=at_end)
+    expr = bounds_filter(lo, hi, shape, unified.field(key).type, at_end=at_end)
     try:
-        table = dataset.to_table(filter=bounds_filter(lo, hi, shape, unified.field(key).type))
+        table = dataset.to_table(filter=expr)
     except (OSError, pa.ArrowException) as exc:
         raise _damaged(_named_file(exc, files) or report_dir, exc) from None
-    return ReadBack(table, shape, request)
+    return ReadBack(table, shape, request, version)
 
 
 def _info(metadata: Mapping[bytes, bytes]) -> dict[str, Any]:
