@@ -11,6 +11,8 @@ password comes from the environment, never the file). The tables' files are writ
 from __future__ import annotations
 
 import os
+import random
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -21,11 +23,14 @@ from ..formats import FORMATS
 from ..job import Job
 
 _sql = lazy_import("pyiceberg.catalog.sql", pip="edgereports[iceberg]")
+_sql_errors = lazy_import("sqlalchemy.exc", pip="edgereports[iceberg]")
 
 __all__ = ["NAMESPACE", "catalog_of", "file_io_properties", "require_pyiceberg"]
 
 #: The namespace of the export's tables in the catalog.
 NAMESPACE = "edgereports"
+#: Attempts at making the catalog's tables and namespace (processes may race to make them).
+MAKE_ATTEMPTS = 5
 #: ``[storage]`` options (``deltalake``'s names) → ``pyiceberg``'s file IO properties.
 _OPTIONS = {
     "aws_endpoint_url": "s3.endpoint",
@@ -80,14 +85,25 @@ def catalog_uri(job: Job) -> str:
 
 
 def catalog_of(job: Job, options: Mapping[str, str] | None) -> Any:
-    """The job's catalog (its namespace made when missing)."""
+    """The job's catalog (its tables and namespace made when missing).
+
+    Processes that start at once (units) may race to make them; the one that lost finds
+    them made when it tries again.
+    """
     sql = require_pyiceberg()
     uri = catalog_uri(job)
     if uri.startswith("sqlite:///") and job.uri is None:
         job.output.mkdir(parents=True, exist_ok=True)
     properties = {"uri": uri, "warehouse": job.uri or str(job.output)}
-    catalog = sql.SqlCatalog(
-        job.uri or str(job.output), **properties, **file_io_properties(options)
-    )
-    catalog.create_namespace_if_not_exists(NAMESPACE)
-    return catalog
+    for attempt in range(MAKE_ATTEMPTS):
+        try:
+            catalog = sql.SqlCatalog(
+                job.uri or str(job.output), **properties, **file_io_properties(options)
+            )
+            catalog.create_namespace_if_not_exists(NAMESPACE)
+            return catalog
+        except (_sql_errors.IntegrityError, _sql_errors.OperationalError):
+            if attempt == MAKE_ATTEMPTS - 1:
+                raise
+            time.sleep(random.uniform(0.05, 0.2) * 2**attempt)  # another made them meanwhile
+    raise AssertionError("unreachable")  # pragma: no cover
