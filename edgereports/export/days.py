@@ -10,7 +10,7 @@ are a day's rows, not the window's.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
@@ -70,11 +70,27 @@ class DayRows:
         order = pc.sort_indices(part, sort_keys=self.sort_keys, memory_pool=system)
         return conform(pc.take(part, order, memory_pool=system), self.schema, system)
 
-    def tables(self) -> Iterator[tuple[date, Any]]:
-        """Each day with rows and its rows (:meth:`table`), one day at a time."""
-        for day in self.days:
+    def tables(self, days: Sequence[date] | None = None) -> Iterator[tuple[date, Any]]:
+        """Each day with rows (of ``days``, default all) and its rows (:meth:`table`), one
+        day at a time."""
+        for day in self.days if days is None else days:
             if self.count(day):
                 yield day, self.table(day)
+
+    def spans(self, rows: int, days: int) -> list[list[date]]:
+        """The days in runs of consecutive days, each of at most ``days`` days and about
+        ``rows`` rows (whole days: a larger day is a run of its own), oldest first; together
+        they are :attr:`days`."""
+        out: list[list[date]] = []
+        held = 0
+        for day in self.days:
+            count = self.count(day)
+            if not out or len(out[-1]) >= days or (held and held + count > rows):
+                out.append([])
+                held = 0
+            out[-1].append(day)
+            held += count
+        return out
 
 
 def split_days(

@@ -5,9 +5,9 @@
 :mod:`edgereports.schema`. ``OUTPUT`` is a local directory or an object-store URI
 (``s3://bucket/prefix``; settings and credentials: ``storage.py``).
 
-Writing the UTC days ``[start, end)`` of a report is one commit: an overwrite with the
-predicate ``day >= start AND day < end``, so a unit replaces exactly its days, whatever ran
-before, and a reader sees the old days or the new ones. The commit also records, for each day,
+Writing the UTC days ``[start, end)`` of a report is a commit (or a few: below): an overwrite
+with the predicate ``day >= start AND day < end``, so a unit replaces exactly its days, whatever
+ran before, and a reader sees the old days or the new ones. The commit also records, for each day,
 an application transaction (``edgereports/<report>/<day>``) whose version is the end of the
 data written for that day in epoch seconds: the table itself says which days are complete, so
 an empty day is known to have run, and no state file or lock is needed between machines.
@@ -15,8 +15,12 @@ Concurrent commits of disjoint days succeed; a commit that loses a race is retri
 backoff. The table is created (empty, with its schema and the report's definition as its
 description) before any unit writes.
 
-Each window is streamed into its commit a day at a time (an Arrow record batch reader over
-the days' rows), so a commit holds no copy of the whole window.
+Each window is streamed into its commits a day at a time (an Arrow record batch reader over
+the days' rows). ``deltalake`` keeps what a commit writes in memory until the commit ends, with
+a writer per day, so a window of more than :data:`COMMIT_ROWS` rows or :data:`COMMIT_DAYS`
+days is written in several commits of whole consecutive days; each replaces its days whole (a
+reader sees a day old or new, never a mix), and the last records the marks, so a window cut
+short is fetched again by the next run.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from ..values import Values, read_values, split_definition
 # first use, so the job file and the Parquet format never need it
 deltalake = lazy_import("deltalake", pip="edgereports[delta]")
 _delta_errors = lazy_import("deltalake.exceptions", pip="edgereports[delta]")
+_delta_fs = lazy_import("deltalake.fs", pip="edgereports[delta]")
 pa = lazy_import("pyarrow")
 pc = lazy_import("pyarrow.compute")
 ds = lazy_import("pyarrow.dataset")
@@ -67,6 +72,12 @@ INSTALL_HINT = "pip install 'edgereports[delta]'"
 DELTA_LOG = "_delta_log"
 #: Attempts of a commit that lost a race with another writer.
 COMMIT_ATTEMPTS = 8
+#: The rows and days of a commit at most (whole days; a larger day is a commit of its own):
+#: ``deltalake`` holds what one commit writes until it ends, with a writer per day, so a
+#: larger window is written in several commits, each replacing whole days, the last
+#: recording the marks.
+COMMIT_ROWS = 50_000
+COMMIT_DAYS = 31
 #: Commits between checkpoints of the tables the export creates: opening a table (each run
 #: does a few times) replays at most this many commits after the last checkpoint.
 CHECKPOINT_INTERVAL = 10
@@ -153,16 +164,23 @@ def open_table(
             f"{redact(location)} holds (its request changed: metrics, dimensions, filters or "
             "granularity); give the changed report a new name, or remove the table"
         )
-    return DeltaReport(table, report, location)
+    return DeltaReport(table, report, location, options)
 
 
 class DeltaReport:
     """One report's Delta table (a :class:`~edgereports.export.destination.Table`)."""
 
-    def __init__(self, table: Any, report: ReportJob, location: str) -> None:
+    def __init__(
+        self,
+        table: Any,
+        report: ReportJob,
+        location: str,
+        options: Mapping[str, str] | None = None,
+    ) -> None:
         self.table = table
         self.report = report
         self.location = location
+        self.options = options
 
     def mark(self, key: str) -> int | None:
         """The version of the application transaction ``key``."""
@@ -199,27 +217,32 @@ class DeltaReport:
         dims = tuple(dict.fromkeys((*_dimensions(self.report), *rows.dimensions)))
         target = _arrow_schema(self.report, dims)
         bare = schema.schema_for(self.report.shape).arrow_schema(dims)
-
-        def batches() -> Any:
-            def each() -> Iterator[Any]:
-                for day, part in rows.tables():
-                    yield from with_day(conform(part, bare), day).to_batches()
-
-            return pa.RecordBatchReader.from_batches(target, each())
-
-        days = rows.days
         txns = [deltalake.Transaction(app, version) for app, version in marks.values.items()]
-        predicate = f"day >= '{days[0].isoformat()}' AND day <= '{days[-1].isoformat()}'"
-        for dim, vals in (values or {}).items():
-            listed = ", ".join("'" + str(v).replace("'", "''") + "'" for v in vals)
-            predicate += f" AND {dim} IN ({listed})"
-        before = _files_of_days(self.table, days)
-        _commit(self.table, batches, predicate, txns, metadata)
-        after = _files_of_days(self.table, days)
-        added = sum(size for path, size in after.items() if path not in before)
-        filled = sum(1 for d in days if rows.count(d))
+        spans = rows.spans(COMMIT_ROWS, COMMIT_DAYS)
+        added = 0
+        for i, days in enumerate(spans):
+
+            def batches(days: list[date] = days) -> Any:
+                def each() -> Iterator[Any]:
+                    for day, part in rows.tables(days):
+                        yield from with_day(conform(part, bare), day).to_batches()
+
+                return pa.RecordBatchReader.from_batches(target, each())
+
+            predicate = f"day >= '{days[0].isoformat()}' AND day <= '{days[-1].isoformat()}'"
+            for dim, vals in (values or {}).items():
+                listed = ", ".join("'" + str(v).replace("'", "''") + "'" for v in vals)
+                predicate += f" AND {dim} IN ({listed})"
+            last = i == len(spans) - 1  # the marks say the window is written: with its end
+            _commit(self.table, batches, predicate, txns if last else [], metadata)
+            added += _added_bytes(self.table, self.options)
+        filled = sum(1 for d in rows.days if rows.count(d))
         return Written(
-            rows=rows.rows, files=filled, removed=len(days) - filled, bytes=added, dimensions=dims
+            rows=rows.rows,
+            files=filled,
+            removed=len(rows.days) - filled,
+            bytes=added,
+            dimensions=dims,
         )
 
     def remove_outside(self, begin: datetime, end: datetime, *, metadata: Mapping[str, Any]) -> int:
@@ -261,17 +284,19 @@ class DeltaReport:
         self.table.update_incremental()
 
 
-def _files_of_days(table: Any, days: list[date]) -> dict[str, int]:
-    """The data files (path → bytes) of the table's snapshot in the partitions of ``days``."""
-    wanted = {d.isoformat() for d in days}
-    actions = table.get_add_actions(flatten=True)
-    names = actions.schema.names
-    if "partition.day" not in names or "size_bytes" not in names:
-        return {}
-    parts = actions.column("partition.day").to_pylist()
-    paths = actions.column("path").to_pylist()
-    sizes = actions.column("size_bytes").to_pylist()
-    return {str(p): int(n) for d, p, n in zip(parts, paths, sizes, strict=True) if str(d) in wanted}
+def _added_bytes(table: Any, options: Mapping[str, str] | None) -> int:
+    """The bytes of the data files the table's latest commit (this process's: the table is at
+    the version it committed) added, as its log entry lists them; other writers' commits
+    are entries of their own."""
+    store = _delta_fs.DeltaStorageHandler(table.table_uri, _options(options))
+    with store.open_input_stream(f"{DELTA_LOG}/{table.version():020d}.json") as stream:
+        lines = stream.read().decode("utf-8").splitlines()
+    added = 0
+    for line in lines:
+        action = json.loads(line) if line.strip() else {}
+        if isinstance(action.get("add"), dict):
+            added += int(action["add"].get("size") or 0)
+    return added
 
 
 def _written_days(table: Any) -> set[date]:
