@@ -135,10 +135,10 @@ def _open(
         )
         recorded = table.recorded() if table is not None else None
         mark = watermark(table, r)
-        # a unit gets exactly its days; a run fetches the damaged days again too
-        damaged = table.damaged() if table is not None else []
-    if scope.full_refresh or scope.unit is not None:
-        damaged = []
+        # a run fetches the damaged days again too; a unit gets exactly its days (and does not
+        # look: that would read every day of the table)
+        again = table is not None and not scope.full_refresh and scope.unit is None
+        damaged = table.damaged() if again and table is not None else []
     held = recorded.held if recorded is not None else None
     retired = (recorded.retired if recorded is not None else None) or {}
     plan, change, narrowed = plan_report(r, scope, mark, held, retired, damaged)

@@ -8,6 +8,12 @@ table's marks; the catalog commits it all or nothing. A commit that lost a race 
 writer is done again on the table as it is then, with the same files. Files written for a
 commit that never happened are no table's: maintenance removes them once they are older than
 the job's retention (:mod:`.maintain`).
+
+Every commit rewrites the table's metadata with all the snapshots it keeps (and ``pyiceberg``
+copies it a few dozen times a transaction), so a write keeps the newest
+:data:`KEEP_SNAPSHOTS` snapshots and expires the others: a unit costs the same however old the
+table is. A reader holding an expired snapshot goes on reading: its files stay until
+maintenance deletes the unused ones older than the retention.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ pa = lazy_import("pyarrow")
 pq = lazy_import("pyarrow.parquet")
 _expr = lazy_import("pyiceberg.expressions", pip="edgereports[iceberg]")
 _exceptions = lazy_import("pyiceberg.exceptions", pip="edgereports[iceberg]")
+_snapshot_updates = lazy_import("pyiceberg.table.update.snapshot", pip="edgereports[iceberg]")
 
 __all__ = ["IcebergReport", "open_table", "recorded_description"]
 
@@ -51,6 +58,8 @@ FACTS = "edgereports"
 PROPERTIES = {"commit.retry.num-retries": "0"}
 #: Attempts of a commit that lost a race with another writer.
 COMMIT_ATTEMPTS = 8
+#: The snapshots a write keeps (the newest; maintenance expires those past the retention).
+KEEP_SNAPSHOTS = 20
 #: The compression of the data files (Iceberg's default codec).
 COMPRESSION = "zstd"
 
@@ -120,6 +129,7 @@ class IcebergReport:
             if paths:  # fresh names: nothing to look up in the table's files
                 tx.add_files(paths, snapshot_properties=facts, check_duplicate_files=False)
             tx.set_properties({MARKS: _merged(self, marks)})
+            _expire_older(tx, KEEP_SNAPSHOTS)
 
         added = self._commit(transaction, facts)
         filled = sum(1 for d in days if rows.count(d))
@@ -201,6 +211,20 @@ class IcebergReport:
         return 0  # pragma: no cover - the loop returns or raises
 
 
+def _expire_older(tx: Any, keep: int) -> None:
+    """Expire the table's snapshots but the newest ``keep`` (in ``tx``): every commit writes
+    the table's metadata with all its snapshots, so their number bounds a write's cost. A
+    reader of an expired snapshot goes on: its files stay until maintenance deletes those no
+    snapshot uses that are older than the retention."""
+    metadata = tx.table_metadata
+    protected = {ref.snapshot_id for ref in metadata.refs.values()}
+    ordered = sorted(metadata.snapshots, key=lambda s: s.timestamp_ms, reverse=True)
+    older = [s.snapshot_id for s in ordered[keep:] if s.snapshot_id not in protected]
+    if older:
+        with _snapshot_updates.ExpireSnapshots(tx) as expire:
+            expire.by_ids(older)
+
+
 def _widen(tx: Any, schema: Any) -> None:
     """Add the columns of ``schema`` the table lacks (a dimension the service echoed)."""
     with tx.update_schema() as update:
@@ -239,10 +263,13 @@ def _has_columns(table: Any, schema: Any) -> bool:
 
 
 def _facts(metadata: Mapping[str, Any]) -> dict[str, str]:
-    """The snapshot properties of a write: ``metadata``, when, by which version, and an id
-    that tells its snapshots from those of other writers."""
+    """The snapshot properties of a write: ``metadata`` but the request (every snapshot
+    kept is in every metadata file: a fleet's request would be copied into each; the table's
+    description holds the report's), when, by which version, and an id that tells its
+    snapshots from those of other writers."""
     written = datetime.now(UTC).isoformat(timespec="seconds")
-    facts = {"written_at": written, **metadata, "toolkit_version": __version__}
+    kept = {k: v for k, v in metadata.items() if k != "request"}
+    facts = {"written_at": written, **kept, "toolkit_version": __version__}
     return {FACTS: json.dumps({**facts, "commit": uuid.uuid4().hex})}
 
 
