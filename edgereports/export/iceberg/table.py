@@ -54,8 +54,10 @@ MARKS = "edgereports.marks"
 #: The snapshot property that holds what a write records of itself.
 FACTS = "edgereports"
 #: The table properties the export sets: no retry inside ``pyiceberg`` (the export redoes a
-#: refused transaction itself, its marks merged with those committed meanwhile).
-PROPERTIES = {"commit.retry.num-retries": "0"}
+#: refused transaction itself, its marks merged with those committed meanwhile), and appends
+#: that merge the table's manifests once they are many (``pyiceberg``'s own default keeps one
+#: more manifest for every commit, which every later commit reads and writes again).
+PROPERTIES = {"commit.retry.num-retries": "0", "commit.manifest-merge.enabled": "true"}
 #: Attempts of a commit that lost a race with another writer.
 COMMIT_ATTEMPTS = 8
 #: The snapshots a write keeps (the newest; maintenance expires those past the retention).
