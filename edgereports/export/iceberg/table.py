@@ -11,7 +11,8 @@ the job's retention (:mod:`.maintain`).
 
 Every commit rewrites the table's metadata with all the snapshots it keeps (and ``pyiceberg``
 copies it a few dozen times a transaction), so a write keeps the newest
-:data:`KEEP_SNAPSHOTS` snapshots and expires the others: a unit costs the same however old the
+:data:`KEEP_SNAPSHOTS` snapshots and expires the others, and the table's :data:`PROPERTIES`
+bound its manifests and its log of metadata files: a unit costs the same however old the
 table is. A reader holding an expired snapshot goes on reading: its files stay until
 maintenance deletes the unused ones older than the retention.
 """
@@ -54,14 +55,21 @@ MARKS = "edgereports.marks"
 #: The snapshot property that holds what a write records of itself.
 FACTS = "edgereports"
 #: The table properties the export sets: no retry inside ``pyiceberg`` (the export redoes a
-#: refused transaction itself, its marks merged with those committed meanwhile), and appends
-#: that merge the table's manifests once they are many (``pyiceberg``'s own default keeps one
-#: more manifest for every commit, which every later commit reads and writes again).
-PROPERTIES = {"commit.retry.num-retries": "0", "commit.manifest-merge.enabled": "true"}
+#: refused transaction itself, its marks merged with those committed meanwhile); and what keeps
+#: a commit's cost flat as the table ages: appends that merge the manifests once there are ten
+#: (``pyiceberg``'s default keeps one more for every commit, which every later commit reads and
+#: writes again), and a log of the last ten metadata files (the older ones deleted).
+PROPERTIES = {
+    "commit.retry.num-retries": "0",
+    "commit.manifest-merge.enabled": "true",
+    "commit.manifest.min-count-to-merge": "10",
+    "write.metadata.previous-versions-max": "10",
+    "write.metadata.delete-after-commit.enabled": "true",
+}
 #: Attempts of a commit that lost a race with another writer.
 COMMIT_ATTEMPTS = 8
 #: The snapshots a write keeps (the newest; maintenance expires those past the retention).
-KEEP_SNAPSHOTS = 20
+KEEP_SNAPSHOTS = 10
 #: The compression of the data files (Iceberg's default codec).
 COMPRESSION = "zstd"
 
