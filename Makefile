@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) \
 		|| { $(PYTHON) -m pip install --user virtualenv && $(PYTHON) -m virtualenv $(VENV); }
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,sandbox,docs,delta,notebook,polars]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,sandbox,docs,delta,iceberg,notebook,polars]'
 	@# the bytecode a regular install compiles (an editable one does not, and with
 	@# PYTHONDONTWRITEBYTECODE set every process would compile the package again)
 	$(BIN)/python -m compileall -q edgereports >/dev/null

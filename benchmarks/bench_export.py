@@ -17,8 +17,11 @@ point, and measures its wall time and its peak RSS above that level:
   its encoding buffers from Arrow's process-wide default pool whatever ``memory_pool`` it is
   given, and that pool (mimalloc) holds on to whole pages of what it touched; the variable
   must be set before pyarrow is imported, so only a process's entry point can choose it;
-- the same job with ``format = "delta"`` (a local Delta table per report) against the Parquet
-  export, each measured twice in alternation (the faster of each counts; target <= 1.3x);
+- the same job into each destination, ``format = "parquet"``, ``"delta"`` and ``"iceberg"``
+  (local), each export a fresh process as the command runs it (Arrow's system allocator), the
+  three in turn, twice: per destination its best wall time, its highest peak RSS (the
+  process's, imports included, and above its post-import level) and the bytes it wrote, each
+  against Parquet's (target for the peak: Delta and Iceberg <= 1.5x Parquet's);
 - units of work against a second sandbox (in this process too) that adds 50 ms to every
   request: four units (the HOUR report x 28 UTC days each, ``max_workers = 1``, so each unit
   sends its requests one after another) as four concurrent ``edgereports export --only --from
@@ -35,17 +38,25 @@ RSS against that bound. Nothing here is a test or an assertion.
 
 Fleet figures (printed first, and alone with ``--fleet``): the dry-run plan of 10,000
 subscribers x 2 years of HOUR data (windows, requests, rows; sharded by subscriber against
-unsharded), and with ``--fleet`` 60 one-day Delta units run one after another into one table
-on an S3-compatible server (moto on loopback, its requests counted by kind): the
-wall time and store requests per unit, units 51-60 against 1-10 (a unit's cost must not grow
-with the table's age), then the store requests of a whole first run, of an incremental run at
-once after it and of the next day's run (an incremental run must cost less than the first).
+unsharded), and with ``--fleet`` one-day Delta units on an S3-compatible server (moto on
+loopback, its requests counted by kind): 50 units one after another into one table, then its
+units 51-60 in turn with units 1-10 of a new table (both meet the same load of the machine):
+the CPU time, wall time and store requests per unit, the old table's against the new one's (a unit's
+cost must not grow with the table's age), then the store requests of a whole first run, of an
+incremental run at once after it and of the next day's run (an incremental run must cost less
+than the first).
+
+Destination figures (alone with ``--destinations``): the comparison of the destinations above
+for 220 subscribers (about 1M rows), then the same units by age in each destination (a local
+directory; Delta and Iceberg on the counting S3 server too): the median wall time per unit and
+(on S3) the store requests, units 51-60 against 1-10 (target <= 1.3x).
 
 Usage::
 
     python benchmarks/bench_export.py                 # 100 subscribers, 365 DAY + 90 HOUR days
     python benchmarks/bench_export.py --quick         # 20 subscribers, 60 + 14 days
     python benchmarks/bench_export.py --fleet         # the fleet figures only
+    python benchmarks/bench_export.py --destinations  # the destinations only
 """
 
 from __future__ import annotations
@@ -56,6 +67,7 @@ import functools
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -401,34 +413,54 @@ def _since(counts: Callable[[], dict[str, int]], before: dict[str, int]) -> dict
     return {k: after[k] - before.get(k, 0) for k in after}
 
 
-def s3_units(count: int, subscribers: int = 3) -> list[tuple[float, dict[str, int]]]:
-    """``count`` one-day units of a DAY report, one after another, into one Delta table on an
-    S3-compatible server on loopback; per unit its wall time and the store's requests by kind.
+def units_by_age(
+    count: int, fmt: str = "delta", s3: bool = True, subscribers: int = 3
+) -> tuple[list[tuple[float, dict[str, int]]], list[tuple[float, dict[str, int]]]]:
+    """One-day units of a DAY report into two tables of ``fmt`` (on an S3-compatible server on
+    loopback, or a local directory): ``count - 10`` units one after another into the old
+    table, then its last ten units (``count - 9`` to ``count``) in turn with the first ten of
+    a new table, so that both meet the same load of the machine. Per unit its wall time, the
+    CPU time of this process (the unit's, and the sandbox's serving it; in microseconds, as
+    ``cpu_us``) and (on S3) the store's requests by kind: the new table's ten, and the old
+    table's last ten.
     """
     from edgereports.export import load_job, run_unit
     from edgereports.reporting import ReportingClient
     from edgereports.sandbox import serve
 
     first = NOW.replace(hour=0) - timedelta(days=count)
-    out: list[tuple[float, dict[str, int]]] = []
-    with (
-        counting_store() as counts,
-        serve(seed=0, clock=NOW) as sb,
-        tempfile.TemporaryDirectory() as tmp,
-    ):
+    young: list[tuple[float, dict[str, int]]] = []
+    old: list[tuple[float, dict[str, int]]] = []
+    with contextlib.ExitStack() as stack:
+        counts = stack.enter_context(counting_store()) if s3 else dict
+        sb = stack.enter_context(serve(seed=0, clock=NOW))
+        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
         msisdns = [s.msisdn for s in sb.network.sims_of(sb.account_id)][:subscribers]
-        job = load_job(_usage_job(Path(tmp), "s3://bench/units", sb.account_id, msisdns, first))
-        with ReportingClient(sb.api_key, sb.reporting_url, progress=False) as client:
-            for i in range(count):
-                before = counts()
-                started = time.perf_counter()
-                day = (first + timedelta(days=i)).date()
-                summary = run_unit(job, "usage", day, client=client, now=NOW)
-                seconds = time.perf_counter() - started
-                if not summary.ok:
-                    raise SystemExit(f"unit {day} failed: {summary}")
-                out.append((seconds, _since(counts, before)))
-    return out
+        jobs = {}
+        for age in ("young", "old"):
+            (tmp / age).mkdir()
+            output = f"s3://bench/{age}-{fmt}" if s3 else str(tmp / age / "out")
+            path = _usage_job(tmp / age, output, sb.account_id, msisdns, first, fmt=fmt)
+            jobs[age] = load_job(path)
+        client = stack.enter_context(ReportingClient(sb.api_key, sb.reporting_url, progress=False))
+
+        def unit(age: str, i: int) -> tuple[float, dict[str, int]]:
+            before = counts()
+            started, cpu = time.perf_counter(), time.process_time()
+            day = (first + timedelta(days=i)).date()
+            summary = run_unit(jobs[age], "usage", day, client=client, now=NOW)
+            seconds = time.perf_counter() - started
+            if not summary.ok:
+                raise SystemExit(f"{fmt} unit {day} failed: {summary}")
+            got = _since(counts, before) if s3 else {}
+            return seconds, {**got, "cpu_us": round((time.process_time() - cpu) * 1e6)}
+
+        for i in range(count - 10):
+            unit("old", i)
+        for i in range(10):
+            young.append(unit("young", i))
+            old.append(unit("old", count - 10 + i))
+    return young, old
 
 
 def _usage_job(
@@ -438,13 +470,14 @@ def _usage_job(
     msisdns: list[str],
     start: datetime,
     window_days: int | None = None,
+    fmt: str = "delta",
 ) -> Path:
-    """A Delta job file of one DAY report of ``msisdns`` from ``start``."""
+    """A job file (``fmt``, default Delta) of one DAY report of ``msisdns`` from ``start``."""
     listed = ", ".join(f'"{m}"' for m in msisdns)
     windows = f"window_days = {window_days}\n" if window_days else ""
     path = where / "usage.toml"
     path.write_text(
-        f'output = "{output}"\nformat = "delta"\n[defaults]\naccount_id = "{account}"\n'
+        f'output = "{output}"\nformat = "{fmt}"\n[defaults]\naccount_id = "{account}"\n'
         f'[[reports]]\nname = "usage"\npreset = "time_usage_subscriber"\n'
         f"params = {{ msisdn = [{listed}] }}\nstart = {start.date().isoformat()}\n{windows}",
         encoding="utf-8",
@@ -493,28 +526,118 @@ def s3_incremental(days: int = 60, subscribers: int = 3) -> None:
         )
 
 
-def print_s3_units(runs: list[tuple[float, dict[str, int]]]) -> None:
-    """Print unit time and store requests, the first ten units against the last ten."""
-    n = len(runs)
-    head, tail = runs[:10], runs[-10:]
+def print_units(
+    runs: tuple[list[tuple[float, dict[str, int]]], list[tuple[float, dict[str, int]]]],
+    count: int,
+    what: str = "Delta, S3",
+) -> None:
+    """Print unit CPU and wall time (median) and store requests (mean) of a new table's units
+    1-10 against an old table's last ten, run in turn (:func:`units_by_age`): on a shared
+    machine, CPU time tells a unit's cost better than wall time."""
+    head, tail = runs
 
-    def mean_seconds(part: list[tuple[float, dict[str, int]]]) -> float:
-        return sum(s for s, _ in part) / len(part)
+    def median_seconds(part: list[tuple[float, dict[str, int]]]) -> float:
+        return statistics.median(s for s, _ in part)
 
     def mean_requests(part: list[tuple[float, dict[str, int]]], kind: str | None = None) -> float:
-        return sum(sum(v for k, v in c.items() if kind in (None, k)) for _, c in part) / len(part)
+        total = sum(v for _, c in part for k, v in c.items() if k != "cpu_us" and kind in (None, k))
+        return total / len(part)
+
+    def median_cpu(part: list[tuple[float, dict[str, int]]]) -> float:
+        return statistics.median(c["cpu_us"] for _, c in part) / 1e6
 
     print(
-        f"{n} one-day Delta units one after another on an S3-compatible server (moto, "
-        f"loopback), per unit, units 1-10 vs {n - 9}-{n}:"
+        f"one-day units ({what}), per unit: units 1-10 of a new table vs {count - 9}-{count} "
+        "of an old one, in turn:"
     )
-    t0, t1 = mean_seconds(head), mean_seconds(tail)
-    r0, r1 = mean_requests(head), mean_requests(tail)
-    g0, g1 = mean_requests(head, "GET log"), mean_requests(tail, "GET log")
-    print(f"  wall time      {t0:8.3f} s  {t1:8.3f} s  = {t1 / t0:.2f} x (target <= 1.3)")
-    print(f"  store requests {r0:8.1f}    {r1:8.1f}    = {r1 / r0:.2f} x (target <= 1.3)")
-    most = max(mean_requests([u]) for u in runs)
-    print(f"  of which log reads {g0:.1f} and {g1:.1f}; most in one unit {most:.0f}")
+    c0, c1 = median_cpu(head), median_cpu(tail)
+    print(f"  CPU time       {c0:8.3f} s  {c1:8.3f} s  = {c1 / c0:.2f} x (median; target <= 1.3)")
+    t0, t1 = median_seconds(head), median_seconds(tail)
+    print(f"  wall time      {t0:8.3f} s  {t1:8.3f} s  = {t1 / t0:.2f} x (median)")
+    if any(len(c) > 1 for _, c in head + tail):  # on the counting S3 server
+        r0, r1 = mean_requests(head), mean_requests(tail)
+        g0, g1 = mean_requests(head, "GET log"), mean_requests(tail, "GET log")
+        print(f"  store requests {r0:8.1f}    {r1:8.1f}    = {r1 / r0:.2f} x (target <= 1.3)")
+        most = max(mean_requests([u]) for u in head + tail)
+        print(f"  of which log reads {g0:.1f} and {g1:.1f}; most in one unit {most:.0f}")
+
+
+#: The export's destinations, Parquet (the baseline of the ratios) first.
+DESTINATIONS = ("parquet", "delta", "iceberg")
+
+
+def destinations(
+    sb: Any,
+    where: Path,
+    msisdns: list[str],
+    *,
+    days_day: int,
+    days_hour: int,
+    max_workers: int,
+    rounds: int = 2,
+) -> dict[str, list[dict[str, Any]]]:
+    """The same job exported into each destination (local), each run in a fresh process as
+    the command runs it (``ARROW_DEFAULT_MEMORY_POOL=system``), the destinations in turn,
+    ``rounds`` times; the measurements by destination."""
+    out: dict[str, list[dict[str, Any]]] = {fmt: [] for fmt in DESTINATIONS}
+    env = {"ARROW_DEFAULT_MEMORY_POOL": "system"}
+    for round_ in range(rounds):
+        for fmt in DESTINATIONS:
+            name = f"{fmt}{round_}"
+            spec = job_file(
+                where,
+                sb.account_id,
+                msisdns,
+                days_day=days_day,
+                days_hour=days_hour,
+                max_workers=max_workers,
+                name=name,
+                fmt=fmt,
+            )
+            warm = job_file(
+                where,
+                sb.account_id,
+                msisdns[:1],
+                days_day=0,
+                days_hour=1,
+                max_workers=max_workers,
+                name=f"warm-{name}",
+                fmt=fmt,
+            )
+            out[fmt].append(measure("export", spec, warm, sb, env=env))
+    return out
+
+
+def print_destinations(runs: dict[str, list[dict[str, Any]]]) -> None:
+    """Print wall time, peak memory and bytes per destination against Parquet's: the best
+    wall time of the rounds, the highest peak of the rounds."""
+    best = {fmt: min(r["seconds"] for r in rs) for fmt, rs in runs.items()}
+    peak = {
+        fmt: max((r["base_kib"] + r["peak_kib"]) / 1024 for r in rs) for fmt, rs in runs.items()
+    }
+    above = {fmt: max(r["peak_kib"] / 1024 for r in rs) for fmt, rs in runs.items()}
+    size = {fmt: rs[0]["bytes"] / 1e6 for fmt, rs in runs.items()}
+    rows = {fmt: rs[0]["rows"] for fmt, rs in runs.items()}
+    base = "parquet"
+    print(
+        f"destinations, the same job ({rows[base]:,} rows, {len(runs[base])} rounds, each "
+        f"export a fresh process): best wall time, highest peak RSS, bytes written; x parquet"
+    )
+    print(
+        f"{'':<10}{'rows':>11}{'wall s':>9}{'x':>6}{'peak MiB':>10}{'x':>6}"
+        f"{'above import':>14}{'x':>6}{'MB':>8}{'x':>6}"
+    )
+    for fmt in runs:
+        print(
+            f"{fmt:<10}{rows[fmt]:>11,}{best[fmt]:>9.2f}{best[fmt] / best[base]:>6.2f}"
+            f"{peak[fmt]:>10.1f}{peak[fmt] / peak[base]:>6.2f}{above[fmt]:>14.1f}"
+            f"{above[fmt] / above[base]:>6.2f}{size[fmt]:>8.2f}{size[fmt] / size[base]:>6.2f}"
+        )
+    ok = all(r["ok"] for rs in runs.values() for r in rs)
+    print(
+        "  (peak: the process's peak RSS, imports included (target: delta and iceberg <= 1.5 "
+        f"x parquet); above import: its peak above its RSS after imports and a warm-up); ok={ok}"
+    )
 
 
 def fleet_plan(subscribers: int = 10_000, years: int = 2) -> None:
@@ -565,7 +688,7 @@ def main() -> None:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="20 subscribers, 60 + 14 days")
-    parser.add_argument("--subscribers", type=int, default=100)
+    parser.add_argument("--subscribers", type=int, help="default 100 (--destinations: 220)")
     parser.add_argument("--max-workers", type=int, default=4)
     parser.add_argument("--unit-days", type=int, default=28, help="UTC days per unit (HOUR)")
     parser.add_argument(
@@ -575,20 +698,30 @@ def main() -> None:
         "on an S3-compatible server (moto), units 51-60 vs 1-10",
     )
     parser.add_argument("--s3-units", type=int, default=60, help="units of --fleet")
+    parser.add_argument(
+        "--destinations",
+        action="store_true",
+        help="only the destinations: the same job into Parquet, Delta and Iceberg (220 "
+        "subscribers unless --subscribers: about 1M rows), and 60 one-day units into each "
+        "(local; Delta and Iceberg on S3 too), units 51-60 vs 1-10",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     opts = parser.parse_args()
     if opts.child:
         print(json.dumps(child(json.loads(opts.child))))
         return
+    if opts.destinations:
+        compare_destinations(opts.subscribers or 220, opts.max_workers, opts.s3_units)
+        return
     fleet_plan()
     if opts.fleet:
-        print_s3_units(s3_units(opts.s3_units))
+        print_units(units_by_age(opts.s3_units), opts.s3_units)
         s3_incremental()
         return
     from package_bytecode import compile_package
 
     compile_package()  # the units' processes are timed with their imports
-    subscribers = 20 if opts.quick else opts.subscribers
+    subscribers = 20 if opts.quick else (opts.subscribers or 100)
     days_day, days_hour = (60, 14) if opts.quick else (365, 90)
     w = opts.max_workers
 
@@ -624,24 +757,9 @@ def main() -> None:
         )
         again = whole(max_workers=w, name="system")
         system = measure("export", again, warm, sb, env={"ARROW_DEFAULT_MEMORY_POOL": "system"})
-        pair: dict[str, list[dict[str, Any]]] = {"parquet": [], "delta": []}
-        for round_ in range(2):
-            for fmt in ("parquet", "delta"):
-                name = f"{fmt}{round_}"
-                spec = whole(max_workers=w, name=name, fmt=fmt)
-                warm_fmt = job_file(
-                    where,
-                    sb.account_id,
-                    msisdns[:1],
-                    days_day=0,
-                    days_hour=1,
-                    max_workers=w,
-                    name=f"warm-{name}",
-                    fmt=fmt,
-                )
-                pair[fmt].append(measure("export", spec, warm_fmt, sb))
-    parquet = min(pair["parquet"], key=lambda r: r["seconds"])
-    delta = min(pair["delta"], key=lambda r: r["seconds"])
+        formats = destinations(
+            sb, where, msisdns, days_day=days_day, days_hour=days_hour, max_workers=w
+        )
     ways = units(subscribers, opts.unit_days)
     together, one_by_one = ways["parallel"][0], ways["sequential"][0]
 
@@ -686,12 +804,7 @@ def main() -> None:
         f"export {other:.1f} MiB = {other / bound:.2f} x bound, {system['rows']:,} rows in "
         f"{system['seconds']:.2f} s"
     )
-    print(
-        f"Delta vs Parquet, the same job: parquet {parquet['rows']:,} rows in "
-        f"{parquet['seconds']:.2f} s, delta {delta['rows']:,} rows in {delta['seconds']:.2f} s: "
-        f"delta = {delta['seconds'] / parquet['seconds']:.2f} x parquet's wall time "
-        f"(target <= 1.3), ok={delta['ok']}"
-    )
+    print_destinations(formats)
     print(
         f"units against 50 ms latency, 4 units x {opts.unit_days} days of HOUR x {subscribers} "
         f"subscribers, max_workers=1, {os.cpu_count()} cores: four processes at once "
@@ -704,6 +817,31 @@ def main() -> None:
             f"{sandbox_cpu:.2f} s, over {wall:.2f} s of wall time "
             f"({(units_cpu + sandbox_cpu) / wall:.2f} cores busy of {os.cpu_count()})"
         )
+
+
+def compare_destinations(subscribers: int, max_workers: int, units: int) -> None:
+    """Print the destinations against Parquet (:func:`print_destinations`), and then the
+    cost of one-day units as each destination's table grows."""
+    from edgereports.sandbox import serve
+
+    with (
+        serve(seed=0, devices=max(subscribers + 20, 64), clock=NOW) as sb,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
+        msisdns = [s.msisdn for s in sb.network.sims_of(sb.account_id)][:subscribers]
+        warm = job_file(Path(tmp), sb.account_id, msisdns, days_day=1, days_hour=1, max_workers=1)
+        measure("baseline", warm, warm, sb)  # the sandbox's own caches warm up
+        runs = destinations(
+            sb, Path(tmp), msisdns, days_day=365, days_hour=90, max_workers=max_workers
+        )
+    print(
+        f"{subscribers} subscribers: 365 days of DAY + 90 days of HOUR, max_workers={max_workers}"
+    )
+    print_destinations(runs)
+    for fmt in DESTINATIONS:
+        print_units(units_by_age(units, fmt, s3=False), units, f"{fmt}, a local directory")
+    for fmt in DESTINATIONS[1:]:
+        print_units(units_by_age(units, fmt, s3=True), units, f"{fmt}, S3 (moto on loopback)")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """An S3-compatible server (moto) on loopback that counts the requests it serves.
 
 Run as a script: ``python benchmarks/s3_counting.py PORT``. Every request is counted by kind
-(``GET`` of a ``_delta_log`` object, other ``GET``, ``PUT``, ``LIST``, ``HEAD``, ``DELETE``...);
+(``GET`` of a table's log object: Delta's ``_delta_log/``, Iceberg's ``metadata/``; other
+``GET``, ``PUT``, ``LIST``, ``HEAD``, ``DELETE``...);
 ``GET /_counts`` answers the counts so far as JSON (not counted). The benchmarks start it in a
 subprocess: delta-rs may hold the GIL while it waits on the store.
 """
@@ -23,10 +24,11 @@ def kind(method: str, path: str, query: str) -> str:
     """The kind of one request, as counted."""
     if method == "GET" and ("list-type" in query or path.count("/") <= 1):
         return "LIST"
+    log = "/_delta_log/" in path or "/metadata/" in path
     if method == "GET":
-        return "GET log" if "/_delta_log/" in path else "GET data"
+        return "GET log" if log else "GET data"
     if method == "PUT":
-        return "PUT log" if "/_delta_log/" in path else "PUT data"
+        return "PUT log" if log else "PUT data"
     return method
 
 

@@ -80,13 +80,15 @@ def start() -> Iterator[Callable[..., tuple[subprocess.Popen[str], int]]]:
     """Start ``edgereports <app>`` as ``make lab``/``make explorer`` do; stopped at the end."""
     procs: list[subprocess.Popen[str]] = []
 
-    def starter(app: str, **env: str) -> tuple[subprocess.Popen[str], int]:
+    def starter(
+        app: str, *, cwd: Path = ROOT, notebooks: Path | None = ROOT / "notebooks", **env: str
+    ) -> tuple[subprocess.Popen[str], int]:
         port = _free_port()
         clean = {k: v for k, v in os.environ.items() if k not in ENV_VARS.values()}
+        where = [] if notebooks is None else ["--notebooks", str(notebooks)]
         proc = subprocess.Popen(
-            [sys.executable, "-m", "edgereports.cli", app, "--port", str(port),
-             "--notebooks", str(ROOT / "notebooks")],
-            cwd=ROOT, env=clean | {"JUPYTER_PREFER_ENV_PATH": "1"} | env,
+            [sys.executable, "-m", "edgereports.cli", app, "--port", str(port), *where],
+            cwd=cwd, env=clean | {"JUPYTER_PREFER_ENV_PATH": "1"} | env,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             start_new_session=True,
         )  # fmt: skip
@@ -141,6 +143,35 @@ def explorer_url(start: Callable[..., Any]) -> str:
 def test_explorer_starts_on_loopback(explorer_url: str) -> None:
     status, body = _get(explorer_url)
     assert (status == 200 and "jupyter-widgets" in body.lower()) or "widget" in body
+
+
+def test_an_installed_wheel_serves_the_explorer_outside_a_checkout(
+    tmp_path: Path, start: Callable[..., Any]
+) -> None:
+    pytest.importorskip("voila")
+    pytest.importorskip("hatchling")  # the build backend, from this environment
+    dist = tmp_path / "dist"
+    build = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
+    subprocess.run([*build, "-w", str(dist), str(ROOT)], check=True, timeout=300)
+    [wheel] = dist.glob("edgereports-*.whl")
+    # installed alone into a directory of its own; its dependencies are this environment's
+    site = tmp_path / "site"
+    install = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q"]
+    subprocess.run([*install, "--target", str(site), str(wheel)], check=True, timeout=300)
+    shipped = site / "edgereports" / "notebooks"
+    assert sorted(p.name for p in shipped.glob("*.ipynb")) == sorted(
+        p.name for p in (ROOT / "notebooks").glob("*.ipynb")
+    )
+    work = tmp_path / "work"  # no notebooks/ here, nor anywhere above
+    work.mkdir()
+    proc, port = start("explorer", cwd=work, notebooks=None, PYTHONPATH=str(site))
+    body = _wait_for(f"http://127.0.0.1:{port}/", proc)
+    assert "jupyter-widgets" in body.lower()
+    os.killpg(proc.pid, signal.SIGTERM)  # the sandbox, Voila and its kernel stop
+    out, _ = proc.communicate(timeout=30)
+    assert f"edgereports explorer: the notebooks in {shipped}" in out, out
+    assert f"EDGEREPORTS_EXPORT_DIR={work / 'exports'}" in out
+    assert not list(work.iterdir())  # nothing written until Export is pressed
 
 
 @pytest.fixture

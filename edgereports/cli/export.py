@@ -4,6 +4,7 @@ exit status: :data:`EPILOG`)."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from typing import Any
@@ -40,6 +41,7 @@ exit status: 0 ok, 1 some windows failed (the others are written; the next run r
 
 examples:
   edgereports export nightly.toml --dry-run
+  edgereports export nightly.toml --json
   edgereports export nightly.toml
   edgereports export nightly.toml --only usage_daily --full-refresh
   edgereports export nightly.toml --until 2024-06-30
@@ -101,6 +103,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="ignore the watermarks and rebuild each report from its start date",
     )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the summary (or the plan of --dry-run) as one JSON object instead of text: "
+        "per report its plan, windows, rows, files, bytes added, watermark and failures",
+    )
     add_progress(p, "progress bars (default: when stderr is a terminal)")
     return p
 
@@ -150,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:  # read-only, not a directory, disk full: the state stays valid
         say("edgereports: error: cannot write the export: ", describe_os_error(exc))
         return EXIT_FAILED
-    print(summary)
+    print(json.dumps(summary.to_dict(), indent=2) if args.json else summary)
     return summary.exit_code
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..config import Settings, check_rate_limit
 from ..errors import ConfigError, redact
+from .formats import FORMATS as DESTINATIONS
 from .reports import (
     DEFAULT_KEYS,
     ReportJob,
@@ -43,7 +44,7 @@ DEFAULT_API_KEY_ENV = "EDGEREPORTS_API_KEY"
 #: Windows in flight and fan-out requests at once, unless ``max_workers`` says otherwise.
 DEFAULT_MAX_WORKERS = 4
 #: The values of the top-level ``format`` key; the first is the default.
-FORMATS = ("parquet", "delta")
+FORMATS = tuple(DESTINATIONS)
 #: Object-store schemes a Delta ``output`` may use (``deltalake`` reads their settings).
 URI_SCHEMES = ("s3", "s3a", "gs", "az", "abfs", "abfss")
 
@@ -55,6 +56,7 @@ _TOP_KEYS = (
     "rate_limit",
     "budget_dir",
     "retention",
+    "catalog",
     "connection",
     "storage",
     "defaults",
@@ -101,9 +103,10 @@ class Job:
         reports: the reports, in file order.
         max_workers: windows fetched at once, and fan-out requests per window.
         source: the job file, when read from one (for messages).
-        format: ``"parquet"`` (Hive-partitioned files) or ``"delta"`` (a Delta table each).
+        format: the destination: ``"parquet"`` (Hive-partitioned files, the default) or a
+            table format (``"delta"``, ``"iceberg"``: a table each).
         uri: the object-store URI of ``output`` (``s3://bucket/prefix``), else ``None``.
-        storage: the object-store settings of a Delta job (``[storage]``; no credential).
+        storage: the object-store settings of a table format (``[storage]``; no credential).
         rate_limit: the job's request budget in requests per second (``rate_limit = "10/s"``
             or ``"600/min"``), shared by its processes on one host; ``None``: the
             environment's (``EDGEREPORTS_RATE_LIMIT``), if any.
@@ -111,8 +114,10 @@ class Job:
             "/shared/budgets"``, relative to the job file): a directory every process and
             container using the key sees; ``None``: ``EDGEREPORTS_BUDGET_DIR``, else the
             per-user cache directory.
-        retention: how long ``--maintain`` keeps the files a Delta table no longer uses
+        retention: how long ``--maintain`` keeps the files a table no longer uses
             (``retention = "7d"`` or ``"36h"``; readers of older snapshots may miss them).
+        catalog: the SQLAlchemy URL of an Iceberg job's catalog (``None``: a SQLite file,
+            ``OUTPUT/_catalog.sqlite`` or, for object storage, beside the job file).
     """
 
     name: str
@@ -127,6 +132,7 @@ class Job:
     rate_limit: float | None = None
     retention: timedelta = timedelta(days=7)
     budget_dir: Path | None = None
+    catalog: str | None = None
 
     def effective_rate_limit(self) -> float | None:
         """The job's ``rate_limit``, else the environment's (requests per second), else None."""
@@ -238,6 +244,7 @@ def parse_job(data: Mapping[str, Any], *, source: str | Path | None = None) -> J
     rate_limit = check_rate_limit(data.get("rate_limit"), f"{where}: rate_limit")
     budget_dir = _budget_dir(data.get("budget_dir"), src, where)
     retention = parse_lookback(data.get("retention", 7), where, "retention")
+    catalog = _catalog(data.get("catalog"), fmt, where, src)
     connection = _connection(_table(data, "connection", where), where)
     storage = parse_storage(_table(data, "storage", where), fmt, where)
     defaults = _table(data, "defaults", where)
@@ -270,6 +277,7 @@ def parse_job(data: Mapping[str, Any], *, source: str | Path | None = None) -> J
         rate_limit=rate_limit,
         retention=retention,
         budget_dir=budget_dir,
+        catalog=catalog,
     )
 
 
@@ -294,10 +302,11 @@ def _object_store(output: str, fmt: str, where: str) -> str | None:
     if match is None:
         return None
     scheme, host = match[1].lower(), match[2]
-    if fmt != "delta":
+    if not DESTINATIONS[fmt].object_storage:
+        tables = " or ".join(f'"{f.name}"' for f in DESTINATIONS.values() if f.object_storage)
         raise ConfigError(
-            f"{where}: output {scheme}://... is object storage; the Parquet export writes to "
-            'a local directory: set format = "delta" to write a Delta table there'
+            f"{where}: output {scheme}://... is object storage; the {DESTINATIONS[fmt].title} "
+            f"export writes to a local directory: set format = {tables} to write a table there"
         )
     if scheme not in URI_SCHEMES:
         raise ConfigError(
@@ -310,6 +319,29 @@ def _object_store(output: str, fmt: str, where: str) -> str | None:
             "(they come from the environment, e.g. AWS_ACCESS_KEY_ID)"
         )
     return output
+
+
+def _catalog(value: object, fmt: str, where: str, source: Path | None) -> str | None:
+    """The ``catalog`` key: a SQLAlchemy URL with no password in it, or a SQLite file."""
+    if value is None:
+        return None
+    if not DESTINATIONS[fmt].catalog:
+        raise ConfigError(f'{where}: catalog applies to format = "iceberg"; remove it')
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{where}: catalog must be a SQLAlchemy URL or a SQLite file name")
+    text = value.strip()
+    match = _URI.fullmatch(text)
+    if match is None:  # a file: SQLite, relative to the job file
+        path = Path(text).expanduser()
+        if not path.is_absolute() and source is not None:
+            path = source.resolve().parent / path
+        return f"sqlite:///{path}"
+    if ":" in match[2].partition("@")[0] and "@" in match[2]:
+        raise ConfigError(
+            f"{where}: catalog holds a password; keep it out of job files (the database "
+            "driver reads it from the environment, e.g. PGPASSWORD)"
+        )
+    return text
 
 
 def _connection(table: Mapping[str, Any], where: str) -> Connection:

@@ -1,7 +1,7 @@
-"""One export run: check its arguments, connect, take the service's clock, run the job's format.
+"""One export run: check its arguments, connect, take the service's clock, run the engine.
 
-The engine of each format is in its folder: :mod:`edgereports.export.parquet.run` writes day
-files, :mod:`edgereports.export.delta.run` commits to Delta tables.
+The engine (:mod:`.engine`) is the same for every format; the job's destination
+(:mod:`.destinations`) only stores.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from .client import Fetcher, make_client
-from .delta.run import run_delta
+from .destinations import destination
+from .engine import run_reports
 from .fanout import fanout_values
 from .job import Job, load_job
-from .parquet.run import run_parquet
 from .plan import RunScope, fanout_count, parse_shard, service_now, to_utc, unit_start
 from .reports import ReportJob
 from .summary import ExportSummary
@@ -39,10 +39,11 @@ def run_export(
     start: datetime | str | None = None,
     shard: str | tuple[int, int] | None = None,
 ) -> ExportSummary:
-    """Run an export job: fetch what is new, write it as partitioned Parquet, save watermarks.
+    """Run an export job: fetch what is new, write it to the job's destination.
 
-    With ``format = "delta"`` in the job, each report is a Delta table instead (see
-    :mod:`edgereports.export.delta`): no state file and no lock; the table holds its watermark.
+    The destination is the job's ``format``: partitioned Parquet files with a state and a
+    lock (the default), or a Delta or Iceberg table per report (no state file and no lock:
+    the table holds its watermark).
     With ``start``, the run is a unit of work (:mod:`edgereports.export.units`): it fetches
     exactly the UTC days ``[start, until)`` and replaces them, whatever the watermark says.
 
@@ -59,8 +60,9 @@ def run_export(
         now: the current instant (for tests; default the real time).
         progress: show a bar per report (default: only on a terminal or in a notebook).
         checkpoint: called with the name of each point of the write path reached
-            (``"before-move"``, ``"after-move-before-state"``; for Delta ``"before-commit"``,
-            ``"after-commit"``); tests use it to stop a run at a chosen point.
+            (``"before-commit"`` and ``"after-commit"`` around each window's write; Parquet
+            also ``"before-move"`` and ``"after-move-before-state"``); tests use it to stop a
+            run at a chosen point.
         start: run the UTC days ``[start, until)`` as a unit (``--from``); a date or an
             ISO-8601 instant, rounded down to a UTC midnight.
         shard: with ``start``: run only shard K of N of each report's fan-out values
@@ -101,8 +103,8 @@ def run_export(
     part = parse_shard(shard)
     if part is not None:
         _check_shard(spec, chosen, part, begin)
-    if spec.format == "delta":
-        spec.storage_options()  # the variables [storage] names are set, before any request
+    target = destination(spec.format, checkpoint)
+    spec.storage_options()  # the variables [storage] names are set, before any request
     with contextlib.ExitStack() as stack:
         if client is None:  # a dry run too: its plan stops at the service's present
             try:
@@ -125,10 +127,7 @@ def run_export(
             checkpoint=checkpoint,
             shard=part,
         )
-        if spec.format == "delta":
-            summary = run_delta(spec, chosen, scope)
-        else:
-            summary = run_parquet(spec, chosen, scope)
+        summary = run_reports(target, spec, chosen, scope)
     summary.rate_limit = spec.effective_rate_limit()
     summary.seconds = time.monotonic() - started
     return summary

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError
+from .formats import FORMATS
 from .reports import check_keys
 
 __all__ = ["DEFAULT_TIMEOUTS", "STORAGE_KEYS", "Storage", "parse_storage"]
@@ -103,10 +104,11 @@ def parse_storage(table: Mapping[str, Any], fmt: str, where: str) -> Storage:
     label = f"{where} [storage]"
     if not table:
         return Storage()
-    if fmt != "delta":
+    if not FORMATS[fmt].object_storage:
+        tables = " or ".join(f'"{f.name}"' for f in FORMATS.values() if f.object_storage)
         raise ConfigError(
-            f'{label}: object-store settings apply to format = "delta"; remove [storage] or '
-            'set format = "delta"'
+            f"{label}: object-store settings apply to format = {tables}; remove [storage] or "
+            f"set format = {tables}"
         )
     check_keys(table, STORAGE_KEYS, label)
     timeouts = {k: _seconds(table.get(k, v), f"{label} {k}") for k, v in DEFAULT_TIMEOUTS.items()}

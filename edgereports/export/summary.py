@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from ..errors import redact
 from .estimate import format_duration
 from .plan import ExportWindow, ReportPlan, stamp
 
-__all__ = ["ExportSummary", "ReportResult", "WindowFailure", "Written"]
+__all__ = ["ExportSummary", "Maintenance", "ReportResult", "WindowFailure", "Written"]
 
 _MAX_FAILURE_LINES = 8
 
@@ -45,6 +46,10 @@ class WindowFailure:
         first = self.message.splitlines()[0] if self.message else ""
         return f"{self.report} {self.window}: {self.kind}: {first}"
 
+    def to_dict(self) -> dict[str, Any]:
+        """The failure as JSON-ready values (the message is redacted)."""
+        return {"window": _window(self.window), "kind": self.kind, "message": self.message}
+
 
 @dataclass(frozen=True)
 class Written:
@@ -63,6 +68,34 @@ class Written:
     removed: int
     bytes: int
     dimensions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Maintenance:
+    """What maintaining one report did.
+
+    Attributes:
+        report: the report's name.
+        files_before: data files of the report before (a table format: in its snapshot).
+        files_after: data files after.
+        removed: files deleted (table formats: no longer used, past the retention; Parquet:
+            temporaries left by killed runs).
+        rows: rows of the report (unchanged by maintenance).
+        seconds: wall time.
+    """
+
+    report: str
+    files_before: int
+    files_after: int
+    removed: int
+    rows: int
+    seconds: float
+
+    def __str__(self) -> str:
+        return (
+            f"{self.report}: {self.files_before} → {self.files_after} data file(s), "
+            f"{self.removed} removed, {self.rows:,} rows, {self.seconds:.1f} s"
+        )
 
 
 @dataclass
@@ -99,6 +132,35 @@ class ReportResult:
     def ok(self) -> bool:
         """True when every planned window was written."""
         return not self.failures
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready values (instants as ISO-8601 text in UTC)."""
+        plan = self.plan
+        return {
+            "name": self.name,
+            "ok": self.ok,
+            "plan": {
+                "reason": plan.reason,
+                "watermark": _iso(plan.watermark),
+                "begin": _iso(plan.begin),
+                "end": _iso(plan.end),
+                "windows": [_window(w) for w in plan.windows],
+                "backfill": [_window(w) for w in plan.backfill],
+                "added_values": plan.added,
+                "repaired_days": [d.isoformat() for d in plan.repair],
+                "requests": plan.requests,
+                "rows_at_most": plan.rows,
+            },
+            "windows_written": self.windows_written,
+            "rows": self.rows,
+            "files": self.files,
+            "removed": self.removed,
+            "bytes_written": self.bytes_written,
+            "watermark_after": _iso(self.watermark_after),
+            "failures": [f.to_dict() for f in self.failures],
+            "fetch_seconds": round(self.fetch_seconds, 3),
+            "write_seconds": round(self.write_seconds, 3),
+        }
 
     def add(self, wrote: Written) -> None:
         """Count in one window written."""
@@ -159,6 +221,37 @@ class ExportSummary:
         """Windows planned in all."""
         return sum(r.plan.count for r in self.reports)
 
+    def to_dict(self) -> dict[str, Any]:
+        """The summary as JSON-ready values (what ``edgereports export --json`` prints).
+
+        Bytes are those each write added to the destination (every shard's own files, not
+        the days' files written by other shards); instants are ISO-8601 text in UTC; no
+        secret is in it.
+
+        Example:
+            >>> from edgereports.export import run_export
+            >>> summary = run_export("nightly.toml")
+            >>> facts = summary.to_dict()
+            >>> facts["ok"], facts["reports"][0]["name"], facts["rows"] == summary.rows
+            (True, 'usage', True)
+        """
+        return {
+            "job": self.job,
+            "output": str(self.output),
+            "dry_run": self.dry_run,
+            "ok": self.ok,
+            "seconds": round(self.seconds, 3),
+            "rate_limit": self.rate_limit,
+            "windows": self.windows,
+            "windows_written": sum(r.windows_written for r in self.reports),
+            "requests": sum(r.plan.requests for r in self.reports),
+            "rows": self.rows,
+            "files": sum(r.files for r in self.reports),
+            "bytes_written": self.bytes_written,
+            "failures": len(self.failures),
+            "reports": [r.to_dict() for r in self.reports],
+        }
+
     def plan_text(self) -> str:
         """The plan, one line per window, and what it costs (what ``--dry-run`` prints)."""
         lines = [f"export {self.job!r} → {self.output}"]
@@ -210,6 +303,17 @@ class ExportSummary:
 
     def _written(self) -> str:
         return f"{sum(r.windows_written for r in self.reports)}/{self.windows}"
+
+
+def _iso(when: datetime | None) -> str | None:
+    return None if when is None else when.astimezone(UTC).isoformat()
+
+
+def _window(window: ExportWindow) -> dict[str, Any]:
+    out: dict[str, Any] = {"start": _iso(window.start), "end": _iso(window.end)}
+    if window.shards > 1:
+        out.update(shard=window.shard + 1, shards=window.shards)
+    return out
 
 
 def _size(n: int) -> str:

@@ -1,4 +1,4 @@
-"""What the Parquet and the Delta run do alike: plan a report, fetch its windows, label them."""
+"""What every destination's run does alike: plan a report, fetch its windows, label them."""
 
 from __future__ import annotations
 
@@ -58,11 +58,12 @@ def plan_report(
 
 def window_metadata(report: ReportJob, window: ExportWindow) -> dict[str, Any]:
     """The facts stored with a window's data: the report, the request sent (no secret), the
-    window."""
+    API version it was sent to (its stamps' meaning), the window."""
     sent = window_report(report, window)
     return {
         "report": report.name,
         "request": sent.for_window(window.start, window.end).to_request(),
+        "api_version": sent.report.api_version,
         "window": [window.start.isoformat(), window.end.isoformat()],
     }
 
@@ -106,8 +107,6 @@ def fetch_windows(
     workers: int,
     progress: bool | None,
     done: Callable[[Fetched], None],
-    *,
-    any_version: bool = True,
 ) -> None:
     """Fetch ``windows`` (``(group, report, window)``: a progress bar per group) and hand each
     to ``done`` in this thread as it arrives, to be written.
@@ -115,9 +114,8 @@ def fetch_windows(
     Memory stays bounded: a window's fetch fans out into up to ``window_weight`` concurrent
     requests, and the requests in flight (and the frames held) stay within ``workers``; a
     window that takes them all is fetched in this thread. After an AuthError no other window
-    is sent: the rest are handed over skipped. With ``any_version``, a report of another API
-    version than the client's is fetched through a client of its version (the Delta writer
-    does not place v2 stamps yet: it fetches through the client given, which refuses them).
+    is sent: the rest are handed over skipped. A report of another API version than the
+    client's is fetched through a client of its version (``client.for_version``).
     """
     counts = Counter(group for group, _, _ in windows)
     names = {group: report.name for group, report, _ in windows}
@@ -135,7 +133,7 @@ def fetch_windows(
         sent = window_report(report, window)  # a shard's values only
         version = sent.report.api_version
         fetcher = client
-        if any_version and getattr(client, "api_version", version) != version:
+        if getattr(client, "api_version", version) != version:
             fetcher = client.for_version(version)  # type: ignore[attr-defined]
         started = time.monotonic()
         try:

@@ -126,20 +126,22 @@ def assert_complete(job: Job, client: ReportingClient, end: dict[str, datetime])
         assert not got.duplicated(keys).any(), report.name
 
 
-# ``edgereports export`` whose run_export gets a checkpoint that kills the process the N-th time
-# it reaches POINT (argv[1] is POINT[:N], the rest are the command's arguments)
-_KILL_AT = """
-import os, signal, sys
+# ``edgereports export`` whose run_export gets a checkpoint that kills the process at a random
+# moment: a timer of a random delay (0 to 0.2 s) started when it is about to commit its N-th
+# window, N drawn from 1..WINDOWS (argv[1] is SEED:WINDOWS, the rest the command's arguments)
+_KILL_AT_RANDOM = """
+import os, random, signal, sys, threading
 from unittest import mock
 import edgereports.export.run as run
 from edgereports.cli.export import main
-point, _, count = sys.argv[1].partition(":")
-left = [int(count or 1)]
+seed, _, windows = sys.argv[1].partition(":")
+rng = random.Random(int(seed))
+left, delay = [rng.randint(1, int(windows))], rng.uniform(0, 0.2)
 def checkpoint(name):
-    if name == point:
+    if name == "before-commit":
         left[0] -= 1
         if left[0] == 0:
-            os.kill(os.getpid(), signal.SIGKILL)
+            threading.Timer(delay, os.kill, (os.getpid(), signal.SIGKILL)).start()
 real = run.run_export
 patched = lambda *a, **k: real(*a, checkpoint=checkpoint, **k)
 with mock.patch("edgereports.export.run_export", patched):
@@ -156,8 +158,8 @@ def run_cli(
     env["EDGEREPORTS_REPORTING_URL"] = sb.reporting_url
     env["EDGEREPORTS_API_KEY"] = sb.api_key
     command = [sys.executable, "-m", "edgereports.cli", "export"]
-    if hook:  # the same command, with a checkpoint that SIGKILLs the process at POINT[:N]
-        command = [sys.executable, "-c", _KILL_AT, hook]
+    if hook:  # the same command, killed at a random moment (hook: SEED:WINDOWS)
+        command = [sys.executable, "-c", _KILL_AT_RANDOM, hook]
     return subprocess.run(
         [*command, str(job), "--no-progress", *args],
         capture_output=True,

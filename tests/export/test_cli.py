@@ -1,30 +1,22 @@
 """``edgereports export`` as cron runs it: a subprocess, settings from the environment.
 
-The kill tests run the same command with a ``checkpoint`` callback injected into
-``run_export`` (see ``run_cli`` in conftest.py) that SIGKILLs the process at a fixed point of
-the write path.
+(Runs killed at random moments, in every destination: tests/export/destinations/test_kills.py.)
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
-import signal
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-import pyarrow.dataset as ds
 import pytest
 
-from edgereports.export import read_export
 from edgereports.export.parquet.lock import LOCK_FILE
-from edgereports.export.parquet.state import load_state
 from edgereports.sandbox import serve
-from tests.export.conftest import NOW, canonical, client_for, run_cli, whole_fetch, write_job
+from tests.export.conftest import NOW, run_cli, write_job
 
 
 @pytest.fixture(scope="module")
@@ -32,48 +24,6 @@ def sb() -> Iterator[Any]:
     """One sandbox for this module: its clock stays put and no faults are queued."""
     with serve(seed=0, devices=8, clock=NOW) as handle:
         yield handle
-
-
-@pytest.mark.slow
-def test_a_run_killed_mid_write_leaves_readable_data_and_the_next_run_completes(
-    tmp_path: Path, sb: Any
-) -> None:
-    job = write_job(tmp_path, sb)
-    path, report, out = job.source, job.report("bytes"), job.output
-    assert path is not None
-    first = run_cli(path, "--only", "bytes", "--until", "2024-03-04", sb=sb)
-    assert first.returncode == 0, first.stderr
-    before = canonical(read_export(out, "bytes"), "time_stamp")
-    assert load_state(out / "bytes").watermark == datetime(2024, 3, 4, tzinfo=UTC)
-
-    # killed with the second partition of its first window written but not moved
-    killed = run_cli(path, "--only", "bytes", "--until", "2024-03-08", sb=sb, hook="before-move:2")
-    assert killed.returncode == -signal.SIGKILL, killed.stderr
-    assert list((out / "bytes").glob("day=2024-03-03/.part.parquet.*.tmp"))
-    pd.testing.assert_frame_equal(canonical(read_export(out, "bytes"), "time_stamp"), before)
-    assert ds.dataset(out / "bytes", format="parquet", partitioning="hive").count_rows() == len(
-        before
-    )
-    assert load_state(out / "bytes").watermark == datetime(2024, 3, 4, tzinfo=UTC)
-
-    # killed after a whole window was moved into place, before the state was saved
-    killed = run_cli(
-        path, "--only", "bytes", "--until", "2024-03-08", sb=sb, hook="after-move-before-state"
-    )
-    assert killed.returncode == -signal.SIGKILL, killed.stderr
-    middle = read_export(out, "bytes")
-    assert middle.time_stamp.max() == pd.Timestamp("2024-03-04T23:00", tz="UTC")
-    assert not middle.duplicated(["time_stamp", "msisdn", "metric", "aggregation"]).any()
-    assert load_state(out / "bytes").watermark == datetime(2024, 3, 4, tzinfo=UTC)
-
-    done = run_cli(path, "--only", "bytes", "--until", "2024-03-08", sb=sb)
-    assert done.returncode == 0, done.stderr
-    assert "ok" in done.stdout.splitlines()[0]
-    assert not list((out / "bytes").rglob("*.tmp"))
-    assert load_state(out / "bytes").watermark == datetime(2024, 3, 8, tzinfo=UTC)
-    got = canonical(read_export(out, "bytes"), "time_stamp")
-    end = datetime(2024, 3, 8, tzinfo=UTC)
-    pd.testing.assert_frame_equal(got, whole_fetch(client_for(sb), report, report.start, end))
 
 
 @pytest.mark.slow
@@ -151,3 +101,32 @@ class _WrongKey:
     def __init__(self, sb: Any) -> None:
         self.reporting_url = sb.reporting_url
         self.api_key = "wrong-key-123"
+
+
+def test_json_prints_the_summary_as_one_object_with_the_bytes_each_write_added(
+    tmp_path: Path, sb: Any
+) -> None:
+    import json
+
+    job = write_job(tmp_path, sb, subscribers=1)
+    assert job.source is not None
+    dry = run_cli(
+        job.source, "--dry-run", "--json", "--only", "usage", "--until", "2024-03-01", sb=sb
+    )
+    assert dry.returncode == 0, dry.stderr
+    plan = json.loads(dry.stdout)
+    assert plan["dry_run"] is True and plan["reports"][0]["plan"]["reason"] == "first run"
+    assert plan["reports"][0]["plan"]["windows"][0]["start"] == "2024-02-26T00:00:00+00:00"
+    done = run_cli(job.source, "--json", "--until", "2024-03-01", sb=sb)
+    assert done.returncode == 0, done.stderr
+    facts = json.loads(done.stdout)
+    assert facts["ok"] is True and [r["name"] for r in facts["reports"]] == [
+        "usage",
+        "bytes",
+        "sims",
+    ]
+    on_disk = sum(p.stat().st_size for p in job.output.rglob("part.parquet"))
+    assert facts["bytes_written"] == on_disk > 0  # every file written once
+    assert facts["rows"] == sum(r["rows"] for r in facts["reports"]) > 0
+    assert facts["reports"][0]["watermark_after"] == "2024-03-01T00:00:00+00:00"
+    assert sb.api_key not in done.stdout

@@ -1,4 +1,5 @@
-"""The export's map: one folder per format, the formats apart, the shared modules below both.
+"""The export's map: one folder per destination, the destinations apart, the shared layer
+(the contract, the engine, the days, the ledger) below them all.
 
 The import contracts of pyproject.toml stay few (tests/test_layers.py); this checks the export's
 inner map on the same import graph.
@@ -14,14 +15,20 @@ import pytest
 import edgereports.export
 
 FORMATS = ("edgereports.export.parquet", "edgereports.export.delta")
-#: What both formats build on (the entry points run, read, maintain and units may use both).
+#: What every destination builds on (the entry points, and the registry of destinations, may
+#: use them all).
 SHARED = (
     "bounds",
     "client",
+    "days",
+    "destination",
+    "engine",
     "estimate",
     "fanout",
     "files",
+    "formats",
     "job",
+    "ledger",
     "plan",
     "reports",
     "storage",
@@ -38,13 +45,15 @@ def graph() -> grimp.ImportGraph:
 
 def test_every_top_module_is_shared_or_an_entry_point() -> None:
     modules = {p.stem for p in Path(edgereports.export.__path__[0]).glob("*.py")}
-    assert modules - set(SHARED) == {"__init__", "run", "read", "maintain", "units"}
+    entry = {"__init__", "destinations", "run", "read", "maintain", "units"}
+    assert modules - set(SHARED) == entry
 
 
-def test_the_formats_do_not_know_each_other(graph: grimp.ImportGraph) -> None:
-    parquet, delta = FORMATS
-    assert not graph.chain_exists(parquet, delta, as_packages=True)
-    assert not graph.chain_exists(delta, parquet, as_packages=True)
+@pytest.mark.parametrize("one", FORMATS)
+def test_the_destinations_do_not_know_each_other(graph: grimp.ImportGraph, one: str) -> None:
+    for other in FORMATS:
+        if other != one:
+            assert not graph.chain_exists(one, other, as_packages=True), other
 
 
 @pytest.mark.parametrize("name", SHARED)

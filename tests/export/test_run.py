@@ -11,9 +11,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import pandas as pd
-import pyarrow.dataset as ds
 import pytest
 
 from edgereports.errors import ConfigError, ExportLocked
@@ -134,40 +132,6 @@ def test_the_run_fails_fast_when_another_holds_the_lock(tmp_path: Path, sb: Any)
     finally:
         os.close(fd)
     assert run_export(job, client=client_for(sb), now=NOW).ok
-
-
-def records(frame: pd.DataFrame, key: str, columns: list[str]) -> list[tuple[object, ...]]:
-    """Rows as plain tuples in a fixed order: bucket as a UTC timestamp, nulls as None."""
-    frame = frame.copy()
-    stamps = pd.to_datetime(frame[key], utc=True)
-    frame[key] = stamps.dt.tz_localize(None) if key == "date" else stamps
-    frame = canonical(frame[columns], key)
-    return [
-        tuple(None if pd.isna(v) else (float(v) if isinstance(v, int | float) else v) for v in row)
-        for row in frame.itertuples(index=False)
-    ]
-
-
-# duckdb's .df() calls DataFrame.drop(inplace=True), deprecated in pandas 3.1
-@pytest.mark.filterwarnings("ignore:The inplace keyword")
-def test_pyarrow_duckdb_and_read_export_see_the_same_rows(tmp_path: Path, sb: Any) -> None:
-    job = write_job(tmp_path, sb)
-    assert run_export(job, client=client_for(sb), now=NOW).ok
-    for report in job.reports:
-        key = report.time_column
-        ours = read_export(job.output, report.name)
-        assert job.source is not None
-        pd.testing.assert_frame_equal(read_export(job.source, report.name), ours)  # via the job
-        columns = list(ours.columns)
-        where = job.output / report.name
-        arrow = ds.dataset(where, format="parquet", partitioning="hive").to_table().to_pandas()
-        sql = f"SELECT * FROM read_parquet('{where}/*/*.parquet', hive_partitioning = true)"
-        duck_frame = duckdb.sql(sql).df()
-        expected = records(ours, key, columns)
-        for other in (arrow, duck_frame):
-            day = pd.to_datetime(other[key], utc=True).dt.strftime("%Y-%m-%d")
-            assert (day == other["day"].astype(str)).all()  # the partition is the bucket's day
-            assert records(other, key, columns) == expected
 
 
 def test_a_changed_report_asks_for_a_full_refresh(tmp_path: Path, sb: Any) -> None:

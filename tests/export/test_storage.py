@@ -95,7 +95,7 @@ def test_bad_storage_tables_name_the_key_and_never_the_value(
 
 def test_storage_belongs_to_delta_jobs() -> None:
     parquet = {**BASE, "output": "out", "format": "parquet", "storage": {"timeout": 5}}
-    with pytest.raises(ConfigError, match='apply to format = "delta"'):
+    with pytest.raises(ConfigError, match='apply to format = "delta" or "iceberg"'):
         parse_job(parquet)
 
 

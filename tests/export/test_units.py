@@ -38,8 +38,8 @@ def sb() -> Iterator[Any]:
 @pytest.mark.parametrize(
     ("top", "message"),
     [
-        ({"format": "csv"}, "format must be one of 'parquet', 'delta', got 'csv'"),
-        ({"output": "s3://bucket/p"}, 'object storage; .* set format = "delta"'),
+        ({"format": "csv"}, "format must be one of 'parquet', 'delta', 'iceberg', got 'csv'"),
+        ({"output": "s3://bucket/p"}, 'object storage; .* set format = "delta" or "iceberg"'),
         (
             {"output": "s3://AKIA:hunter22@bucket/p", "format": "delta"},
             "no credentials in it",
@@ -74,6 +74,18 @@ def test_without_deltalake_the_message_names_the_pip_command(
         require_deltalake()
 
 
+def test_without_pyiceberg_the_message_names_the_pip_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from edgereports.export.iceberg import catalog
+
+    monkeypatch.setitem(sys.modules, "pyiceberg.catalog.sql", None)
+    fresh = lazy_import("pyiceberg.catalog.sql", pip="edgereports[iceberg]")
+    monkeypatch.setattr(catalog, "_sql", fresh)
+    with pytest.raises(ConfigError, match=r"pip install 'edgereports\[iceberg\]'"):
+        catalog.require_pyiceberg()
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -104,7 +116,7 @@ def test_split_units_covers_the_range_per_report_from_its_start(tmp_path: Path, 
     assert units[0] == Unit("usage", date(2024, 3, 2), date(2024, 3, 4))
 
 
-def test_a_parquet_unit_replaces_its_days_and_never_moves_the_watermark_over_a_gap(
+def test_a_parquet_unit_replaces_its_days_and_moves_the_watermark_only_over_days_written(
     tmp_path: Path, sb: Any
 ) -> None:
     job = write_job(tmp_path, sb)
@@ -113,8 +125,8 @@ def test_a_parquet_unit_replaces_its_days_and_never_moves_the_watermark_over_a_g
     later = run_unit(job, "usage", "2024-03-05", "2024-03-07", client=client, now=NOW)
     assert later.ok and load_state(job.output / "usage").watermark is None
     first = run_unit(job, "usage", "2024-02-26", "2024-03-05", client=client, now=NOW)
-    assert first.ok
-    assert load_state(job.output / "usage").watermark == datetime(2024, 3, 5, tzinfo=UTC)
+    assert first.ok  # the gap is filled: the watermark moves over the later unit's days too
+    assert load_state(job.output / "usage").watermark == datetime(2024, 3, 7, tzinfo=UTC)
     again = run_unit(job, "usage", "2024-03-05", "2024-03-07", client=client, now=NOW)
     assert again.ok
     assert load_state(job.output / "usage").watermark == datetime(2024, 3, 7, tzinfo=UTC)

@@ -1,59 +1,17 @@
-"""The export job takes api_version for v2 reports; v2 rows land in the day their piece lies in."""
+"""The export job takes api_version for v2 reports, and refuses a wrong one with the reason
+(v2 in every destination: tests/export/destinations/test_v2.py)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from edgereports.errors import ConfigError
-from edgereports.export import load_job, read_export, run_export
-from edgereports.reporting import ReportingClient
-from edgereports.sandbox import serve
+from edgereports.export import load_job
 
 NOW = datetime(2024, 3, 10, 6, 30, tzinfo=UTC)
-
-
-def test_a_v2_export_equals_the_range_fetched_whole(tmp_path: Path) -> None:
-    with serve(seed=0, devices=8, clock=NOW) as sb:
-        job_file = tmp_path / "job.toml"
-        job_file.write_text(f"""
-output = "{tmp_path / "out"}"
-[[reports]]
-name = "ue"
-api_version = "v2"
-request = {{ granularity = "HOUR", metrics = [
-    {{ name = "ue_session_uplink_bytes", aggregation_type = "COUNT" }}] }}
-account_id = "{sb.account_id}"
-start = 2024-03-07
-window_days = 1
-
-[[reports]]
-name = "edge"
-preset = "edge_point_ran_bytes"
-params = {{ customer_name = "{sb.network.accounts[0].name}", granularity = "DAY" }}
-start = 2024-03-07
-""")
-        job = load_job(job_file)
-        assert job.report("ue").report.api_version == "v2"
-        client = ReportingClient(sb.api_key, sb.reporting_url, progress=False)  # a v1 client
-        result = run_export(job, client=client, now=NOW)
-        assert result.ok, str(result)
-        v2 = client.for_version("v2")
-        plans = {r.name: r.plan for r in result.reports}
-        for name in ("ue", "edge"):
-            report = job.report(name)
-            end = plans[name].windows[-1].end
-            whole = v2.fetch(report.for_window(datetime(2024, 3, 7, tzinfo=UTC), end))
-            got = read_export(job.output / name).sort_values(["metric", "time_stamp"])
-            want = whole.sort_values(["metric", "time_stamp"])
-            pd.testing.assert_frame_equal(
-                got.reset_index(drop=True)[list(want.columns)], want.reset_index(drop=True),
-                check_like=False, check_dtype=False,
-            )  # fmt: skip
-            assert got["time_stamp"].max() == pd.Timestamp(end)  # the stamp at the end is kept
 
 
 @pytest.mark.parametrize(

@@ -5,15 +5,22 @@
 :mod:`edgereports.schema`. ``OUTPUT`` is a local directory or an object-store URI
 (``s3://bucket/prefix``; settings and credentials: ``storage.py``).
 
-Writing the UTC days ``[start, end)`` of a report is one commit: an overwrite with the
-predicate ``day >= start AND day < end``, so a unit replaces exactly its days, whatever ran
-before, and a reader sees the old days or the new ones. The commit also records, for each day,
+Writing the UTC days ``[start, end)`` of a report is a commit (or a few: below): an overwrite
+with the predicate ``day >= start AND day < end``, so a unit replaces exactly its days, whatever
+ran before, and a reader sees the old days or the new ones. The commit also records, for each day,
 an application transaction (``edgereports/<report>/<day>``) whose version is the end of the
 data written for that day in epoch seconds: the table itself says which days are complete, so
 an empty day is known to have run, and no state file or lock is needed between machines.
 Concurrent commits of disjoint days succeed; a commit that loses a race is retried with
 backoff. The table is created (empty, with its schema and the report's definition as its
 description) before any unit writes.
+
+Each window is streamed into its commits a day at a time (an Arrow record batch reader over
+the days' rows). ``deltalake`` keeps what a commit writes in memory until the commit ends, with
+a writer per day, so a window of more than :data:`COMMIT_ROWS` rows or :data:`COMMIT_DAYS`
+days is written in several commits of whole consecutive days; each replaces its days whole (a
+reader sees a day old or new, never a mix), and the last records the marks, so a window cut
+short is fetched again by the next run.
 """
 
 from __future__ import annotations
@@ -24,44 +31,40 @@ import random
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ... import schema
 from ..._dependencies import lazy_import
 from ..._version import __version__
 from ...errors import ConfigError, redact
-from ...query.timegrid import BUCKETS
-from ..bounds import bounds_filter, bucket_start
-from ..fanout import Values, read_values, split_definition
-from ..plan import ExportWindow, floor_day, midnight
+from ...query.versions import stamps_at_end
+from ..bounds import bounds_filter, read_bounds
+from ..days import DAY_COLUMN, DayRows, conform, with_day
+from ..destination import ReadBack, Recorded
+from ..ledger import Marks, removal_marks
+from ..plan import ExportWindow
 from ..reports import ReportJob
 from ..summary import Written
+from ..values import Values, read_values, split_definition
 
 # the optional extra edgereports[delta]: loaded (and checked by require_deltalake) on
 # first use, so the job file and the Parquet format never need it
 deltalake = lazy_import("deltalake", pip="edgereports[delta]")
 _delta_errors = lazy_import("deltalake.exceptions", pip="edgereports[delta]")
+_delta_fs = lazy_import("deltalake.fs", pip="edgereports[delta]")
 pa = lazy_import("pyarrow")
 pc = lazy_import("pyarrow.compute")
 ds = lazy_import("pyarrow.dataset")
-if TYPE_CHECKING:
-    import pandas as pd
-else:
-    pd = lazy_import("pandas")
 
 __all__ = [
+    "CHECKPOINT_INTERVAL",
     "DELTA_LOG",
     "INSTALL_HINT",
-    "held_values",
+    "DeltaReport",
     "open_table",
     "read_delta",
-    "record_values",
-    "remove_outside",
     "require_deltalake",
-    "retired_values",
-    "shard_marks",
-    "table_watermark",
-    "write_days",
+    "table_errors",
 ]
 
 INSTALL_HINT = "pip install 'edgereports[delta]'"
@@ -69,11 +72,15 @@ INSTALL_HINT = "pip install 'edgereports[delta]'"
 DELTA_LOG = "_delta_log"
 #: Attempts of a commit that lost a race with another writer.
 COMMIT_ATTEMPTS = 8
+#: The rows and days of a commit at most (whole days; a larger day is a commit of its own):
+#: ``deltalake`` holds what one commit writes until it ends, with a writer per day, so a
+#: larger window is written in several commits, each replacing whole days, the last
+#: recording the marks.
+COMMIT_ROWS = 50_000
+COMMIT_DAYS = 31
 #: Commits between checkpoints of the tables the export creates: opening a table (each run
 #: does a few times) replays at most this many commits after the last checkpoint.
 CHECKPOINT_INTERVAL = 10
-_DAY = BUCKETS["DAY"]  # the export's unit: a UTC day
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def require_deltalake() -> Any:
@@ -113,14 +120,14 @@ def open_table(
     storage_options: Mapping[str, str] | None = None,
     *,
     create: bool = True,
-) -> Any | None:
+) -> DeltaReport | None:
     """Open the report's table, creating it empty first when missing (and ``create``).
 
     A run opens each table once and reads its state (definition, values, watermark) from that
     one snapshot.
 
     Returns:
-        The table (a ``deltalake.DeltaTable``), or ``None`` when it is missing and not created.
+        The table, or ``None`` when it is missing and not created.
 
     Raises:
         ConfigError: a table is there, written by another report (its identity differs).
@@ -157,220 +164,139 @@ def open_table(
             f"{redact(location)} holds (its request changed: metrics, dimensions, filters or "
             "granularity); give the changed report a new name, or remove the table"
         )
-    return table
+    return DeltaReport(table, report, location, options)
 
 
-def held_values(table: Any) -> Values | None:
-    """The fan-out values the table holds whole from the report's start (``None``: unknown)."""
-    recorded = _recorded(table)
-    values = read_values(recorded.get("values"))
-    if values is not None:
-        return values
-    definition = recorded.get("definition")
-    return split_definition(definition)[1] if isinstance(definition, dict) else None
+class DeltaReport:
+    """One report's Delta table (a :class:`~edgereports.export.destination.Table`)."""
+
+    def __init__(
+        self,
+        table: Any,
+        report: ReportJob,
+        location: str,
+        options: Mapping[str, str] | None = None,
+    ) -> None:
+        self.table = table
+        self.report = report
+        self.location = location
+        self.options = options
+
+    def mark(self, key: str) -> int | None:
+        """The version of the application transaction ``key``."""
+        version = self.table.transaction_version(key)
+        return None if version is None else int(version)
+
+    def recorded(self) -> Recorded:
+        """The definition and values the table's description records."""
+        recorded = _recorded(self.table)
+        definition = recorded.get("definition")
+        held = read_values(recorded.get("values"))
+        if held is None and isinstance(definition, dict):
+            held = split_definition(definition)[1]
+        retired = read_values(recorded.get("retired")) or {}
+        return Recorded(definition if isinstance(definition, dict) else None, held, retired)
+
+    def damaged(self) -> list[date]:
+        """None: a commit is all or nothing."""
+        return []
+
+    def write(
+        self,
+        rows: DayRows,
+        *,
+        values: Mapping[str, Sequence[str]] | None,
+        marks: Marks,
+        metadata: Mapping[str, Any],
+    ) -> Written:
+        """Replace the days of ``rows`` in one commit: an overwrite with a predicate on
+        ``day`` (and on the fan-out values written, when ``values`` is given: the rows of
+        other values stay), streaming the rows a day at a time, with ``marks`` as
+        application transactions."""
+        require_deltalake()
+        dims = tuple(dict.fromkeys((*_dimensions(self.report), *rows.dimensions)))
+        target = _arrow_schema(self.report, dims)
+        bare = schema.schema_for(self.report.shape).arrow_schema(dims)
+        txns = [deltalake.Transaction(app, version) for app, version in marks.values.items()]
+        spans = rows.spans(COMMIT_ROWS, COMMIT_DAYS)
+        added = 0
+        for i, days in enumerate(spans):
+
+            def batches(days: list[date] = days) -> Any:
+                def each() -> Iterator[Any]:
+                    for day, part in rows.tables(days):
+                        yield from with_day(conform(part, bare), day).to_batches()
+
+                return pa.RecordBatchReader.from_batches(target, each())
+
+            predicate = f"day >= '{days[0].isoformat()}' AND day <= '{days[-1].isoformat()}'"
+            for dim, vals in (values or {}).items():
+                listed = ", ".join("'" + str(v).replace("'", "''") + "'" for v in vals)
+                predicate += f" AND {dim} IN ({listed})"
+            last = i == len(spans) - 1  # the marks say the window is written: with its end
+            _commit(self.table, batches, predicate, txns if last else [], metadata)
+            added += _added_bytes(self.table, self.options)
+        filled = sum(1 for d in rows.days if rows.count(d))
+        return Written(
+            rows=rows.rows,
+            files=filled,
+            removed=len(rows.days) - filled,
+            bytes=added,
+            dimensions=dims,
+        )
+
+    def remove_outside(self, begin: datetime, end: datetime, *, metadata: Mapping[str, Any]) -> int:
+        """Remove every day outside ``[begin, end)`` in one commit: an overwrite of those
+        days with no rows, recording each as written up to its own start."""
+        require_deltalake()
+        table = self.table
+        table.update_incremental()
+        first, last = begin.astimezone(UTC).date(), (end - timedelta(microseconds=1)).date()
+        outside = {d for d in _written_days(table) if d < first or d > last}
+        outside |= {
+            d
+            for d in (date.fromisoformat(str(p["day"])) for p in table.partitions())
+            if d < first or d > last
+        }
+        if not outside:
+            return 0
+        marks = removal_marks(self.report, sorted(outside), end)
+        txns = [deltalake.Transaction(app, version) for app, version in marks.values.items()]
+        empty = _arrow_schema(self.report, _dimensions(self.report))
+        predicate = f"day < '{first.isoformat()}' OR day > '{last.isoformat()}'"
+        _commit(table, lambda: empty.empty_table(), predicate, txns, metadata)
+        return len(outside)
+
+    def record_values(self, held: Values, retired: Values) -> None:
+        """Record the values in the table's description (one commit)."""
+        require_deltalake()
+        description = {
+            **_description(self.report),
+            "values": {d: list(v) for d, v in held.items()},
+            "retired": {d: list(v) for d, v in retired.items()},
+        }
+        text = json.dumps(description, sort_keys=True)
+        self.table.update_incremental()
+        _retried(self.table, lambda: self.table.alter.set_table_description(text))
+
+    def refresh(self) -> None:
+        """Load the commits made since."""
+        self.table.update_incremental()
 
 
-def retired_values(table: Any) -> Values:
-    """The fan-out values whose rows the table keeps, though no run fetches them any more."""
-    return read_values(_recorded(table).get("retired")) or {}
-
-
-def record_values(table: Any, report: ReportJob, values: Values, retired: Values) -> None:
-    """Record the fan-out values the table now holds whole, and those it keeps the rows of
-    (in its description; one commit)."""
-    require_deltalake()
-    description = {
-        **_description(report),
-        "values": {d: list(v) for d, v in values.items()},
-        "retired": {d: list(v) for d, v in retired.items()},
-    }
-    text = json.dumps(description, sort_keys=True)
-    table.update_incremental()
-    _retried(table, lambda: table.alter.set_table_description(text))
-
-
-def table_watermark(table: Any | None, report: ReportJob) -> datetime | None:
-    """The end of the contiguous data the table holds from the report's start (or ``None``).
-
-    Read from the table's application transactions: the contiguous end recorded by the last
-    commit that extended it (:func:`contiguous_id`, a lower bound), then day after day from
-    there: a day written complete moves it to the day's end, a day written in part to the end of
-    its data (a day a full refresh removed is recorded as written up to its own start: it stops
-    there). A table whose units ran in order is read in two look-ups, however old it is.
-    """
-    if table is None:
-        return None
-    known = table.transaction_version(contiguous_id(report))
-    mark: datetime | None = None if known is None else _EPOCH + timedelta(seconds=int(known))
-    if mark is None or mark <= report.start:
-        mark, day = None, report.start
-    else:
-        day = floor_day(mark)
-    while True:
-        version = table.transaction_version(_app_id(report, day.date()))
-        if version is None:
-            end = _sharded_range(table, report, day)  # written by shard units?
-            if end is None:
-                return mark
-            version = _seconds(end)
-        mark = _EPOCH + timedelta(seconds=int(version))
-        if mark < day + _DAY:
-            return mark
-        day = max(day + _DAY, floor_day(mark))
-
-
-def shard_marks(
-    report: ReportJob, start: datetime, end: datetime, shard: int, shards: int
-) -> list[tuple[str, int]]:
-    """The application transactions a shard unit of ``[start, end)`` records: its shard as
-    written, and where the range ends and how many shards it has (``end`` seconds x 1000 +
-    shards), so a later run can tell the range whole once every shard is in."""
-    seconds = _seconds(end)
-    return [
-        (_shard_id(report, start, shards, shard), seconds),
-        (_range_id(report, start), seconds * _SHARD_BASE + shards),
-    ]
-
-
-_SHARD_BASE = 1000  # shards per range at most, in the range's record
-
-
-def _range_id(report: ReportJob, start: datetime) -> str:
-    return f"edgereports/{report.name}/sharded/{start.date().isoformat()}"
-
-
-def _shard_id(report: ReportJob, start: datetime, shards: int, shard: int) -> str:
-    return f"edgereports/{report.name}/sharded/{start.date().isoformat()}/{shards}/{shard}"
-
-
-def _sharded_range(table: Any, report: ReportJob, day: datetime) -> datetime | None:
-    """The end of the range from ``day`` that shard units wrote whole (every shard), or None."""
-    record = table.transaction_version(_range_id(report, day))
-    if record is None:
-        return None
-    seconds, shards = divmod(int(record), _SHARD_BASE)
-    for k in range(shards):
-        if (table.transaction_version(_shard_id(report, day, shards, k)) or 0) < seconds:
-            return None
-    return _EPOCH + timedelta(seconds=seconds)
-
-
-def contiguous_id(report: ReportJob) -> str:
-    """The application id whose version is the recorded contiguous end (epoch seconds)."""
-    return f"edgereports/{report.name}/from/{report.start.date().isoformat()}"
-
-
-def write_days(
-    table: Any,
-    frame: pd.DataFrame,
-    report: ReportJob,
-    start: datetime,
-    end: datetime,
-    *,
-    metadata: Mapping[str, Any],
-    contiguous: datetime | None = None,
-    values: Mapping[str, Sequence[str]] | None = None,
-    record_days: bool = True,
-    marks: Sequence[tuple[str, int]] = (),
-) -> Written:
-    """Replace the UTC days of ``[start, end)`` of the table with the rows of ``frame``.
-
-    One commit: an overwrite with a predicate on ``day`` (and on the fan-out values written,
-    when ``values`` is given: the rows of other values stay), recording each day as written
-    up to ``end`` (or its own end). Rows outside ``[start, end)`` are dropped.
-
-    Args:
-        frame: the frame fetched for ``[start, end)`` (a schema frame of the report's shape).
-        start: a UTC midnight.
-        end: the end of the data fetched (a UTC midnight, or inside the last day).
-        metadata: JSON-ready facts stored in the commit (request, window; no secret).
-        contiguous: the end of the data held contiguously from the report's start once this
-            commit is in (``None`` when this write does not extend it).
-        values: replace only the rows of these fan-out values (by dimension); a backfill of
-            added values (the days stay recorded as they were), or a write that keeps the
-            history of removed values.
-        record_days: record the days as written (False for a backfill of added values: the
-            days' other values were written before, and the days stay as complete as they were).
-
-    Raises:
-        ConfigError: ``deltalake`` is missing.
-        OSError, ValueError: the store or the data refused the write (nothing was committed).
-    """
-    require_deltalake()
-
-    data = _arrow_table(frame, report, start, end)
-    days = ExportWindow(start, end).days()
-    txns = []
-    if record_days:
-        txns = [
-            deltalake.Transaction(_app_id(report, d), _seconds(min(end, midnight(d) + _DAY)))
-            for d in days
-        ]
-    if contiguous is not None:
-        txns.append(deltalake.Transaction(contiguous_id(report), _seconds(contiguous)))
-    txns += [deltalake.Transaction(app, version) for app, version in marks]
-    predicate = f"day >= '{days[0].isoformat()}' AND day <= '{days[-1].isoformat()}'"
-    for dim, vals in (values or {}).items():
-        listed = ", ".join("'" + str(v).replace("'", "''") + "'" for v in vals)
-        predicate += f" AND {dim} IN ({listed})"
-    _commit(table, data, predicate, txns, metadata)
-    filled = len(set(data.column("day").to_pylist()))
-    size = _size_of_days(table, days) if filled else 0
-    return Written(rows=data.num_rows, files=filled, removed=len(days) - filled, bytes=size)
-
-
-def _size_of_days(table: Any, days: list[date]) -> int:
-    """The bytes of the table's data files in the partitions of ``days`` (what a commit that
-    replaced those days wrote), from the snapshot the commit left the table at."""
-    wanted = {d.isoformat() for d in days}
-    actions = table.get_add_actions(flatten=True)
-    names = actions.schema.names
-    if "partition.day" not in names or "size_bytes" not in names:
-        return 0
-    parts = actions.column("partition.day").to_pylist()
-    sizes = actions.column("size_bytes").to_pylist()
-    return sum(int(n) for d, n in zip(parts, sizes, strict=True) if str(d) in wanted)
-
-
-def remove_outside(
-    table: Any,
-    report: ReportJob,
-    begin: datetime,
-    end: datetime,
-    *,
-    metadata: Mapping[str, Any],
-) -> int:
-    """Remove every day outside ``[begin, end)`` (a full refresh: the table holds that range).
-
-    One commit: an overwrite of the days outside the range with no rows, recording each of
-    them as written up to its own start (removed), so the watermark stops before them.
-
-    Returns:
-        The days removed (with rows, or recorded as written by an earlier commit).
-
-    Raises:
-        OSError, ValueError: the store refused the commit (nothing was committed).
-    """
-    require_deltalake()
-
-    table.update_incremental()
-    first, last = begin.astimezone(UTC).date(), (end - timedelta(microseconds=1)).date()
-    outside = {d for d in _written_days(table) if d < first or d > last}
-    outside |= {
-        d
-        for d in (date.fromisoformat(str(p["day"])) for p in table.partitions())
-        if d < first or d > last
-    }
-    removed = sorted(d for d in outside if (table.transaction_version(_app_id(report, d)) or 0) > 0)
-    if not outside:
-        return 0
-    empty = _arrow_schema(report, _dimensions(report)).empty_table()
-    txns = [deltalake.Transaction(_app_id(report, d), _seconds(midnight(d))) for d in removed]
-    # the table now holds [begin, end)
-    txns.append(deltalake.Transaction(contiguous_id(report), _seconds(end)))
-    predicate = f"day < '{first.isoformat()}' OR day > '{last.isoformat()}'"
-    _commit(table, empty, predicate, txns, metadata)
-    return len(outside)
+def _added_bytes(table: Any, options: Mapping[str, str] | None) -> int:
+    """The bytes of the data files the table's latest commit (this process's: the table is at
+    the version it committed) added, as its log entry lists them; other writers' commits
+    are entries of their own."""
+    store = _delta_fs.DeltaStorageHandler(table.table_uri, _options(options))
+    with store.open_input_stream(f"{DELTA_LOG}/{table.version():020d}.json") as stream:
+        lines = stream.read().decode("utf-8").splitlines()
+    added = 0
+    for line in lines:
+        action = json.loads(line) if line.strip() else {}
+        if isinstance(action.get("add"), dict):
+            added += int(action["add"].get("size") or 0)
+    return added
 
 
 def _written_days(table: Any) -> set[date]:
@@ -388,13 +314,13 @@ def _written_days(table: Any) -> set[date]:
 
 def _commit(
     table: Any,
-    data: Any,
+    data: Callable[[], Any],
     predicate: str,
     txns: list[Any],
     metadata: Mapping[str, Any],
 ) -> None:
-    """Overwrite the rows matching ``predicate`` with ``data``, recording ``txns`` (one
-    commit)."""
+    """Overwrite the rows matching ``predicate`` with what ``data()`` gives, recording
+    ``txns`` (one commit; ``data`` is called again for a retry)."""
     deltalake = require_deltalake()
     written = datetime.now(UTC).isoformat(timespec="seconds")
     facts = {"written_at": written, **metadata, "toolkit_version": __version__}
@@ -404,7 +330,7 @@ def _commit(
         table,
         lambda: deltalake.write_deltalake(
             table,
-            data,
+            data(),
             mode="overwrite",
             predicate=predicate,
             schema_mode="merge",
@@ -431,7 +357,7 @@ def read_delta(
     start: datetime | None,
     end: datetime | None,
     storage_options: Mapping[str, str] | None = None,
-) -> tuple[Any, str, dict[str, Any]]:
+) -> ReadBack:
     """Read the rows of ``[start, end)`` of a table as an Arrow table, its shape and the
     definition it records (the report's request without its range).
 
@@ -445,15 +371,18 @@ def read_delta(
     names = dataset.schema.names
     shape = "timeseries" if "time_stamp" in names else "sim_count"
     key = "time_stamp" if shape == "timeseries" else "date"
-    definition = _recorded(table).get("definition") or {}
-    start = bucket_start(start, shape, definition)
-    expr = bounds_filter(start, end, shape, dataset.schema.field(key).type)
-    if start is not None:
-        expr = _and(expr, ds.field("day") >= start.astimezone(UTC).date())
+    recorded = _recorded(table)
+    definition = recorded.get("definition") or {}
+    version = str(recorded.get("api_version") or "v1")
+    at_end = stamps_at_end(version)
+    lo, hi = read_bounds(start, end, shape, definition, at_end=at_end)
+    expr = bounds_filter(lo, hi, shape, dataset.schema.field(key).type, at_end=at_end)
+    if lo is not None:  # the partitions: the UTC days of the buckets the rows cover
+        expr = _and(expr, ds.field("day") >= lo.astimezone(UTC).date())
     if end is not None:
         expr = _and(expr, ds.field("day") <= (end - timedelta(microseconds=1)).date())
     found = dataset.to_table(filter=expr)
-    return found.drop_columns(["day"]), shape, definition
+    return ReadBack(found.drop_columns([DAY_COLUMN]), shape, definition, version)
 
 
 def _recorded(table: Any) -> dict[str, Any]:
@@ -479,41 +408,14 @@ def _dimensions(report: ReportJob) -> tuple[str, ...]:
 
 def _description(report: ReportJob) -> dict[str, Any]:
     definition = json.loads(json.dumps(report.definition()))
-    return {"report": report.name, "shape": report.shape, "definition": definition}
+    return {
+        "report": report.name,
+        "shape": report.shape,
+        "definition": definition,
+        "api_version": report.report.api_version,
+    }
 
 
 def _arrow_schema(report: ReportJob, dims: tuple[str, ...]) -> Any:
     base = schema.schema_for(report.shape).arrow_schema(dims)
     return base.append(pa.field("day", pa.date32(), nullable=False))
-
-
-def _arrow_table(frame: pd.DataFrame, report: ReportJob, start: datetime, end: datetime) -> Any:
-    """The frame's rows inside ``[start, end)``, sorted, in the table's schema, with ``day``."""
-    spec = schema.schema_for(report.shape)
-    frame = spec.validate(frame)
-    dims = tuple(dict.fromkeys((*_dimensions(report), *spec.dimensions_of(frame))))
-    missing = {  # a dimension the service did not echo this time: null
-        name: pd.Series(pd.NA, index=frame.index, dtype=schema.STRING)
-        for name in dims
-        if name not in frame
-    }
-    frame = frame.assign(**missing) if missing else frame
-    key = report.time_column
-    lo, hi = pd.Timestamp(start), pd.Timestamp(end)
-    if key == "date":
-        lo, hi = lo.tz_localize(None), hi.tz_localize(None)
-    frame = frame[(frame[key] >= lo) & (frame[key] < hi)]
-    order = [c for c in (key, *dims, "metric", "aggregation", "percentile") if c in frame]
-    frame = frame.sort_values(order, kind="stable", na_position="first")
-    base = spec.arrow_schema(dims)
-    table = pa.Table.from_pandas(frame[base.names], schema=base, preserve_index=False)
-    day = pc.cast(table.column(key), pa.date32())
-    return table.append_column(pa.field("day", pa.date32(), nullable=False), day)
-
-
-def _seconds(when: datetime) -> int:
-    return int((when - _EPOCH).total_seconds())
-
-
-def _app_id(report: ReportJob, day: date) -> str:
-    return f"edgereports/{report.name}/{day.isoformat()}"

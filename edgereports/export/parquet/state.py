@@ -26,6 +26,7 @@ from ..reports import ReportJob
 
 __all__ = [
     "HELD_KEY",
+    "MARKS_KEY",
     "RETIRED_KEY",
     "SHAPES",
     "SHARDS_KEY",
@@ -49,8 +50,10 @@ WAY_OUT = "run with --full-refresh to rebuild the report (it replaces the state)
 HELD_KEY = "fanout_values"
 #: The key of the state that lists the values whose rows are kept but no longer fetched.
 RETIRED_KEY = "retired_values"
-#: The key of the state that lists, per range of shard units, the shards written.
+#: The key of an older state that listed, per range of shard units, the shards written.
 SHARDS_KEY = "shard_units"
+#: The key of the state that holds the table's marks (:mod:`edgereports.export.ledger`).
+MARKS_KEY = "marks"
 
 #: How far a watermark may lie past "now" (the service's clock may run ahead of ours).
 CLOCK_SLACK = timedelta(days=1)

@@ -20,14 +20,12 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ... import schema
 from ..._dependencies import lazy_import
 from ..._version import __version__
-from ...query.timegrid import BUCKETS, epoch_micros, micros, owned_mask, row_bucket_micros
+from ..days import DayRows, split_days
 from ..files import METADATA_KEY, atomic_write
 from ..summary import Written
 
-np = lazy_import("numpy")
 pa = lazy_import("pyarrow")
 pc = lazy_import("pyarrow.compute")
 pq = lazy_import("pyarrow.parquet")
@@ -43,6 +41,7 @@ __all__ = [
     "partitions",
     "remove_partition",
     "sweep_temporaries",
+    "write_days",
     "write_window",
 ]
 
@@ -123,83 +122,68 @@ def write_window(
     stamps_at_end: bool = False,
     values: Mapping[str, Sequence[str]] | None = None,
 ) -> Written:
-    """Write the days of one window, each to its partition, atomically.
+    """Write the days of one window's frame, each to its partition, atomically.
 
-    Args:
-        frame: the window's frame (a schema frame of ``shape``); rows outside
-            ``[start, end)`` are dropped (they belong to a neighbouring window).
-        days: the UTC days the window covers; a day without rows loses its old partition.
-        metadata: JSON-ready facts stored in every file (request, report name, window).
-        checkpoint: called at ``"before-move"`` (a partition's temporary file is complete).
-        stamps_at_end: the frame's stamps end their pieces (v2): the window holds the rows in
-            ``(start, end]`` and a row belongs to the day its piece lies in (a stamp at
-            midnight to the day before).
-        values: the frame holds these fan-out values only (by dimension): each day's file
-            keeps the rows of the other values it held (a backfill of added subscribers, or
-            the history of removed ones) and replaces those of these.
+    The frame is cut into days by :func:`~edgereports.export.days.split_days` (rows outside
+    ``[start, end)`` are left to their own window; v2 stamps, ``stamps_at_end``, are placed on
+    the day of the bucket they cover) and written by :func:`write_days`.
 
     Raises:
         ValueError: the frame does not fit the schema of ``shape``.
         OSError: the disk refused; the partitions already moved stay (each is complete).
     """
-    spec = schema.schema_for(shape)
-    dims = spec.dimensions_of(frame)
-    if dict(frame.dtypes) != spec.dtypes(dims) or list(frame.columns) != spec.columns(dims):
-        frame = spec.validate(frame)  # conforming frames (the client's) are used as they are
-    target = spec.arrow_schema(dims)
-    key = "time_stamp" if shape == "timeseries" else "date"
-    # bucket starts as UTC microseconds (tz-aware columns convert to UTC, naive dates are UTC)
-    micros = frame[key].to_numpy(dtype="datetime64[us]").view("int64")
-    # the frame's own columns (pyarrow strings and numpy arrays: no copy); each day's rows are
-    # taken, sorted and cast to the file schema one day at a time
-    table = pa.Table.from_pandas(frame, preserve_index=False)
-    del frame
-    low, high = epoch_micros(start), epoch_micros(end)
-    inside = np.flatnonzero(
-        owned_mask(micros, low, high, first=False, last=False, at_end=stamps_at_end)
-    )
-    names = set(table.column_names)
-    sort_keys = [
-        (c, "ascending", "at_start")
-        for c in (key, *dims, "metric", "aggregation", "percentile")
-        if c in names
-    ]
-    # group the rows inside the window by day with numpy: the copies made are a day's rows,
-    # not the window's
-    day_numbers = row_bucket_micros(micros[inside], _DAY, at_end=stamps_at_end) // _DAY_US
-    order = np.argsort(day_numbers, kind="stable")
-    by_day, day_numbers = inside[order], day_numbers[order]
-    del micros, inside, order
-    wanted = {_day_number(d) for d in days}
-    stray = sorted(_from_number(int(n)) for n in np.unique(day_numbers) if int(n) not in wanted)
-    if stray:
-        raise ValueError(f"rows of day(s) {stray} fall outside the window's days")
-    # the system allocator returns freed memory at once (Arrow's default pool keeps its pages)
+    rows = split_days(frame, shape, days, start, end, stamps_at_end=stamps_at_end)
+    return write_days(rows, report_dir, metadata=metadata, checkpoint=checkpoint, values=values)
+
+
+def write_days(
+    rows: DayRows,
+    report_dir: Path,
+    *,
+    metadata: Mapping[str, Any],
+    checkpoint: Callable[[str], None] | None = None,
+    values: Mapping[str, Sequence[str]] | None = None,
+) -> Written:
+    """Write each day of ``rows`` to its partition, atomically; a day without rows loses its
+    old partition.
+
+    Args:
+        rows: a window's rows by day.
+        metadata: JSON-ready facts stored in every file (request, report name, window).
+        checkpoint: called at ``"before-move"`` (a partition's temporary file is complete).
+        values: the rows hold these fan-out values only (by dimension): each day's file
+            keeps the rows of the other values it held (a backfill of added subscribers, or
+            the history of removed ones) and replaces those of these.
+
+    Raises:
+        ValueError: a day's file holds other columns than the report's rows.
+        OSError: the disk refused; the partitions already moved stay (each is complete).
+    """
+    target = rows.schema
     system = pa.system_memory_pool()
-    table = _indexed(table, system)
-    rows = files = removed = size = 0
-    for day in days:
-        number = _day_number(day)
-        lo = int(np.searchsorted(day_numbers, number, side="left"))
-        hi = int(np.searchsorted(day_numbers, number, side="right"))
+    written = files = removed = size = 0
+    for day in rows.days:
+        count = rows.count(day)
         kept = None if values is None else _kept_rows(report_dir, day, values, target)
-        if lo == hi and (kept is None or kept.num_rows == 0):
+        if count == 0 and (kept is None or kept.num_rows == 0):
             removed += remove_partition(report_dir, day)
             continue
-        part = _cast(pc.take(table, pa.array(by_day[lo:hi]), memory_pool=system), target, system)
+        part = rows.table(day)
         if kept is not None and kept.num_rows:
             part = pa.concat_tables([part, kept])
-        order = pc.sort_indices(part, sort_keys=sort_keys, memory_pool=system)
-        part = pc.take(part, order, memory_pool=system)
-        info = {**metadata, "day": day.isoformat(), "rows": part.num_rows, "shape": shape}
+            order = pc.sort_indices(part, sort_keys=rows.sort_keys, memory_pool=system)
+            part = pc.take(part, order, memory_pool=system)
+        info = {**metadata, "day": day.isoformat(), "rows": part.num_rows, "shape": rows.shape}
         info.setdefault("toolkit_version", __version__)
         info.setdefault("written_at", datetime.now(UTC).isoformat(timespec="seconds"))
         part = part.replace_schema_metadata({METADATA_KEY: json.dumps(info).encode("utf-8")})
         size += _write_part(part, partition_dir(report_dir, day), checkpoint, system)
-        del part, order
-        rows += hi - lo
+        del part
+        written += count
         files += 1
-    return Written(rows=rows, files=files, removed=removed, bytes=size, dimensions=dims)
+    return Written(
+        rows=written, files=files, removed=removed, bytes=size, dimensions=rows.dimensions
+    )
 
 
 def _kept_rows(
@@ -223,43 +207,6 @@ def _kept_rows(
     if any(f.name not in names for f in target):
         raise ValueError(f"the partition {path} has other columns than the report's rows")
     return old.select(target.names).cast(target)
-
-
-_DAY = BUCKETS["DAY"]
-_DAY_US = micros(_DAY)
-_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
-
-
-def _day_number(day: date) -> int:
-    return day.toordinal() - _EPOCH_ORDINAL
-
-
-def _from_number(number: int) -> date:
-    return date.fromordinal(number + _EPOCH_ORDINAL)
-
-
-def _indexed(table: Any, pool: Any) -> Any:
-    """``table`` with each text column of several chunks (a frame's slices of one array per
-    value) dictionary-encoded into one chunk: a take from a column of many chunks joins them
-    first, for every day, where a day's take of codes copies its rows' alone."""
-    columns = []
-    for column in table.columns:
-        if column.num_chunks > 1 and pa.types.is_large_string(column.type):
-            coded = pc.dictionary_encode(column, memory_pool=pool)
-            column = coded.unify_dictionaries(pool).combine_chunks(pool)
-        columns.append(column)
-    return pa.Table.from_arrays(columns, names=table.column_names)
-
-
-def _cast(table: Any, target: Any, pool: Any) -> Any:
-    """``table`` with the columns, types and nullability of ``target`` (buffers from ``pool``)."""
-    columns = []
-    for field in target:
-        column = table.column(field.name)
-        if column.type != field.type:
-            column = pc.cast(column, field.type, memory_pool=pool)
-        columns.append(column)
-    return pa.Table.from_arrays(columns, schema=target)
 
 
 def _write_part(
