@@ -67,8 +67,9 @@ class DayRows:
         system = pa.system_memory_pool()  # freed at once (Arrow's default pool keeps pages)
         lo, hi = self._bounds.get(day, (0, 0))
         part = pc.take(self._table, pa.array(self._order[lo:hi]), memory_pool=system)
+        part = conform(part, self.schema, system)
         order = pc.sort_indices(part, sort_keys=self.sort_keys, memory_pool=system)
-        return conform(pc.take(part, order, memory_pool=system), self.schema, system)
+        return pc.take(part, order, memory_pool=system)
 
     def tables(self, days: Sequence[date] | None = None) -> Iterator[tuple[date, Any]]:
         """Each day with rows (of ``days``, default all) and its rows (:meth:`table`), one
@@ -123,7 +124,7 @@ def split_days(
     # bucket stamps as UTC microseconds (tz-aware columns convert to UTC, naive dates are UTC)
     stamps = frame[key].to_numpy(dtype="datetime64[us]").view("int64")
     # the frame's own columns (pyarrow strings and numpy arrays: no copy)
-    table = pa.Table.from_pandas(frame, preserve_index=False)
+    table = _indexed(pa.Table.from_pandas(frame, preserve_index=False))
     inside = owned_mask(
         stamps,
         epoch_micros(start),
@@ -163,6 +164,20 @@ def split_days(
         _bounds=bounds,
         sort_keys=sort_keys,
     )
+
+
+def _indexed(table: Any) -> Any:
+    """``table`` with each text column of several chunks (a frame's slices of one array per
+    value) dictionary-encoded into one chunk: a take from a column of many chunks joins them
+    first, for every day, where a day's take of codes copies its own rows alone."""
+    pool = pa.system_memory_pool()
+    columns = []
+    for column in table.columns:
+        if column.num_chunks > 1 and pa.types.is_large_string(column.type):
+            coded = pc.dictionary_encode(column, memory_pool=pool)
+            column = coded.unify_dictionaries(pool).combine_chunks(pool)
+        columns.append(column)
+    return pa.Table.from_arrays(columns, names=table.column_names)
 
 
 def conform(table: Any, target: Any, pool: Any = None) -> Any:
