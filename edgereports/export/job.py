@@ -16,6 +16,7 @@ from typing import Any
 
 from ..config import Settings, check_rate_limit
 from ..errors import ConfigError
+from ..inventory import check_table
 from .reports import (
     DEFAULT_KEYS,
     ReportJob,
@@ -58,6 +59,7 @@ _TOP_KEYS = (
     "storage",
     "defaults",
     "reports",
+    "inventory",
 )
 _URI = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://([^/]*)(.*)")
 _CONNECTION_KEYS = ("reporting_url", "api_key_env", "api_key", "api_key_in_file", "timeout")
@@ -107,6 +109,8 @@ class Job:
             environment's (``EDGEREPORTS_RATE_LIMIT``), if any.
         retention: how long ``--maintain`` keeps the files a Delta table no longer uses
             (``retention = "7d"`` or ``"36h"``; readers of older snapshots may miss them).
+        inventory: the ``[inventory]`` table (checked; the page's health flags read it with
+            :meth:`edgereports.Inventory.from_table`), or None.
     """
 
     name: str
@@ -120,6 +124,7 @@ class Job:
     storage: Storage = field(default_factory=Storage)
     rate_limit: float | None = None
     retention: timedelta = timedelta(days=7)
+    inventory: dict[str, Any] | None = None
 
     def effective_rate_limit(self) -> float | None:
         """The job's ``rate_limit``, else the environment's (requests per second), else None."""
@@ -232,6 +237,7 @@ def parse_job(data: Mapping[str, Any], *, source: str | Path | None = None) -> J
     retention = parse_lookback(data.get("retention", 7), where, "retention")
     connection = _connection(_table(data, "connection", where), where)
     storage = parse_storage(_table(data, "storage", where), fmt, where)
+    inventory = check_table(data["inventory"], where) if "inventory" in data else None
     defaults = _table(data, "defaults", where)
     check_keys(defaults, DEFAULT_KEYS, f"{where} [defaults]")
     items = data.get("reports")
@@ -261,6 +267,7 @@ def parse_job(data: Mapping[str, Any], *, source: str | Path | None = None) -> J
         storage=storage,
         rate_limit=rate_limit,
         retention=retention,
+        inventory=inventory,
     )
 
 
