@@ -125,6 +125,7 @@ class Inventory:
         self._row = {m: i for i, m in enumerate(self._devices["msisdn"].tolist())}
         self._site: list[str | None] = _texts(self._devices["customer_site_id"])
         self._enodeb: list[str | None] = _texts(self._devices["enodeb_ip"])
+        self._device = [str(d) for d in self._devices["device_id"].tolist()]
         self._list = [
             MaintenanceWindow(
                 str(r["scope"]),
@@ -135,6 +136,8 @@ class Inventory:
             )
             for r in windows.to_dict(orient="records")
         ]
+        starts = _hours(windows["start"], up=False).tolist()
+        self._spans = list(zip(starts, _hours(windows["end"], up=True).tolist(), strict=True))
 
     # -- constructors -------------------------------------------------------------------------
 
@@ -304,6 +307,10 @@ class Inventory:
         """The customer site of a subscriber (None: unknown)."""
         return self._site[self._row[msisdn]]
 
+    def device_of(self, msisdn: str) -> str:
+        """The device of a subscriber (its MSISDN when the inventory names no device)."""
+        return self._device[self._row[msisdn]]
+
     def enodeb_of(self, msisdn: str) -> str | None:
         """The eNodeB of a subscriber (None: unknown)."""
         return self._enodeb[self._row[msisdn]]
@@ -357,13 +364,9 @@ class Inventory:
             raise InputError(f"scope must be one of {', '.join(SCOPES)}, got {scope!r}")
         h = hour_numbers(hours)
         out = np.zeros(len(h), dtype=bool)
-        chosen = self._windows[
-            (self._windows["scope"] == scope) & (self._windows["subject"] == subject)
-        ]
-        for a, b in zip(
-            _hours(chosen["start"], up=False), _hours(chosen["end"], up=True), strict=True
-        ):
-            out |= (a <= h) & (h < b)
+        for w, (a, b) in zip(self._list, self._spans, strict=True):
+            if w.scope == scope and w.subject == subject:
+                out |= (a <= h) & (h < b)
         return out
 
     def maintenance_mask(self, hours: Sequence[datetime] | pd.DatetimeIndex) -> B2:
@@ -374,12 +377,10 @@ class Inventory:
         if not len(self._windows):
             return out
         column = {"site": "customer_site_id", "enodeb": "enodeb_ip", "msisdn": "msisdn"}
-        starts = _hours(self._windows["start"], up=False)
-        ends = _hours(self._windows["end"], up=True)
-        for n, w in enumerate(self._list):
+        for w, (a, b) in zip(self._list, self._spans, strict=True):
             rows = (self._devices[column[w.scope]] == w.subject).fillna(False).to_numpy()
             if rows.any():
-                out[rows] |= (starts[n] <= h) & (h < ends[n])
+                out[rows] |= (a <= h) & (h < b)
         return out
 
     # -- parts ----------------------------------------------------------------------------------
