@@ -26,6 +26,7 @@ __all__ = [
     "IDLE_HOURS",
     "MIN_RATIO",
     "MIN_SAMPLES",
+    "REST_SCORE",
     "Baseline",
     "Rates",
     "Run",
@@ -44,6 +45,10 @@ B1 = npt.NDArray[np.bool_]
 
 #: A run is flagged when its chance under the subject's history is at most 10**-6.
 GAP_SCORE = 6.0
+#: A site or eNodeB judged from its devices is dark only when, with its most unusual device left
+#: out (one device breaking down is taken for a one-in-a-thousand event), the others' silence
+#: still scores this much by their own histories.
+REST_SCORE = 3.0
 #: A run without a byte is an idle SIM from this many hours.
 IDLE_HOURS = 24
 #: The CUSUM of normal scores: its reference (half the shift it looks for, in standard
@@ -86,16 +91,17 @@ class Baseline:
         distinct = np.unique(classes)
         return int(self.hits[distinct].sum()), int(self.counts[distinct].sum())
 
-    def score(self, classes: I64) -> float:
+    def score(self, classes: I64, *, exact: bool = False) -> float:
         """-log10 of the chance that hours of these classes are all events, by the history.
 
         Hours of one class share its unknown chance ``q``, so their joint chance is the Beta
         moment ``E[q**m]``, not ``E[q]**m``: a class seen rarely never makes a run look less
-        likely than its data allow.
+        likely than its data allow. Below :data:`GAP_SCORE` the cheaper ``E[q]**m`` bound
+        (never lower) is returned unless ``exact``.
         """
         m = np.bincount(classes, minlength=CLASSES)
         bound = float(-(m * np.log10(self.per_class)).sum())
-        if bound < GAP_SCORE:  # the moments only lower it
+        if bound < GAP_SCORE and not exact:  # the moments only lower it
             return bound
         log_p = 0.0
         for c in np.flatnonzero(m).tolist():
@@ -157,7 +163,9 @@ def runs(mask: B1) -> list[tuple[int, int]]:
     return list(zip(starts.tolist(), ends.tolist(), strict=True))
 
 
-def gaps(offline: B1, judged: B1, cls: I64, i0: int) -> tuple[list[Run], Baseline]:
+def gaps(
+    offline: B1, judged: B1, cls: I64, i0: int, base: Baseline | None = None
+) -> tuple[list[Run], Baseline]:
     """Runs of judged offline hours that reach into ``[i0, end)`` scoring at least
     :data:`GAP_SCORE` (hours not judged cut runs).
 
@@ -166,13 +174,15 @@ def gaps(offline: B1, judged: B1, cls: I64, i0: int) -> tuple[list[Run], Baselin
         judged: per hour, whether the hour is judged (active, outside maintenance).
         cls: per hour, its class.
         i0: the first hour looked at (the hours before it are the history).
+        base: the baseline, when computed already (else from the history's judged hours).
 
     Returns:
         The flagged runs and the baseline (per class, the chance of being offline).
     """
-    history = judged.copy()
-    history[i0:] = False
-    base = class_baseline(offline, cls, history)
+    if base is None:
+        history = judged.copy()
+        history[i0:] = False
+        base = class_baseline(offline, cls, history)
     found = []
     for a, b in runs(offline & judged):
         if b <= i0:

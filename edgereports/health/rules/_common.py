@@ -6,9 +6,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ..context import Flag, Site
-from ..detect import GAP_SCORE, Baseline, chance, gaps
+from ..detect import GAP_SCORE, REST_SCORE, Baseline, chance, class_baseline, gaps
 
-__all__ = ["dark_flags", "learnt", "unexplained_score"]
+__all__ = ["dark_flags", "device_baseline", "learnt", "unexplained_score"]
 
 I64 = npt.NDArray[np.int64]
 B1 = npt.NDArray[np.bool_]
@@ -21,6 +21,29 @@ def learnt(site: Site, row: int | None = None) -> str:
     judged = site.judged[:, : grid.i0].any(axis=0) if row is None else site.judged[row, : grid.i0]
     first = int(np.argmax(judged)) if judged.any() else grid.i0
     return grid.learnt(first)
+
+
+def device_baseline(site: Site, i: int) -> Baseline:
+    """Device ``i``'s chance of being offline per class, from its judged history (once)."""
+    key = ("offline", i)
+    if key not in site.memo:
+        history = site.judged[i].copy()
+        history[site.grid.i0 :] = False
+        site.memo[key] = class_baseline(~site.online[i], site.grid.cls, history)
+    found: Baseline = site.memo[key]
+    return found
+
+
+def _others(site: Site, members: I64, explained: B1, a: int, b: int) -> float:
+    """The score of the devices' silence over ``[a, b)`` by their own histories, less the
+    strongest one's: what remains once any single device is taken for broken."""
+    cls = site.grid.cls[a:b]
+    scores = []
+    for j in members.tolist():
+        hours = site.judged[j, a:b] & ~explained[a:b]
+        if hours.any():
+            scores.append(device_baseline(site, j).score(cls[hours], exact=True))
+    return sum(scores) - max(scores, default=0.0)
 
 
 def unexplained_score(base: Baseline, cls: I64, explained: B1, a: int, b: int) -> float:
@@ -36,8 +59,10 @@ def dark_flags(
 
     Every flag names its basis: the site's own report; every active device of a complete
     inventory (``high``); or ``k`` of the ``n`` devices a partial inventory knows there
-    (``medium``: others may have been online). The hours flagged are marked as explained for
-    the group's devices.
+    (``medium``: others may have been online). Judged from devices, a run is a common outage
+    only when no single device explains it: with its most unusual device left out, the others'
+    silence still scores :data:`REST_SCORE` by their own histories. The hours flagged are
+    marked as explained for the group's devices.
     """
     grid = site.grid
     judged_m = site.judged[members]
@@ -59,12 +84,18 @@ def dark_flags(
         score = unexplained_score(base, grid.cls, explained, a, b)
         if score < GAP_SCORE:
             continue
+        others = _others(site, members, explained, a, b) if basis == "devices" else None
+        if others is not None and others < REST_SCORE:
+            continue  # one device out, the others as usual: no common outage shown
         during = judged_m[:, a:b].any(axis=1)
         devices = tuple(int(m) for m in members[during])
         k = len(devices)
         dark, seen = base.seen(grid.cls[a:b])
         history = (f"the {what} was dark in {dark} of {seen} hours at these hours of day over "
                    f"{learnt(site)}; {chance(score)}")  # fmt: skip
+        if others is not None:
+            history += (f"; with its most unusual device left out, the others' silence has a "
+                        f"chance by their own histories of about 1e-{int(min(others, 99))}")  # fmt: skip
         if basis != "devices":
             head = f"no time online at any device of the site for {b - a} h ({basis}"
             head += f"; {k} known active devices there)" if not site.complete else ")"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..context import Flag, Site
 from ..detect import GAP_SCORE, chance, gaps
 from . import Rule
-from ._common import learnt, unexplained_score
+from ._common import device_baseline, learnt, unexplained_score
 
 #: From this many hours a device offline is ``high`` (else ``medium``).
 HIGH_HOURS = 24
@@ -19,7 +19,8 @@ def detect(site: Site) -> list[Flag]:
     for i, number in enumerate(site.msisdns):
         if not site.history_ok[i]:
             continue
-        found, base = gaps(~online[i], site.judged[i], grid.cls, grid.i0)
+        base = device_baseline(site, i)
+        found, _ = gaps(~online[i], site.judged[i], grid.cls, grid.i0, base)
         for run in found:
             a, b = run.a, run.b
             score = unexplained_score(base, grid.cls, site.explained[i], a, b)
