@@ -62,7 +62,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import statistics
 import subprocess
@@ -233,8 +232,9 @@ def judge(
             found[inc["kind"]] += 1
             errors.append((min(f.start for f in hits) - t0).total_seconds() / 3600)
         elif verbose:
+            what = facts["profile"].get(inc["subject"], "a group")
             print(f"    missed: {inc['kind']} {inc['subject']} from {inc['start']} for "
-                  f"{inc['hours']} h ({facts['profile'].get(inc['subject'], 'a group')})")  # fmt: skip
+                  f"{inc['hours']} h ({what})")  # fmt: skip
         if inc["kind"] == "enodeb_dark":
             near = [f for f in rows if f.subject in touched and f.start < t1 and f.end > t0]
             ids = {f.episode for f in near if isinstance(f.episode, str)}
@@ -311,13 +311,23 @@ def run_calm(seed: int, rng: random.Random, args: argparse.Namespace) -> dict[st
 # -- the fleet: health in a subprocess, for its memory ---------------------------------------------
 
 
+def _peak_mib() -> float:
+    """This process's peak resident memory since it started (Linux: VmHWM), in MiB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise SystemExit("the fleet runs read their peak memory from /proc (Linux)")
+
+
 def child(spec: dict[str, Any]) -> None:
-    """Run in the subprocess: health over the sandbox named in ``spec`` (or only the imports)."""
+    """Run in the subprocess: health over the sandbox named in ``spec`` (or only the imports);
+    prints its flags, wall time and peak memory."""
     if spec.get("baseline"):
-        import edgereports.health.run  # noqa: F401  (what health imports, nothing pulled)
         import pandas  # noqa: F401
 
-        print(json.dumps({"flags": []}))
+        import edgereports.health.run  # noqa: F401  (what health imports, nothing pulled)
+
+        print(json.dumps({"flags": [], "rss": _peak_mib()}))
         return
     inventory = er.Inventory.from_file(spec["inventory"])
     with er.ReportingClient(spec["key"], spec["url"], progress=False) as client:
@@ -326,21 +336,21 @@ def child(spec: dict[str, Any]) -> None:
         wall = time.perf_counter() - t
     rows = [{"kind": f.kind, "subject": f.subject, "severity": f.severity, "end": f.end.isoformat(),
              "evidence": f.evidence} for f in flags.itertuples()]  # fmt: skip
-    print(json.dumps({"flags": rows, "wall": wall}))
+    print(json.dumps({"flags": rows, "wall": wall, "rss": _peak_mib()}))
 
 
 def _in_child(spec: dict[str, Any]) -> tuple[dict[str, Any], float]:
     """Run :func:`child` in a subprocess; its answer and its peak RSS (MiB)."""
-    proc = subprocess.Popen(
-        [sys.executable, __file__, "--child", json.dumps(spec)], stdout=subprocess.PIPE, text=True
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", json.dumps(spec)],
+        stdout=subprocess.PIPE,
+        text=True,
+        check=False,
     )
-    assert proc.stdout is not None
-    text = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode:
-        raise SystemExit(f"the health subprocess failed ({proc.returncode})")
-    return json.loads(text.strip().splitlines()[-1]), usage.ru_maxrss / 1024
+    if done.returncode:
+        raise SystemExit(f"the health subprocess failed ({done.returncode})")
+    answer = json.loads(done.stdout.strip().splitlines()[-1])
+    return answer, float(answer["rss"])
 
 
 def fleet(devices: int, seed: int, rng: random.Random, args: argparse.Namespace) -> dict[str, Any]:
@@ -404,11 +414,13 @@ def main() -> None:
     if args.seed_list:
         seeds = [int(s) for s in args.seed_list.split(",")]
     elif args.held_out:
-        seeds = [draw.randrange(1_000, 1_000_000) for _ in range(args.seeds or 8)]
+        count = 8 if args.seeds is None else args.seeds
+        seeds = [draw.randrange(DEVELOPED_BELOW, 1_000_000) for _ in range(count)]
     else:
-        seeds = list(TUNING)[: args.seeds or 6]
+        seeds = list(range(len(TUNING) if args.seeds is None else args.seeds))
     calm = [
-        draw.randrange(1_000, 1_000_000) if args.held_out else 100 + i for i in range(args.calm)
+        draw.randrange(DEVELOPED_BELOW, 1_000_000) if args.held_out else 100 + i
+        for i in range(args.calm)
     ]
     rng = random.Random(draw.random() if args.held_out else 0)
     print(f"{'held-out' if args.held_out else 'tuning'} seeds: {','.join(map(str, seeds))}; "
@@ -416,7 +428,7 @@ def main() -> None:
     results = []
     for s in seeds:
         results.append(run_seed(s, random.Random(rng.random() if args.held_out else s), args))
-    for mode in args.modes:
+    for mode in args.modes if results else ():
         print(f"\nhealth with {mode}= over {DAYS} days of 64 devices, {len(seeds)} seeds")
         for kind in LENGTHS:
             n = sum(1 for r in results for i in r["truth"] if i["kind"] == kind)
@@ -424,9 +436,8 @@ def main() -> None:
             print(f"  recall {kind:16s} {_pct(k, n):>18s}  (target >= 95%)")
         false = sum(r[mode]["false"] for r in results)
         print(f"  flags no incident explains: {false} in {len(seeds)} runs")
-        print(
-            f"  high flags on deactivated SIMs: {sum(r[mode]['high_gone'] for r in results)} (target 0)"
-        )
+        gone = sum(r[mode]["high_gone"] for r in results)
+        print(f"  high flags on deactivated SIMs: {gone} (target 0)")
         eps = [e for r in results for e in r[mode]["episodes"]]
         one = sum(1 for e in eps if e == 1)
         print(f"  eNodeB outages with exactly one episode: {_pct(one, len(eps))} (target >= 95%); "
@@ -453,7 +464,7 @@ def main() -> None:
                   f"{dict(kinds)}; high on deactivated SIMs: "
                   f"{sum(c[mode]['high_gone'] for c in calm_runs)}")  # fmt: skip
     if args.fleet:
-        base, base_rss = _in_child({"baseline": True})
+        _, base_rss = _in_child({"baseline": True})
         print(f"\nfleet (inventory=, no incidents; a subprocess's peak RSS; baseline: the "
               f"imports alone, {base_rss:.0f} MiB)")  # fmt: skip
         for devices in (int(x) for x in args.fleet_sizes.split(",")):
@@ -464,7 +475,8 @@ def main() -> None:
                   f"({f['rss'] / base_rss:.1f}x the imports); {f['requests']:,} requests; wall "
                   f"{f['wall']:.0f} s, the chunked pull alone {f['pull']:.0f} s: ratio "
                   f"{f['wall'] / f['pull']:.2f}; {f['flags']} flags = {rate:.2f} per 30 days per "
-                  f"1,000 devices {dict(f['kinds'])}; high on deactivated SIMs: {f['high_gone']}")  # fmt: skip
+                  f"1,000 devices {dict(f['kinds'])}; high on deactivated SIMs: "
+                  f"{f['high_gone']}")  # fmt: skip
 
 
 if __name__ == "__main__":

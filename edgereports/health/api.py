@@ -153,10 +153,11 @@ def health(
         EdgeReportsError: the pull failed (see :meth:`ReportingClient.fetch`).
 
     Example:
-        >>> inv = er.Inventory.from_sandbox(sb)
-        >>> flags = er.health(client, inventory=inv, start="7d", end="today")
+        >>> flags = er.health(client, msisdn=numbers, account_id=acct, start="7d", end="today")
         >>> list(flags.columns)
         ['kind', 'subject', 'start', 'end', 'severity', 'evidence', 'episode']
+        >>> flags.attrs["inventory"]["complete"]  # msisdn= is a partial list
+        False
     """
     inv, account = _inventory(inventory, msisdn, account_id)
     if not isinstance(history, timedelta) or history < timedelta(days=7):

@@ -45,9 +45,9 @@ B1 = npt.NDArray[np.bool_]
 
 #: A run is flagged when its chance under the subject's history is at most 10**-6.
 GAP_SCORE = 6.0
-#: A site or eNodeB judged from its devices is dark only when, with its most unusual device left
-#: out (one device breaking down is taken for a one-in-a-thousand event), the others' silence
-#: still scores this much by their own histories.
+#: A site or eNodeB is dark only when, with its most unusual device left out (one device
+#: breaking down is taken for a one-in-a-thousand event), the rest's silence still scores this
+#: much by the rest's own history.
 REST_SCORE = 3.0
 #: A run without a byte is an idle SIM from this many hours.
 IDLE_HOURS = 24

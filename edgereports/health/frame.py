@@ -70,9 +70,14 @@ def merge(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
             or twice).
 
     Example:
-        >>> parts = [er.health(client, inventory=inv, start="7d", end="today", shard=(i, 3))
-        ...          for i in (1, 2, 3)]  # on three machines, say
-        >>> whole = merge(parts)
+        >>> from edgereports.sandbox import serve
+        >>> with serve(seed=0, clock="2024-03-15T12:00:00+05:30") as sb:
+        ...     inv = er.Inventory.from_sandbox(sb)
+        ...     with er.ReportingClient(sb.api_key, sb.reporting_url, progress=False) as c:
+        ...         parts = [er.health(c, inventory=inv, start="7d", end="today", shard=(i, 2))
+        ...                  for i in (1, 2)]  # on two machines, say
+        >>> [p.attrs["shard"] for p in parts], merge(parts).attrs["shard"]
+        (['1/2', '2/2'], 'merged 2')
     """
     import pandas as pd
 

@@ -96,7 +96,7 @@ def lives_of(
     return lives
 
 
-def _known_changes(whole: Inventory, days: list[str], grid: Grid) -> dict[str, int]:
+def _known_changes(whole: Inventory, days: list[str]) -> dict[str, int]:
     """Per day, the change of active SIMs that the whole inventory's known lives explain."""
     import pandas as pd
 
@@ -124,7 +124,7 @@ def _deactivations(
 ) -> None:
     """Silences to the end of the data that the SIM counts explain become deactivations."""
     days = _days(grid)
-    known = _known_changes(whole, days, grid)
+    known = _known_changes(whole, days)
     if not whole.lifecycle_known:  # the activations seen in the data are known changes too
         begun = first_on[(first_on > 24) & (first_on < len(grid))]
         for i in begun.tolist():

@@ -200,6 +200,7 @@ class Inventory:
         """The sandbox's own inventory (``handle.inventory()``; the primary account by default).
 
         Example:
+            >>> from edgereports.sandbox import serve
             >>> with serve(seed=0) as sb:
             ...     len(er.Inventory.from_sandbox(sb))
             64
@@ -210,16 +211,21 @@ class Inventory:
 
     @classmethod
     def from_table(
-        cls, table: Mapping[str, Any], *, base: str | os.PathLike[str] | None = None
+        cls,
+        table: Mapping[str, Any],
+        *,
+        base: str | os.PathLike[str] | None = None,
+        where: str = "job",
     ) -> Inventory:
         """The inventory a job file's ``[inventory]`` table names: ``devices`` (a file),
         optionally ``maintenance`` (a file, or a list of windows), ``complete`` and
-        ``account_id``; relative paths are relative to ``base`` (the job file's folder).
+        ``account_id``; relative paths are relative to ``base`` (the job file's folder);
+        ``where`` names the job in messages.
 
         Raises:
             InputError: a bad table, a file that cannot be read, or a bad value.
         """
-        spec = check_table(table, "job")
+        spec = check_table(table, where)
         root = Path(base) if base is not None else Path()
         windows = spec.get("maintenance")
         maintenance: Any = None

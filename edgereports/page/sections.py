@@ -225,7 +225,8 @@ def job_inventory(job: Job | None) -> Inventory | None:
     from ..inventory.model import Inventory
 
     base = job.source.resolve().parent if job.source is not None else None
-    return Inventory.from_table(job.inventory, base=base)
+    where = str(job.source) if job.source is not None else f"job {job.name!r}"
+    return Inventory.from_table(job.inventory, base=base, where=where)
 
 
 def health_sections(context: PageContext) -> list[Section]:

@@ -34,16 +34,49 @@ def device_baseline(site: Site, i: int) -> Baseline:
     return found
 
 
-def _others(site: Site, members: I64, explained: B1, a: int, b: int) -> float:
-    """The score of the devices' silence over ``[a, b)`` by their own histories, less the
-    strongest one's: what remains once any single device is taken for broken."""
-    cls = site.grid.cls[a:b]
-    scores = []
+def _score_of(site: Site, members: I64, open_hours: B1, explained: B1, a: int, b: int) -> float:
+    """The score of ``[a, b)`` by the history of these devices alone (those active in the run:
+    a device that left, or came, since does not make the group's history say otherwise)."""
+    grid = site.grid
+    judged_m = site.judged[members]
+    lit = np.asarray((site.online[members] & judged_m).any(axis=0), dtype=bool)
+    judged = open_hours & (judged_m.sum(axis=0) >= min(2, len(members)))
+    history = judged.copy()
+    history[grid.i0 :] = False
+    base = class_baseline(~lit, grid.cls, history)
+    return base.score(grid.cls[a:b][~explained[a:b] & judged[a:b]], exact=True)
+
+
+def _rest(
+    site: Site, members: I64, open_hours: B1, explained: B1, span: tuple[int, int], report: bool
+) -> float | None:
+    """With the group's most unusual device over ``[a, b)`` left out (the one whose own
+    silence scores most by its own history), the score of the rest's silence by the rest's
+    own history: the site's report less that device (``report``), or the other devices. None
+    when no device of the group is judged in the run."""
+    a, b = span
+    grid = site.grid
+    cls = grid.cls[a:b]
+    mine = []
     for j in members.tolist():
         hours = site.judged[j, a:b] & ~explained[a:b]
         if hours.any():
-            scores.append(device_baseline(site, j).score(cls[hours], exact=True))
-    return sum(scores) - max(scores, default=0.0)
+            mine.append((device_baseline(site, j).score(cls[hours], exact=True), j))
+    if not mine:
+        return None
+    top = max(mine)[1]
+    others = members[members != top]
+    if report:
+        lit = (site.report - site.seconds[top]) > 0.5
+        judged = open_hours
+    else:
+        lit = np.asarray((site.online[others] & site.judged[others]).any(axis=0), dtype=bool)
+        judged = open_hours & site.judged[others].any(axis=0)
+    history = judged.copy()
+    history[grid.i0 :] = False
+    base = class_baseline(~lit, grid.cls, history)
+    hours = judged[a:b] & ~explained[a:b] & ~lit[a:b]
+    return base.score(cls[hours], exact=True)
 
 
 def unexplained_score(base: Baseline, cls: I64, explained: B1, a: int, b: int) -> float:
@@ -59,10 +92,10 @@ def dark_flags(
 
     Every flag names its basis: the site's own report; every active device of a complete
     inventory (``high``); or ``k`` of the ``n`` devices a partial inventory knows there
-    (``medium``: others may have been online). Judged from devices, a run is a common outage
-    only when no single device explains it: with its most unusual device left out, the others'
-    silence still scores :data:`REST_SCORE` by their own histories. The hours flagged are
-    marked as explained for the group's devices.
+    (``medium``: others may have been online). A run is a common outage only when no single
+    known device explains it: with its most unusual device left out, the rest's silence (the
+    report less that device, or the other devices) still scores :data:`REST_SCORE` by the
+    rest's own history. The hours flagged are marked as explained for the group's devices.
     """
     grid = site.grid
     judged_m = site.judged[members]
@@ -82,9 +115,12 @@ def dark_flags(
     for run in found:
         a, b = run.a, run.b
         score = unexplained_score(base, grid.cls, explained, a, b)
+        present = members[judged_m[:, a:b].any(axis=1)]
+        if basis == "devices" and len(present) < len(members):  # judge the devices there
+            score = min(score, _score_of(site, present, open_hours, explained, a, b))
         if score < GAP_SCORE:
             continue
-        others = _others(site, members, explained, a, b) if basis == "devices" else None
+        others = _rest(site, present, open_hours, explained, (a, b), basis != "devices")
         if others is not None and others < REST_SCORE:
             continue  # one device out, the others as usual: no common outage shown
         during = judged_m[:, a:b].any(axis=1)
@@ -94,8 +130,9 @@ def dark_flags(
         history = (f"the {what} was dark in {dark} of {seen} hours at these hours of day over "
                    f"{learnt(site)}; {chance(score)}")  # fmt: skip
         if others is not None:
-            history += (f"; with its most unusual device left out, the others' silence has a "
-                        f"chance by their own histories of about 1e-{int(min(others, 99))}")  # fmt: skip
+            rest = int(min(others, 99))
+            history += (f"; with its most unusual device left out, the rest's silence has a "
+                        f"chance by its own history of about 1e-{rest}")  # fmt: skip
         if basis != "devices":
             head = f"no time online at any device of the site for {b - a} h ({basis}"
             head += f"; {k} known active devices there)" if not site.complete else ")"
