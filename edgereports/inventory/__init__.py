@@ -15,10 +15,11 @@ from .._dependencies import lazy_names
 from .table import SCOPES, TABLE_KEYS, check_table
 
 if TYPE_CHECKING:
-    from .model import Inventory, MaintenanceWindow
+    from .hours import MaintenanceWindow
+    from .model import Inventory
 
 __all__ = ["SCOPES", "TABLE_KEYS", "Inventory", "MaintenanceWindow", "check_table"]
 
 __getattr__, __dir__ = lazy_names(
-    __name__, {"Inventory": ".model", "MaintenanceWindow": ".model"}, globals(), __all__
+    __name__, {"Inventory": ".model", "MaintenanceWindow": ".hours"}, globals(), __all__
 )

@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -25,64 +24,14 @@ import numpy.typing as npt
 import pandas as pd
 
 from ..errors import InputError
+from .hours import MaintenanceWindow, hour_numbers, hours_of, texts
 from .read import devices_frame, partial_frame, read_file, windows_frame
 from .table import SCOPES, check_table
 
 __all__ = ["Inventory", "MaintenanceWindow"]
 
-_HOUR_NS = 3_600_000_000_000
-_NEVER = np.iinfo(np.int64).max // 2
 B2 = npt.NDArray[np.bool_]
 _EMPTY = ["scope", "subject", "start", "end"]
-
-
-@dataclass(frozen=True)
-class MaintenanceWindow:
-    """A planned window: hours of ``subject`` (a site, eNodeB or MSISDN, by ``scope``) that are
-    neither flagged nor counted against it.
-
-    Attributes:
-        scope: ``"site"``, ``"enodeb"`` or ``"msisdn"``.
-        subject: the customer site id, the eNodeB's IP address or the MSISDN.
-        start: the start (UTC).
-        end: the end (UTC, exclusive).
-        note: the operator's words, if any.
-    """
-
-    scope: str
-    subject: str
-    start: datetime
-    end: datetime
-    note: str = ""
-
-    def to_dict(self) -> dict[str, str]:
-        """The window as JSON-ready data (times in UTC ISO 8601)."""
-        return {"scope": self.scope, "subject": self.subject, "start": self.start.isoformat(),
-                "end": self.end.isoformat(), "note": self.note}  # fmt: skip
-
-
-def _hours(values: pd.Series, *, up: bool) -> npt.NDArray[np.int64]:
-    """UTC timestamps as hours since the epoch, floored (``up``: ceiled); NaT: far away."""
-    ns = values.to_numpy(dtype="datetime64[ns]").astype(np.int64)
-    missing = values.isna().to_numpy()
-    out = ns // _HOUR_NS if not up else -(-ns // _HOUR_NS)
-    far = _NEVER if up else -_NEVER
-    result: npt.NDArray[np.int64] = np.where(missing, far, out).astype(np.int64)
-    return result
-
-
-def _texts(values: pd.Series) -> list[str | None]:
-    return [None if v is None or v is pd.NA else str(v) for v in values.tolist()]
-
-
-def hour_numbers(hours: Sequence[datetime] | pd.DatetimeIndex) -> npt.NDArray[np.int64]:
-    """Whole UTC hours (tz-aware) as hours since the epoch."""
-    index = hours if isinstance(hours, pd.DatetimeIndex) else pd.DatetimeIndex(list(hours))
-    if index.tz is None:
-        raise InputError("hours must be tz-aware (whole UTC hours)")
-    ns = index.tz_convert(UTC).as_unit("ns").asi8
-    result: npt.NDArray[np.int64] = ns // _HOUR_NS
-    return result
 
 
 class Inventory:
@@ -120,11 +69,11 @@ class Inventory:
         self.account_id = account_id
         self.complete = complete
         self.source = source
-        self._act = _hours(self._devices["activation"], up=False)
-        self._deact = _hours(self._devices["deactivation"], up=True)
+        self._act = hours_of(self._devices["activation"], up=False)
+        self._deact = hours_of(self._devices["deactivation"], up=True)
         self._row = {m: i for i, m in enumerate(self._devices["msisdn"].tolist())}
-        self._site: list[str | None] = _texts(self._devices["customer_site_id"])
-        self._enodeb: list[str | None] = _texts(self._devices["enodeb_ip"])
+        self._site: list[str | None] = texts(self._devices["customer_site_id"])
+        self._enodeb: list[str | None] = texts(self._devices["enodeb_ip"])
         self._device = [str(d) for d in self._devices["device_id"].tolist()]
         self._list = [
             MaintenanceWindow(
@@ -136,8 +85,8 @@ class Inventory:
             )
             for r in windows.to_dict(orient="records")
         ]
-        starts = _hours(windows["start"], up=False).tolist()
-        self._spans = list(zip(starts, _hours(windows["end"], up=True).tolist(), strict=True))
+        starts = hours_of(windows["start"], up=False).tolist()
+        self._spans = list(zip(starts, hours_of(windows["end"], up=True).tolist(), strict=True))
 
     # -- constructors -------------------------------------------------------------------------
 
