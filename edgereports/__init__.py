@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # the lazily loaded names, typed for checkers and IDEs
     from .campaigns import Campaign, CampaignClient
     from .content import ContentClient
     from .export import read_export, run_export
+    from .inventory import Inventory
     from .normalize import read_csv, to_frame
     from .normalize.buckets import bucket_start
     from .normalize.output import provenance
@@ -62,6 +63,7 @@ _LAZY: dict[str, str] = {
     "ContentClient": ".content",
     "Explorer": ".widgets",
     "Failure": ".reporting",
+    "Inventory": ".inventory",
     "FetchResult": ".reporting",
     "ReportingClient": ".reporting",
     "ReportingServiceClient": ".reporting",
@@ -93,6 +95,7 @@ __all__ = [
     "Failure",
     "FetchResult",
     "InputError",
+    "Inventory",
     "Metric",
     "NotFoundError",
     "PartialBucketWarning",

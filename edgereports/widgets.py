@@ -42,6 +42,7 @@ from .query.times import parse_tz
 if TYPE_CHECKING:
     import pandas as pd
 
+    from .inventory.model import Inventory
     from .reporting import ReportingClient
 
 __all__ = ["COMPARE_OPTIONS", "DIMENSION_PARAMS", "RANGES", "Explorer"]
@@ -82,6 +83,8 @@ class Explorer:
         tz: the zone the dates are midnight in: an offset such as ``"+05:30"``, ``"UTC"`` or an
             IANA name.
         export_dir: the directory of the default export file name.
+        inventory: the account's :class:`~edgereports.Inventory`, which **Check health**
+            judges (default: the known MSISDNs, a partial list).
 
     Example:
         >>> explorer = Explorer(client, account_id=acct)
@@ -99,10 +102,12 @@ class Explorer:
         end: date | None = None,
         tz: str = "UTC",
         export_dir: str | Path = ".",
+        inventory: Inventory | None = None,
     ) -> None:
         import ipywidgets as w
 
         self.client = client
+        self.inventory = inventory
         self.export_dir = Path(export_dir)
         self.frame: pd.DataFrame | None = None
         self.message = ""
@@ -351,23 +356,31 @@ class Explorer:
         return frame
 
     def check_health(self) -> pd.DataFrame:
-        """Flag the account's subscribers over the chosen range (``er.health``): the known
-        MSISDNs (``values["msisdn"]``, else those picked); the Health tab shows the flags and
-        later charts draw those that concern them.
+        """Flag the account over the chosen range (``er.health``): its inventory when the
+        explorer has one, else the known MSISDNs (``values["msisdn"]``, else those picked) as a
+        partial list; the Health tab shows the episodes and flags, and later charts draw the
+        flags that concern them.
 
         Returns:
             The flags (also kept as :attr:`flags`).
         """
         from .health import flags_html, health
 
-        numbers = self._known_msisdns or list(self.dimensions["msisdn"].value)
+        given: dict[str, Any] = (
+            {"inventory": self.inventory}
+            if self.inventory is not None
+            else {"msisdn": self._known_msisdns or list(self.dimensions["msisdn"].value)}
+        )
         start, end = self._range()
         self._say("Checking health …")
-        flags = health(self.client.for_version("v1"), account_id=self.account.value.strip(),
-                       msisdn=numbers, start=start, end=end, tz=str(self.tz.value))  # fmt: skip
+        flags = health(self.client.for_version("v1"), **given,
+                       account_id=self.account.value.strip(), start=start, end=end,
+                       tz=str(self.tz.value))  # fmt: skip
         self.flags = flags
         self.health.value = flags_html(flags, title=None)
-        self._say(f"{len(flags)} flag(s) over {len(numbers)} subscriber(s)")
+        episodes = len(flags.attrs.get("episodes") or [])
+        self._say(f"{episodes} episode(s) and {len(flags)} flag(s) over "
+                  f"{flags.attrs.get('subjects', 0)} subscriber(s)")  # fmt: skip
         self.outputs.selected_index = 3
         return flags
 

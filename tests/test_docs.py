@@ -4,7 +4,8 @@ Every fenced ``python`` block of README.md and docs/*.md runs, page by page, in 
 namespace per page, as a reader runs it: against the sandbox the page tells them to start (the
 first ``edgereports sandbox ...`` command of its shell blocks, with its options; none: the
 plain ``edgereports sandbox``), with exactly the ``EDGEREPORTS_*`` settings that command
-prints, and a fresh working directory holding the files the examples read. Shell, config and
+prints, and a fresh working directory holding the files the examples read (and the inventory
+that command writes with ``--write-inventory``). Shell, config and
 output blocks are not run; ``toml`` blocks must parse.
 """
 
@@ -26,6 +27,7 @@ import pytest
 
 from edgereports.sandbox import SandboxHandle, serve
 from edgereports.sandbox.__main__ import build_parser, settings_env
+from edgereports.sandbox.inventory import write_inventory
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -153,6 +155,9 @@ def _run_page(
     sims = sb.network.sims_of(sb.account_id)
     (tmp_path / "subscribers.txt").write_text(f"{sims[0].msisdn}\n{sims[1].msisdn}\n")
     (tmp_path / "clip.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42")
+    written = build_parser().parse_args(sandbox_options(page)).write_inventory
+    if written:  # the page's sandbox command writes its inventory where the reader is
+        write_inventory(sb.inventory(), tmp_path / written)
     (tmp_path / "thumb.png").write_bytes(b"\x89PNG\r\n\x1a\n")
 
     namespace: dict[str, Any] = {"__name__": "__docs__"}

@@ -73,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
     from ..export.files import check_writable
     from ..export.job import load_job
     from ..page import build_page, check_compare, check_last, health_sections, load_health
+    from ..page.sections import job_inventory
 
     try:
         check_last(args.last)
@@ -89,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         makers = []
         if args.health:
             load_health()  # a missing package is one line, before any request
+            job_inventory(job)  # so is a bad [inventory]
             makers.append(health_sections)
         client = make_client(job)
     except InputError as exc:

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..config import Settings, check_rate_limit
 from ..errors import ConfigError, redact
+from ..inventory import check_table
 from .formats import FORMATS as DESTINATIONS
 from .reports import (
     DEFAULT_KEYS,
@@ -61,6 +62,7 @@ _TOP_KEYS = (
     "storage",
     "defaults",
     "reports",
+    "inventory",
 )
 _URI = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://([^/]*)(.*)")
 _CONNECTION_KEYS = ("reporting_url", "api_key_env", "api_key", "api_key_in_file", "timeout")
@@ -118,6 +120,8 @@ class Job:
             (``retention = "7d"`` or ``"36h"``; readers of older snapshots may miss them).
         catalog: the SQLAlchemy URL of an Iceberg job's catalog (``None``: a SQLite file,
             ``OUTPUT/_catalog.sqlite`` or, for object storage, beside the job file).
+        inventory: the ``[inventory]`` table (checked; the page's health flags read it with
+            :meth:`edgereports.Inventory.from_table`), or None.
     """
 
     name: str
@@ -133,6 +137,7 @@ class Job:
     retention: timedelta = timedelta(days=7)
     budget_dir: Path | None = None
     catalog: str | None = None
+    inventory: dict[str, Any] | None = None
 
     def effective_rate_limit(self) -> float | None:
         """The job's ``rate_limit``, else the environment's (requests per second), else None."""
@@ -247,6 +252,7 @@ def parse_job(data: Mapping[str, Any], *, source: str | Path | None = None) -> J
     catalog = _catalog(data.get("catalog"), fmt, where, src)
     connection = _connection(_table(data, "connection", where), where)
     storage = parse_storage(_table(data, "storage", where), fmt, where)
+    inventory = check_table(data["inventory"], where) if "inventory" in data else None
     defaults = _table(data, "defaults", where)
     check_keys(defaults, DEFAULT_KEYS, f"{where} [defaults]")
     items = data.get("reports")
@@ -278,6 +284,7 @@ def parse_job(data: Mapping[str, Any], *, source: str | Path | None = None) -> J
         retention=retention,
         budget_dir=budget_dir,
         catalog=catalog,
+        inventory=inventory,
     )
 
 

@@ -1,31 +1,41 @@
-"""The detectors: hourly series of each subject in, flags out (numpy only, no I/O).
+"""The statistics of the rules: hourly series of one subject in, runs and shifts out (numpy only).
 
-Every subject is judged against its own history (the hours before the range looked at), per
-*hour class* (the local hour of day, weekdays and weekends apart: 48 classes), with estimates
-shrunk towards its overall figure. The methods, explained with their thresholds in
-docs/health.md: offline gaps (:func:`gaps`), idle SIMs (:func:`idle_runs`) and sustained usage
-shifts found by a CUSUM (:func:`shifts`).
+Every subject is judged against its own history (the judged hours before the range), per *hour
+class* (the local hour of day, weekdays and weekends apart: 48 classes). A class's share of an
+event is counted over its own hour and the hours either side (same kind of day), then shrunk
+towards the subject's overall share, so a class seen rarely borrows from the others. The
+methods, with their thresholds, are explained in docs/health.md: unlikely runs of hours
+(:func:`gaps`, :func:`idle_runs`) and sustained rate shifts found by a CUSUM of normal scores
+(:func:`shifts`).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
 import numpy.typing as npt
 
+from .grid import CLASSES
+
 __all__ = [
-    "CUSUM_DROP",
-    "CUSUM_SPIKE",
+    "CUSUM",
     "GAP_SCORE",
     "IDLE_HOURS",
     "MIN_RATIO",
+    "MIN_SAMPLES",
+    "REST_SCORE",
     "Baseline",
-    "Gap",
+    "Rates",
+    "Run",
     "Shift",
     "class_baseline",
     "gaps",
     "idle_runs",
+    "rate_scores",
+    "runs",
     "shifts",
 ]
 
@@ -33,54 +43,109 @@ F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
 B1 = npt.NDArray[np.bool_]
 
-#: A gap (or idle run) is flagged when its chance under the subject's history is <= 10**-6.
+#: A run is flagged when its chance under the subject's history is at most 10**-6.
 GAP_SCORE = 6.0
+#: A site or eNodeB is dark only when, with its most unusual device left out (one device
+#: breaking down is taken for a one-in-a-thousand event), the rest's silence still scores this
+#: much by the rest's own history.
+REST_SCORE = 3.0
 #: A run without a byte is an idle SIM from this many hours.
 IDLE_HOURS = 24
-#: The CUSUM's reference (about half the shift it looks for, in spreads) and threshold, per
-#: direction: drops (whose left tail is heavier: a quiet hour is common) and spikes.
-CUSUM_DROP = (1.0, 10.0)
-CUSUM_SPIKE = (0.5, 10.0)
+#: The CUSUM of normal scores: its reference (half the shift it looks for, in standard
+#: deviations) and its threshold; about one false alarm per million samples per direction.
+CUSUM = (0.75, 10.0)
 #: A shift is flagged only when its median rate is at least this many times normal (a spike)
 #: or at most its inverse (a drop): a sustained but small change is not acted on.
 MIN_RATIO = 2.0
+#: The least online hours of history a rate is judged from.
+MIN_SAMPLES = 48
 #: How many hours of a class weigh as much as the subject's overall figure.
 SHRINK = 4.0
-#: The smallest spread of log10 rates (a subject whose rate hardly varies).
-MIN_SPREAD = 0.15
-CLASSES = 48
+#: The same, for the median rate of a class (a median of few hours is noisy).
+SHRINK_RATE = 12.0
+_NORMAL = NormalDist()
+_Z = np.linspace(-5.0, 5.0, 2001)
+_U = np.array([_NORMAL.cdf(float(z)) for z in _Z])
 
 
 @dataclass(frozen=True)
 class Baseline:
-    """A per-class estimate: ``per_class[c]``, the overall value it was shrunk towards, and the
-    history's raw counts per class (``hits`` of ``counts`` hours)."""
+    """What a subject's history says about an event per class: a Beta distribution of its
+    chance (``a``, ``b``: hits and misses of the class and its neighbours, plus the overall
+    share times the prior's weight), and the raw counts per class (``hits`` of ``counts``)."""
 
-    per_class: F64
+    a: F64
+    b: F64
     overall: float
-    samples: int
     hits: F64
     counts: F64
+
+    @property
+    def per_class(self) -> F64:
+        """The expected chance of the event per class."""
+        out: F64 = self.a / (self.a + self.b)
+        return out
 
     def seen(self, classes: I64) -> tuple[int, int]:
         """Raw ``(hits, hours)`` of the history in the distinct ``classes`` given."""
         distinct = np.unique(classes)
         return int(self.hits[distinct].sum()), int(self.counts[distinct].sum())
 
+    def score(self, classes: I64, *, exact: bool = False) -> float:
+        """-log10 of the chance that hours of these classes are all events, by the history.
+
+        Hours of one class share its unknown chance ``q``, so their joint chance is the Beta
+        moment ``E[q**m]``, not ``E[q]**m``: a class seen rarely never makes a run look less
+        likely than its data allow. Below :data:`GAP_SCORE` the cheaper ``E[q]**m`` bound
+        (never lower) is returned unless ``exact``.
+        """
+        m = np.bincount(classes, minlength=CLASSES)
+        bound = float(-(m * np.log10(self.per_class)).sum())
+        if bound < GAP_SCORE and not exact:  # the moments only lower it
+            return bound
+        log_p = 0.0
+        for c in np.flatnonzero(m).tolist():
+            a, b, k = float(self.a[c]), float(self.b[c]), int(m[c])
+            log_p += (
+                math.lgamma(a + k) - math.lgamma(a) + math.lgamma(a + b) - math.lgamma(a + b + k)
+            )
+        return -log_p / math.log(10)
+
+
+def _neighbours(values: F64) -> F64:
+    """Each class's value plus those of the hours either side on the same kind of day."""
+    days = values.reshape(2, 24)
+    out: F64 = (days + np.roll(days, 1, axis=1) + np.roll(days, -1, axis=1)).reshape(CLASSES)
+    return out
+
 
 def class_baseline(hit: B1, cls: I64, counted: B1) -> Baseline:
-    """The share of ``counted`` hours that are ``hit``, per class, shrunk to the overall share.
+    """The chance of ``hit`` per class, from the ``counted`` hours (empirical Bayes).
 
-    The overall share is Laplace-smoothed ((k + 1) / (n + 2)), so it is never 0 or 1.
+    A class counts its own hour and the hours either side. Its chance is a Beta distribution
+    around the overall share (Laplace-smoothed, (k + 1) / (n + 2): never 0 or 1) whose weight
+    is what the classes' spread says: classes that differ no more than chance would make them
+    borrow much from the overall share; classes that clearly differ borrow little (at least
+    :data:`SHRINK` hours' worth).
     """
     n = np.bincount(cls[counted], minlength=CLASSES).astype(float)
     k = np.bincount(cls[counted & hit], minlength=CLASSES).astype(float)
     overall = (k.sum() + 1.0) / (n.sum() + 2.0)
-    return Baseline((k + SHRINK * overall) / (n + SHRINK), float(overall), int(n.sum()), k, n)
+    n3, k3 = _neighbours(n), _neighbours(k)
+    seen = n3 > 0
+    weight = float(max(SHRINK, n.sum()))
+    if seen.sum() > 1:
+        share = k3[seen] / n3[seen]
+        spread = float(np.average((share - overall) ** 2, weights=n3[seen]))
+        noise = overall * (1 - overall) * seen.sum() / float(n3[seen].sum())
+        between = spread - noise
+        if between > 0:
+            weight = float(min(max(overall * (1 - overall) / between - 1, SHRINK), weight))
+    return Baseline(k3 + weight * overall, n3 - k3 + weight * (1 - overall), float(overall), k, n)
 
 
 @dataclass(frozen=True)
-class Gap:
+class Run:
     """A run ``[a, b)`` of hours and its score (-log10 of its chance)."""
 
     a: int
@@ -88,7 +153,7 @@ class Gap:
     score: float
 
 
-def _runs(mask: B1) -> list[tuple[int, int]]:
+def runs(mask: B1) -> list[tuple[int, int]]:
     """The maximal runs ``[a, b)`` where ``mask`` is True."""
     if not len(mask):
         return []
@@ -98,51 +163,54 @@ def _runs(mask: B1) -> list[tuple[int, int]]:
     return list(zip(starts.tolist(), ends.tolist(), strict=True))
 
 
-def gaps(online: B1, cls: I64, i0: int, score: float = GAP_SCORE) -> tuple[list[Gap], Baseline]:
-    """Offline runs that reach into ``[i0, end)`` scoring at least ``score``.
+def gaps(
+    offline: B1, judged: B1, cls: I64, i0: int, base: Baseline | None = None
+) -> tuple[list[Run], Baseline]:
+    """Runs of judged offline hours that reach into ``[i0, end)`` scoring at least
+    :data:`GAP_SCORE` (hours not judged cut runs).
 
     Args:
-        online: per hour, whether the subject had any time online.
+        offline: per hour, whether the subject had no time online.
+        judged: per hour, whether the hour is judged (active, outside maintenance).
         cls: per hour, its class.
         i0: the first hour looked at (the hours before it are the history).
-        score: the least score flagged.
+        base: the baseline, when computed already (else from the history's judged hours).
 
     Returns:
-        The flagged gaps and the baseline (per class, the chance of being offline).
+        The flagged runs and the baseline (per class, the chance of being offline).
     """
-    history = np.zeros(len(online), dtype=bool)
-    history[:i0] = True
-    base = class_baseline(~online, cls, history)
-    cost = -np.log10(base.per_class[cls])
+    if base is None:
+        history = judged.copy()
+        history[i0:] = False
+        base = class_baseline(offline, cls, history)
     found = []
-    for a, b in _runs(~online):
+    for a, b in runs(offline & judged):
         if b <= i0:
             continue
-        s = float(cost[a:b].sum())
-        if s >= score:
-            found.append(Gap(a, b, s))
+        s = base.score(cls[a:b])
+        if s >= GAP_SCORE:
+            found.append(Run(a, b, s))
     return found, base
 
 
-def idle_runs(online: B1, traffic: B1, cls: I64, i0: int) -> tuple[list[Gap], Baseline]:
-    """Runs without a byte of at least :data:`IDLE_HOURS` hours, reaching into ``[i0, end)``,
-    whose online hours without a byte score at least :data:`GAP_SCORE`.
+def idle_runs(online: B1, traffic: B1, judged: B1, cls: I64, i0: int) -> tuple[list[Run], Baseline]:
+    """Runs without a byte of at least :data:`IDLE_HOURS` judged hours, reaching into
+    ``[i0, end)``, whose online hours without a byte score at least :data:`GAP_SCORE`.
 
     The score is -log10 of the chance, by the history, that that many online hours pass no
     byte (per class).
     """
-    history = np.zeros(len(online), dtype=bool)
-    history[:i0] = True
-    base = class_baseline(~traffic, cls, history & online)
-    cost = -np.log10(base.per_class[cls])
-    idle = online & ~traffic
+    history = judged & online
+    history[i0:] = False
+    base = class_baseline(~traffic, cls, history)
+    idle = online & ~traffic & judged
     found = []
-    for a, b in _runs(~traffic):
+    for a, b in runs(~traffic & judged):
         if b <= i0 or b - a < IDLE_HOURS:
             continue
-        s = float(cost[a:b][idle[a:b]].sum())
+        s = base.score(cls[a:b][idle[a:b]])
         if s >= GAP_SCORE:
-            found.append(Gap(a, b, s))
+            found.append(Run(a, b, s))
     return found, base
 
 
@@ -154,7 +222,7 @@ class Shift:
         a: the first hour (the first sample of the shift).
         b: the hour after the last one.
         direction: -1 (drop) or +1 (spike).
-        ratio: the median rate over the shift divided by the baseline's (10**median z*spread).
+        ratio: the median rate over the shift divided by the baseline's.
         samples: online hours in the shift.
     """
 
@@ -167,7 +235,7 @@ class Shift:
 
 def _cusum(z: F64, sign: int, k: float, h: float) -> list[tuple[int, int]]:
     """Sample ranges ``[i, j)`` of sustained shifts in direction ``sign`` (reference ``k``,
-    threshold ``h``)."""
+    threshold ``h``): each starts after the sum last left zero and ends at its peak."""
     out: list[tuple[int, int]] = []
     s, start, i, n = 0.0, 0, 0, len(z)
     while i < n:
@@ -190,41 +258,90 @@ def _cusum(z: F64, sign: int, k: float, h: float) -> list[tuple[int, int]]:
     return out
 
 
-def shifts(rate: F64, sampled: B1, cls: I64, i0: int) -> list[Shift]:
-    """Sustained drops and spikes of ``log10`` rates reaching into ``[i0, end)``.
+def normal_scores(values: F64, reference: F64) -> F64:
+    """Each value's normal score among ``reference``: the standard normal quantile of its
+    mid-rank share, ``(rank + 0.5) / (n + 1)``, so the scores of values drawn like the
+    reference are close to standard normal whatever their distribution."""
+    ranked = np.sort(reference)
+    low = np.searchsorted(ranked, values, side="left")
+    high = np.searchsorted(ranked, values, side="right")
+    share = ((low + high) / 2.0 + 0.5) / (len(ranked) + 1.0)
+    out: F64 = np.interp(share, _U, _Z)
+    return out
 
-    Args:
-        rate: per hour, bytes per second online (used where ``sampled``).
-        sampled: per hour, whether the hour has a rate (online and some bytes).
-        cls: per hour, its class.
-        i0: the first hour looked at.
+
+@dataclass(frozen=True)
+class Rates:
+    """A device's online hours as normal scores (what both shift directions read).
+
+    Attributes:
+        idx: the sampled hours.
+        dev: each sample's ``log10`` rate minus its class's median (shrunk).
+        z: each sample's normal score among the history's deviations.
+        history: how many samples lie before the range.
+    """
+
+    idx: I64
+    dev: F64
+    z: F64
+    history: int
+
+
+def _class_medians(x: F64, c: I64) -> tuple[F64, F64]:
+    """The median of ``x`` per class (NaN where none) and the count per class."""
+    counts = np.bincount(c, minlength=CLASSES)
+    order = np.lexsort((x, c))
+    xs = x[order]
+    ends = np.cumsum(counts)
+    starts = ends - counts
+    seen = counts > 0
+    median = np.full(CLASSES, np.nan)
+    lo = starts[seen] + (counts[seen] - 1) // 2
+    hi = starts[seen] + counts[seen] // 2
+    median[seen] = (xs[lo] + xs[hi]) / 2.0
+    return median, counts.astype(float)
+
+
+def rate_scores(rate: F64, sampled: B1, cls: I64, i0: int) -> Rates | None:
+    """Each online hour's ``log10`` rate minus its class's median (shrunk towards the overall
+    median by :data:`SHRINK_RATE` hours), as a normal score among the history's; None with
+    fewer than :data:`MIN_SAMPLES` history samples or none in the range."""
+    idx = np.flatnonzero(sampled)
+    h = int(np.searchsorted(idx, i0))
+    if h < MIN_SAMPLES or h == len(idx):
+        return None
+    x = np.log10(rate[idx])
+    c = cls[idx]
+    overall = float(np.median(x[:h]))
+    median, n = _class_medians(x[:h], c[:h])
+    median = np.where(n > 0, median, overall)
+    base = (n * median + SHRINK_RATE * overall) / (n + SHRINK_RATE)
+    dev = x - base[c]
+    return Rates(idx, dev, normal_scores(dev, dev[:h]), h)
+
+
+def shifts(scores: Rates, sign: int, i0: int) -> list[Shift]:
+    """Sustained drops (``sign`` -1) or spikes (+1) of the usage rate reaching into
+    ``[i0, end)``: a CUSUM of the normal scores (:data:`CUSUM`), kept when the shift's median
+    ratio to normal reaches :data:`MIN_RATIO`.
 
     Returns:
         The shifts, in time order.
     """
-    idx = np.flatnonzero(sampled)
-    hist = idx[idx < i0]
-    if len(hist) < 24 or len(idx) == len(hist):
-        return []
-    x = np.log10(rate[idx])
-    c = cls[idx]
-    h = len(hist)
-    overall = float(np.median(x[:h]))
-    base = np.full(CLASSES, overall)
-    for k in np.unique(c[:h]).tolist():
-        vals = x[:h][c[:h] == k]
-        base[k] = (len(vals) * float(np.median(vals)) + SHRINK * overall) / (len(vals) + SHRINK)
-    dev = x - base[c]
-    spread = max(1.4826 * float(np.median(np.abs(dev[:h] - np.median(dev[:h])))), MIN_SPREAD)
-    z = np.clip(dev / spread, -4.0, 4.0)
+    ref, limit = CUSUM
     found: list[Shift] = []
-    for sign, (ref, limit) in ((-1, CUSUM_DROP), (1, CUSUM_SPIKE)):
-        for i, j in _cusum(z, sign, ref, limit):
-            a, b = int(idx[i]), int(idx[j - 1]) + 1
-            if b <= i0:
-                continue
-            ratio = float(10 ** (np.median(dev[i:j])))
-            if ratio**sign < MIN_RATIO:
-                continue
-            found.append(Shift(a, b, sign, ratio, j - i))
-    return sorted(found, key=lambda s: (s.a, s.direction))
+    idx, dev = scores.idx, scores.dev
+    for i, j in _cusum(scores.z, sign, ref, limit):
+        a, b = int(idx[i]), int(idx[j - 1]) + 1
+        if b <= i0:
+            continue
+        ratio = float(10 ** (np.median(dev[i:j])))
+        if ratio**sign < MIN_RATIO:
+            continue
+        found.append(Shift(a, b, sign, ratio, j - i))
+    return found
+
+
+def chance(score: float) -> str:
+    """How evidence states a run's score: its chance by the subject's own history."""
+    return f"chance by its own history about 1e-{math.floor(score)}" if score < 99 else "chance ~0"

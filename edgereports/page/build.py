@@ -146,7 +146,7 @@ def build_page(
     try:
         start, end = page_range(last, client.service_now())
         accounts, subscribers = _subjects(spec)
-        context = PageContext(client, start, end, compare, accounts, subscribers)
+        context = PageContext(client, start, end, compare, accounts, subscribers, job=spec)
         built = _report_sections(spec, context, clients, notify)
         for maker in sections:
             made = _made(maker, context)

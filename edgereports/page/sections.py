@@ -19,6 +19,8 @@ from .summary import summary_table
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..export.job import Job
+    from ..inventory.model import Inventory
     from ..reporting import ReportingClient
 
 __all__ = [
@@ -27,6 +29,7 @@ __all__ = [
     "SectionMaker",
     "failed_section",
     "health_sections",
+    "job_inventory",
     "load_health",
     "period_notes",
     "report_section",
@@ -49,6 +52,7 @@ class PageContext:
         accounts: the accounts the job's reports filter on, in order.
         subscribers: per account, the MSISDNs the job's reports filter on.
         frames: the report frames fetched so far, by report name.
+        job: the job the page is made of (its ``inventory`` feeds the health flags).
     """
 
     client: ReportingClient
@@ -58,6 +62,7 @@ class PageContext:
     accounts: tuple[str, ...] = ()
     subscribers: dict[str, tuple[str, ...]] = field(default_factory=dict)
     frames: dict[str, pd.DataFrame] = field(default_factory=dict)
+    job: Job | None = None
 
 
 #: A pluggable section: the context in, sections out (failures as sections with ``failed``).
@@ -236,33 +241,57 @@ def load_health() -> Any:
         ) from None
 
 
-def health_sections(context: PageContext) -> list[Section]:
-    """One section of health flags per account of the page's reports.
+def job_inventory(job: Job | None) -> Inventory | None:
+    """The inventory a job file's ``[inventory]`` names (None: none), read now.
 
-    Calls ``edgereports.health.health(client, account_id=..., msisdn=..., start=..., end=...)``
-    for the subscribers the job's reports name, and renders the flags with ``flags_html``.
+    Raises:
+        InputError: the table or the files it names are bad (before any request).
+    """
+    if job is None or job.inventory is None:
+        return None
+    from ..inventory.model import Inventory
+
+    base = job.source.resolve().parent if job.source is not None else None
+    where = str(job.source) if job.source is not None else f"job {job.name!r}"
+    return Inventory.from_table(job.inventory, base=base, where=where)
+
+
+def health_sections(context: PageContext) -> list[Section]:
+    """One section of health flags per account of the page's reports: episodes first.
+
+    With the job's ``[inventory]``, calls ``edgereports.health.health(client, inventory=...,
+    start=..., end=...)`` for its account; else for the subscribers the job's reports name (a
+    partial list, which the section says), and renders the flags with ``flags_html``.
     """
     module = load_health()
+    inventory = job_inventory(context.job)
+    accounts = list(context.accounts)
+    if inventory is not None and inventory.account_id and inventory.account_id not in accounts:
+        accounts.append(inventory.account_id)
     sections = []
-    for account in context.accounts:
+    for account in accounts:
         anchor, title = f"health-{account}", f"Health flags · account {account}"
         msisdns = context.subscribers.get(account, ())
-        if not msisdns:
-            why = "the job's reports name no subscriber (msisdn) of this account to check"
+        mine = inventory is not None and inventory.account_id in (None, account)
+        if not mine and not msisdns:
+            why = (
+                "the job has no [inventory] of this account and its reports name no "
+                "subscriber (msisdn) of it to check"
+            )
             sections.append(failed_section(anchor, title, why))
             continue
+        given: dict[str, Any] = {"inventory": inventory} if mine else {"msisdn": list(msisdns)}
         try:
-            flags = module.health(
-                context.client,
-                account_id=account,
-                msisdn=list(msisdns),
-                start=context.start,
-                end=context.end,
-            )
+            flags = module.health(context.client, **given, account_id=account,
+                                  start=context.start, end=context.end)  # fmt: skip
         except EdgeReportsError as exc:
             sections.append(failed_section(anchor, title, f"{type(exc).__name__}: {exc}"))
             continue
         body = module.flags_html(flags, title=None)
-        note = f"{len(flags)} flag(s) for {len(msisdns)} subscriber(s)."
+        episodes = len(flags.attrs.get("episodes") or [])
+        note = (
+            f"{episodes} episode(s) and {len(flags)} flag(s) for {flags.attrs.get('subjects', 0)} "
+            f"subscriber(s)."
+        )
         sections.append(Section(anchor, title, f'<p class="purpose">{note}</p>{body}'))
     return sections

@@ -14,9 +14,10 @@ if TYPE_CHECKING:
 
 __all__ = ["FLAG_COLOURS", "draw_flags", "flags_for"]
 
-#: The colour of each kind of flag.
+#: The colour of each kind of flag (another kind is drawn grey).
 FLAG_COLOURS = {
     "site_dark": "#4d4d4d",
+    "enodeb_dark": "#7a5c3e",
     "device_offline": "#b3261e",
     "usage_drop": "#1f5fa8",
     "usage_spike": "#a05a00",
@@ -29,8 +30,9 @@ def flags_for(flags: pd.DataFrame, df: pd.DataFrame) -> pd.DataFrame:
     """The flags that concern a frame's rows.
 
     A frame per subscriber (an ``msisdn`` column) is concerned by its subscribers' flags and
-    by the dark hours of their sites (when it has ``customer_site_id``); a frame per site by
-    its sites' flags; a frame of the whole account by every flag. Only flags overlapping the
+    by the dark hours of their sites and eNodeBs (when it has ``customer_site_id`` or
+    ``enodeb_ip``); a frame per site by its sites' flags; a frame of the whole account by
+    every flag. Only flags overlapping the
     frame's time span count.
 
     Raises:
@@ -42,7 +44,7 @@ def flags_for(flags: pd.DataFrame, df: pd.DataFrame) -> pd.DataFrame:
         )
     subjects: set[str] = set()
     scoped = False
-    for column in ("msisdn", "customer_site_id"):
+    for column in ("msisdn", "customer_site_id", "enodeb_ip"):
         if column in df.columns:
             scoped = True
             subjects |= {str(v) for v in df[column].dropna().unique()}

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, NoReturn
 
 from .extras import SandboxExtrasMissing, require_extras
+from .inventory import write_inventory
 from .web.faults import FaultConfig
 from .web.server import DEFAULT_API_KEY, DEFAULT_PARTNER, serve
 from .web.state import Limits
@@ -28,6 +29,7 @@ examples:
   python -m edgereports.sandbox --fault-rate 0.1 --rate-limit-rate 0.05 --retry-after 0
   python -m edgereports.sandbox --requests-per-second 50   # 429 above 50 requests/s per key
   python -m edgereports.sandbox --incident site_dark:BLR-1001:2024-03-10T04:00:00+00:00:6
+  python -m edgereports.sandbox --write-inventory inventory.csv --duration 0
 
 Per-request faults: send the header X-Sandbox-Fault (e.g. "503", "429;retry-after=1",
 "drop", "latency=0.2"). Helper routes: /sandbox/info, /sandbox/network, /sandbox/faults,
@@ -117,9 +119,16 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="KIND:SUBJECT:START:HOURS",
         help="inject an incident (repeat): site_dark (SUBJECT a customer site id), "
-        "device_offline, usage_drop, usage_spike or sim_idle (SUBJECT an MSISDN); START an "
-        "ISO 8601 instant on a whole UTC hour, e.g. device_offline:919876543210:"
-        "2024-03-10T04:00:00+00:00:12; listed at /sandbox/incidents",
+        "enodeb_dark (an eNodeB IP), device_offline, usage_drop, usage_spike or sim_idle "
+        "(an MSISDN); START an ISO 8601 instant on a whole UTC hour, e.g. device_offline:"
+        "919876543210:2024-03-10T04:00:00+00:00:12; sim_deactivated:MSISDN:START (a UTC "
+        "midnight, no hours) deactivates a SIM; listed at /sandbox/incidents",
+    )
+    p.add_argument(
+        "--write-inventory",
+        metavar="FILE",
+        help="write the primary account's inventory (one row per SIM: MSISDN, IMSI, site, "
+        "eNodeB, activation and deactivation dates) to FILE, CSV or .parquet, on start",
     )
     p.add_argument("--verbose", action="store_true", help="log requests (keys are redacted)")
     p.add_argument(
@@ -237,8 +246,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  account id:     {sb.account_id}")
             print(f"  OpenAPI:        {sb.base_url}/openapi.json")
             for inc in sb.incidents:
-                print(f"  incident:       {inc['kind']} {inc['subject']} {inc['start']} "
-                      f"for {inc['hours']} h")  # fmt: skip
+                lasts = "" if inc["hours"] is None else f" for {inc['hours']} h"
+                print(f"  incident:       {inc['kind']} {inc['subject']} {inc['start']}{lasts}")
+            if args.write_inventory:
+                written = write_inventory(sb.inventory(), args.write_inventory)
+                print(f"  inventory:      {written} ({len(sb.inventory())} SIMs)")
             env = settings_env(sb)
             print("Settings for another shell (paste them):")
             print("\n".join(f"export {k}={shlex.quote(v)}" for k, v in env.items()))

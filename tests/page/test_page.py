@@ -21,6 +21,7 @@ from edgereports.export import load_job
 from edgereports.page import PageContext, Section, build_page, page_range
 from edgereports.reporting import ReportingClient
 from edgereports.sandbox import SandboxHandle, serve
+from edgereports.sandbox.inventory import write_inventory
 from tests.export.conftest import job_text
 
 NOW = "2024-03-10T06:30:00+00:00"
@@ -337,12 +338,39 @@ def test_health_flags_are_on_the_page(tmp_path: Path, monkeypatch: pytest.Monkey
     sections = [a["id"] for t, a in parser.tags if t == "section" and a.get("id")]
     assert sections[-1] == f"health-{sb.account_id}"
     text = " ".join(parser.text)
-    assert "1 flag(s) for 3 subscriber(s)." in text
-    # the device is the only one of the three at its site: its silence darkens that site
+    assert "0 episode(s) and 1 flag(s) for 3 subscriber(s)." in text
+    assert "Judged from a partial list of 3 subscribers" in text
+    # the device is the only one of the three at its site, but its site's own report says
+    # the site stayed lit: the device is offline, the site is not dark
     row = re.search(
-        r"(device_offline|site_dark)\s+(\S+)\s+2024-03-06 00:00\s+2024-03-06 12:00", text
+        r"device_offline\s+(\S+)\s+2024-03-06 00:00\+00:00\s+2024-03-06 12:00\+00:00", text
     )
     assert row is not None, text[-2000:]
+
+
+def test_a_jobs_inventory_feeds_the_health_flags_episodes_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("edgereports.health", reason="the health flags package is not here")
+    dark = {"kind": "enodeb_dark", "subject": "10.10.3.2",
+            "start": "2024-03-06T02:00:00+00:00", "hours": 10}  # fmt: skip
+    extra = '\n[inventory]\ndevices = "inventory.csv"\n'
+    with serve(seed=0, clock=NOW, incidents=[dark]) as sb:
+        write_inventory(sb.inventory(), tmp_path / "inventory.csv")
+        run = _run(sb, tmp_path, monkeypatch, "--health", extra=extra)
+        assert run.status == 0, run.err
+        text = " ".join(check(run.page).text)
+        assert "Judged from an inventory of 64 subscribers" in text
+        assert "1 episode(s) and 1 flag(s) for 64 subscriber(s)." in text
+        assert text.index("eNodeB 10.10.3.2 at site HYD-1004: 4 of 4 active devices") < text.index(
+            "enodeb_dark"
+        )
+        (tmp_path / "inventory.csv").write_text("msisdn,imsi\n1,2\n", encoding="utf-8")
+        (tmp_path / "page.html").unlink()
+        sb.reset_counters()
+        bad = _run(sb, tmp_path, monkeypatch, "--health", extra=extra)
+        assert bad.status == 2 and bad.page == "" and sb.request_count() == 0
+        assert bad.err.count("\n") == 1 and "lacks the column(s) customer_site_id" in bad.err
 
 
 def test_a_section_maker_that_fails_is_a_failed_section(sb: SandboxHandle, tmp_path: Path) -> None:

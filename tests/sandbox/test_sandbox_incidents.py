@@ -135,7 +135,7 @@ def test_sim_counts_do_not_change(pair: tuple[SandboxHandle, SandboxHandle]) -> 
     ("spec", "message"),
     [
         ({"kind": "meltdown", "subject": OFF.msisdn, "start": "2024-03-10T00:00:00+00:00",
-          "hours": 3}, "kind 'meltdown' must be one of site_dark, device_offline"),
+          "hours": 3}, "kind 'meltdown' must be one of site_dark, enodeb_dark, device_offline"),
         ({"kind": "site_dark", "subject": "NOWHERE-1", "start": "2024-03-10T00:00:00+00:00",
           "hours": 3}, "subject 'NOWHERE-1' of site_dark must be a customer site id"),
         ({"kind": "device_offline", "subject": "1", "start": "2024-03-10T00:00:00+00:00",
@@ -204,3 +204,123 @@ def test_an_idle_sim_keeps_its_sessions_and_a_drop_cuts_its_rates(
         else:
             assert 0 < got.loc[octets, "value"].sum() < 0.2 * base.loc[octets, "value"].sum()
         assert got.loc[~inside, "value"].tolist() == base.loc[~inside, "value"].tolist()
+
+
+ENODEB = next(
+    e.enodeb_ip
+    for e in NET.enodebs
+    if e.account_id == ACCOUNT and sum(d.enodeb_ip == e.enodeb_ip for d in DEVICES) >= 2
+)
+GONE = next(s for s in NET.sims_of(ACCOUNT) if s.deactivation_date is None)
+LIFE = [
+    {"kind": "enodeb_dark", "subject": ENODEB, "start": "2024-03-12T04:00:00+00:00", "hours": 6},
+    {"kind": "sim_deactivated", "subject": GONE.msisdn, "start": "2024-03-10T00:00:00+00:00"},
+]
+
+
+def test_a_dark_enodeb_silences_its_devices_and_no_other(
+    make_sandbox: Callable[..., SandboxHandle],
+) -> None:
+    sb = make_sandbox(seed=0, clock=CLOCK, incidents=LIFE)
+    calm = make_sandbox(seed=0, clock=CLOCK)
+    report = (
+        er.Report(account_id=ACCOUNT)
+        .between("2024-03-12T00:00:00+00:00", "2024-03-12T12:00:00+00:00")
+        .granularity("HOUR")
+        .by("msisdn")
+        .where(msisdn=[d.msisdn for d in DEVICES])
+        .metric("time_usage_seconds", "COUNT")
+    )
+    with _client(sb) as a, _client(calm) as b:
+        got, base = a.fetch(report), b.fetch(report)
+    inside = (got.time_stamp >= "2024-03-12T04:00Z") & (got.time_stamp < "2024-03-12T10:00Z")
+    behind = got.msisdn.isin([d.msisdn for d in DEVICES if d.enodeb_ip == ENODEB])
+    got, base = got[got.msisdn != GONE.msisdn], base[base.msisdn != GONE.msisdn]  # deactivated
+    inside, behind = inside[got.index], behind[got.index]
+    assert (got.loc[inside & behind, "value"] == 0).all()
+    assert base.loc[inside & behind, "value"].sum() > 0
+    assert (
+        got.loc[~(inside & behind), "value"].tolist()
+        == base.loc[~(inside & behind), "value"].tolist()
+    )
+    assert sb.incidents[0]["end"] == "2024-03-12T10:00:00+00:00"
+
+
+def test_a_deactivated_sim_agrees_in_sim_counts_activity_and_inventory(
+    make_sandbox: Callable[..., SandboxHandle],
+) -> None:
+    sb = make_sandbox(seed=0, clock=CLOCK, incidents=LIFE)
+    calm = make_sandbox(seed=0, clock=CLOCK)
+    counts = presets.active_sim_count(account_id=ACCOUNT, start="2024-03-08", end="2024-03-12")
+    with _client(sb) as a, _client(calm) as b:
+        fell, was = a.fetch(counts), b.fetch(counts)
+        daily = a.fetch(
+            presets.time_usage_subscriber(
+                account_id=ACCOUNT, msisdn=[GONE.msisdn], start="2024-03-08", end="2024-03-12"
+            )
+        )
+    total = (fell.physical + fell.esim).to_numpy() - (was.physical + was.esim).to_numpy()
+    assert total.tolist() == [0, 0, -1, -1]  # from 10 March on, one SIM fewer
+    assert daily.value.tolist()[2:] == [0.0, 0.0] and daily.value.tolist()[0] > 0
+    row = next(r for r in sb.inventory() if r["msisdn"] == GONE.msisdn)
+    assert row["deactivation_date"] == "2024-03-10"
+    assert next(s for s in sb.network.sims if s.msisdn == GONE.msisdn).deactivation_date is not None
+    assert sb.incidents[1] == {
+        "kind": "sim_deactivated",
+        "subject": GONE.msisdn,
+        "start": "2024-03-10T00:00:00+00:00",
+        "end": None,
+        "hours": None,
+    }
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ({"kind": "enodeb_dark", "subject": "10.99.99.99", "start": "2024-03-10T00:00:00+00:00",
+          "hours": 3}, "subject '10.99.99.99' of enodeb_dark must be an eNodeB's IP address"),
+        ({"kind": "sim_deactivated", "subject": GONE.msisdn, "start": "2024-03-10T00:00:00+00:00",
+          "hours": 3}, "sim_deactivated takes no hours"),
+        ({"kind": "sim_deactivated", "subject": GONE.msisdn, "start": "2024-03-10T05:00:00+00:00"},
+         "must be a UTC midnight"),
+        ({"kind": "sim_deactivated", "subject": GONE.msisdn, "start": "2019-03-10T00:00:00+00:00"},
+         "is not active on 2019-03-10"),
+    ],
+)  # fmt: skip
+def test_bad_lifecycle_and_enodeb_incidents_are_refused(spec: Any, message: str) -> None:
+    with (
+        pytest.raises(ValueError, match="incident 1: .*" + message.replace("(", r"\(")),
+        serve(seed=0, clock=CLOCK, incidents=[spec]),
+    ):
+        pass  # pragma: no cover - never reached
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["inventory.csv", "inventory.parquet"])
+def test_the_command_writes_its_inventory(name: str, tmp_path: Any) -> None:
+    import pandas as pd
+
+    target = tmp_path / name
+    done = subprocess.run(
+        [sys.executable, "-m", "edgereports.sandbox", "--port", "0", "--now", CLOCK,
+         "--incident", f"sim_deactivated:{GONE.msisdn}:2024-03-10T00:00:00+00:00",
+         "--write-inventory", str(target), "--duration", "0"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (
+        f"incident:       sim_deactivated {GONE.msisdn} 2024-03-10T00:00:00+00:00\n" in done.stdout
+    )
+    read = pd.read_parquet(target) if name.endswith(".parquet") else pd.read_csv(target, dtype=str)
+    assert len(read) == len(NET.sims_of(ACCOUNT)) and f"inventory:      {target}" in done.stdout
+    assert list(read.columns)[:5] == [
+        "msisdn",
+        "imsi",
+        "device_id",
+        "customer_site_id",
+        "enodeb_ip",
+    ]
+    gone = read[read.msisdn == GONE.msisdn].iloc[0]
+    assert gone.deactivation_date == "2024-03-10" and gone.enodeb_ip in {
+        e.enodeb_ip for e in NET.enodebs
+    }

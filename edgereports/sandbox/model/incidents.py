@@ -1,11 +1,13 @@
 """Incidents: ground truth injected into the synthetic network's activity.
 
 An incident changes what some devices do during a run of whole UTC hours (activity is drawn
-per UTC hour), and every report is computed from the changed activity; SIMs stay active.
-``site_dark`` and ``device_offline`` remove the sessions, ``sim_idle`` the bytes, ``usage_drop``
+per UTC hour), and every report is computed from the changed activity. ``site_dark``,
+``enodeb_dark`` and ``device_offline`` remove the sessions, ``sim_idle`` the bytes, ``usage_drop``
 and ``usage_spike`` scale the rates; on one device no session beats no bytes, which beats a rate
-factor (factors multiply). docs/sandbox.md ("Incidents") gives the subjects, the defaults and
-the form of an incident.
+factor (factors multiply). ``sim_deactivated`` is a lifecycle event instead: the SIM's
+deactivation date becomes the incident's day (``network.py`` applies it), so its device, the
+SIM counts and the inventory all agree. docs/sandbox.md ("Incidents") gives the subjects, the
+defaults and the form of an incident.
 """
 
 from __future__ import annotations
@@ -29,7 +31,11 @@ __all__ = [
     "segments",
 ]
 
-KINDS = ("site_dark", "device_offline", "usage_drop", "usage_spike", "sim_idle")
+KINDS = ("site_dark", "enodeb_dark", "device_offline", "usage_drop", "usage_spike", "sim_idle",
+         "sim_deactivated")  # fmt: skip
+#: The kind that changes a SIM's life rather than its activity (no hours: it lasts).
+LIFECYCLE = "sim_deactivated"
+_SUBJECTS = {"site_dark": "a customer site id", "enodeb_dark": "an eNodeB's IP address"}
 DEFAULT_FACTORS = {"usage_drop": 0.1, "usage_spike": 6.0}
 MAX_HOURS = 24 * 366
 MIN_IDLE_HOURS = 24
@@ -44,22 +50,24 @@ class Incident:
 
     Attributes:
         kind: one of :data:`KINDS`.
-        subject: a customer site id (``site_dark``) or an MSISDN (the other kinds).
-        start: the first hour, tz-aware (UTC).
-        hours: how many whole hours it lasts.
+        subject: a customer site id (``site_dark``), an eNodeB's IP address (``enodeb_dark``)
+            or an MSISDN (the other kinds).
+        start: the first hour, tz-aware (UTC); for ``sim_deactivated`` a UTC midnight, the
+            SIM's new deactivation date.
+        hours: how many whole hours it lasts (None for ``sim_deactivated``: it lasts).
         factor: the rate factor of ``usage_drop``/``usage_spike`` (else None).
     """
 
     kind: str
     subject: str
     start: datetime
-    hours: int
+    hours: int | None
     factor: float | None = None
 
     @property
-    def end(self) -> datetime:
-        """The end (exclusive)."""
-        return self.start + timedelta(hours=self.hours)
+    def end(self) -> datetime | None:
+        """The end (exclusive; None for a deactivation, which lasts)."""
+        return None if self.hours is None else self.start + timedelta(hours=self.hours)
 
     @property
     def first_hour(self) -> int:
@@ -68,11 +76,12 @@ class Incident:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the incident as JSON-ready data (times in UTC ISO 8601)."""
+        end = self.end
         out: dict[str, Any] = {
             "kind": self.kind,
             "subject": self.subject,
             "start": self.start.isoformat(),
-            "end": self.end.isoformat(),
+            "end": None if end is None else end.isoformat(),
             "hours": self.hours,
         }
         if self.factor is not None:
@@ -114,15 +123,29 @@ def _start(value: object, where: str) -> datetime:
     return when
 
 
+def _from_text(spec: str, where: str) -> dict[str, Any]:
+    """``KIND:SUBJECT:START:HOURS`` (``sim_deactivated:SUBJECT:START``) as a mapping."""
+    parts = spec.split(":")
+    if parts[0] == LIFECYCLE and len(parts) >= 3:
+        return {"kind": parts[0], "subject": parts[1], "start": ":".join(parts[2:])}
+    if len(parts) < 4:
+        raise ValueError(f"{where}: {spec!r} must look like KIND:SUBJECT:START:HOURS")
+    return {"kind": parts[0], "subject": parts[1], "start": ":".join(parts[2:-1]),
+            "hours": parts[-1]}  # fmt: skip
+
+
 def parse_incident(spec: Mapping[str, Any] | str, sites: Iterable[str],
-                   msisdns: Iterable[str], where: str = "incident") -> Incident:  # fmt: skip
-    """Read and check one incident: a mapping or a ``KIND:SUBJECT:START:HOURS`` text.
+                   msisdns: Iterable[str], where: str = "incident",
+                   enodebs: Iterable[str] = ()) -> Incident:  # fmt: skip
+    """Read and check one incident: a mapping or a ``KIND:SUBJECT:START:HOURS`` text
+    (``sim_deactivated:MSISDN:START``: a deactivation has no hours).
 
     Args:
         spec: the incident.
         sites: the customer site ids that exist.
         msisdns: the MSISDNs that exist.
         where: how messages name the incident.
+        enodebs: the eNodeB IP addresses that exist.
 
     Returns:
         The incident.
@@ -131,28 +154,28 @@ def parse_incident(spec: Mapping[str, Any] | str, sites: Iterable[str],
         ValueError: a field is missing, unknown or out of range (the message names it).
     """
     if isinstance(spec, str):
-        parts = spec.split(":")
-        if len(parts) < 4:
-            raise ValueError(f"{where}: {spec!r} must look like KIND:SUBJECT:START:HOURS")
-        spec = {"kind": parts[0], "subject": parts[1], "start": ":".join(parts[2:-1]),
-                "hours": parts[-1]}  # fmt: skip
+        spec = _from_text(spec, where)
     if not isinstance(spec, Mapping):
         raise ValueError(f"{where} must be a mapping with kind, subject, start and hours")
     unknown = sorted(set(spec) - set(_KEYS))
     if unknown:
         raise ValueError(f"{where}: unknown field {unknown[0]!r}; fields: {', '.join(_KEYS)}")
-    missing = [k for k in _KEYS[:4] if k not in spec]
+    kind = spec.get("kind")
+    needed = _KEYS[:3] if kind == LIFECYCLE else _KEYS[:4]
+    missing = [k for k in needed if k not in spec]
     if missing:
         raise ValueError(f"{where}: missing {', '.join(missing)}")
-    kind = spec["kind"]
     if kind not in KINDS:
         raise ValueError(f"{where}: kind {kind!r} must be one of {', '.join(KINDS)}")
     subject = str(spec["subject"]).strip()
-    known = set(sites) if kind == "site_dark" else set(msisdns)
+    known = {"site_dark": set(sites), "enodeb_dark": set(enodebs)}.get(kind) or set(msisdns)
     if subject not in known:
-        what = "a customer site id" if kind == "site_dark" else "the MSISDN of a device"
+        what = _SUBJECTS.get(kind, "the MSISDN of a device")
         shown = ", ".join(sorted(known)[:6])
         raise ValueError(f"{where}: subject {subject!r} of {kind} must be {what} (e.g. {shown})")
+    start = _start(spec["start"], where)
+    if kind == LIFECYCLE:
+        return _deactivation(spec, subject, start, where)
     try:
         hours = int(str(spec["hours"]).strip())
     except ValueError:
@@ -169,31 +192,58 @@ def parse_incident(spec: Mapping[str, Any] | str, sites: Iterable[str],
             raise ValueError(f"{where}: factor of {kind} must be {span}, got {factor}")
     elif factor is not None:
         raise ValueError(f"{where}: factor applies to usage_drop and usage_spike only")
-    return Incident(kind, subject, _start(spec["start"], where), hours, factor)
+    return Incident(kind, subject, start, hours, factor)
 
 
-def parse_incidents(specs: Iterable[Mapping[str, Any] | str] | None, sites: Iterable[str],
-                    msisdns: Iterable[str]) -> tuple[Incident, ...]:  # fmt: skip
+def _deactivation(spec: Mapping[str, Any], subject: str, start: datetime, where: str) -> Incident:
+    """A ``sim_deactivated`` incident: on a UTC midnight, without hours or factor."""
+    if spec.get("hours") is not None:
+        raise ValueError(f"{where}: sim_deactivated takes no hours (the SIM stays deactivated)")
+    if spec.get("factor") is not None:
+        raise ValueError(f"{where}: factor applies to usage_drop and usage_spike only")
+    if start.hour:
+        raise ValueError(
+            f"{where}: start of sim_deactivated must be a UTC midnight (a SIM's life is counted "
+            f"in UTC days), e.g. {start.replace(hour=0).isoformat()}"
+        )
+    return Incident(LIFECYCLE, subject, start, None)
+
+
+def parse_incidents(
+    specs: Iterable[Mapping[str, Any] | str] | None,
+    sites: Iterable[str],
+    msisdns: Iterable[str],
+    enodebs: Iterable[str] = (),
+) -> tuple[Incident, ...]:
     """Read and check incidents (see :func:`parse_incident`), in the order given."""
     if specs is None:
         return ()
     if isinstance(specs, (str, Mapping)):
         raise ValueError("incidents must be a list of incidents")
-    site_ids, numbers = list(sites), list(msisdns)
+    site_ids, numbers, cells = list(sites), list(msisdns), list(enodebs)
     return tuple(
-        parse_incident(s, site_ids, numbers, f"incident {i + 1}") for i, s in enumerate(specs)
+        parse_incident(s, site_ids, numbers, f"incident {i + 1}", cells)
+        for i, s in enumerate(specs)
     )
 
 
-def effects_of(incidents: Iterable[Incident], devices_of_site: Mapping[str, list[int]],
-               device_of_msisdn: Mapping[str, int]) -> dict[int, tuple[Effect, ...]]:  # fmt: skip
-    """Return the effects of incidents per device index."""
+def effects_of(
+    incidents: Iterable[Incident],
+    devices_of_site: Mapping[str, list[int]],
+    device_of_msisdn: Mapping[str, int],
+    devices_of_enodeb: Mapping[str, list[int]],
+) -> dict[int, tuple[Effect, ...]]:
+    """Return the effects of incidents on activity per device index (a deactivation has
+    none: it changes the SIM's life)."""
     out: dict[int, list[Effect]] = {}
     for inc in incidents:
+        if inc.hours is None:
+            continue
         h0 = inc.first_hour
         span = (h0, h0 + inc.hours)
-        if inc.kind == "site_dark":
-            for d in devices_of_site.get(inc.subject, []):
+        groups = {"site_dark": devices_of_site, "enodeb_dark": devices_of_enodeb}
+        if inc.kind in groups:
+            for d in groups[inc.kind].get(inc.subject, []):
                 out.setdefault(d, []).append(Effect(*span, OFF))
             continue
         d = device_of_msisdn[inc.subject]

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .hashing import GOLDEN, fmix64, key_of
-from .incidents import Effect, Incident, effects_of, parse_incidents
+from .incidents import LIFECYCLE, Effect, Incident, effects_of, parse_incidents
 from .quality import level_of
 
 __all__ = ["Account", "Device", "ENodeB", "Network", "Sim", "Site", "build_network"]
@@ -169,18 +169,57 @@ class Network:
     def with_incidents(self, specs: Iterable[Mapping[str, Any] | str] | None) -> Network:
         """Return this network with incidents injected (``incidents.py``); None: none.
 
+        A ``sim_deactivated`` incident changes the SIM's deactivation date (in :attr:`sims` and
+        in the arrays every report reads), so it is a real lifecycle event; the others change
+        activity (:attr:`effects`).
+
         Raises:
-            ValueError: an incident is malformed or names a subject that does not exist.
+            ValueError: an incident is malformed, names a subject that does not exist, or
+                deactivates a SIM that is not active on its day.
         """
         incidents = parse_incidents(
-            specs, (s.customer_site_id for s in self.sites), (d.msisdn for d in self.devices)
+            specs,
+            (s.customer_site_id for s in self.sites),
+            (d.msisdn for d in self.devices),
+            (e.enodeb_ip for e in self.enodebs),
         )
         by_site: dict[str, list[int]] = {}
+        by_enodeb: dict[str, list[int]] = {}
         for i, d in enumerate(self.devices):
             by_site.setdefault(d.customer_site_id, []).append(i)
+            by_enodeb.setdefault(d.enodeb_ip, []).append(i)
         by_msisdn = {d.msisdn: i for i, d in enumerate(self.devices)}
-        effects = effects_of(incidents, by_site, by_msisdn)
-        return replace(self, incidents=incidents, effects=effects)
+        effects = effects_of(incidents, by_site, by_msisdn, by_enodeb)
+        sims, arrays = self._deactivated(incidents, by_msisdn)
+        return replace(self, incidents=incidents, effects=effects, sims=sims, arrays=arrays)
+
+    def _deactivated(
+        self, incidents: Iterable[Incident], by_msisdn: Mapping[str, int]
+    ) -> tuple[tuple[Sim, ...], dict[str, npt.NDArray[Any]]]:
+        """The SIMs and arrays with the ``sim_deactivated`` incidents applied."""
+        sims, arrays = list(self.sims), dict(self.arrays)
+        deact_day = arrays["deact_day"].copy()
+        for n, inc in enumerate(incidents):
+            if inc.kind != LIFECYCLE:
+                continue
+            d = by_msisdn[inc.subject]
+            day = inc.start.date()
+            sim = sims[d]
+            if not sim.active_on(day):
+                raise ValueError(
+                    f"incident {n + 1}: the SIM of {inc.subject} is not active on {day} "
+                    f"(active from {sim.activation_date} to {sim.deactivation_date or 'now'}): "
+                    "pick a day in its life"
+                )
+            sims[d] = replace(sim, deactivation_date=day)
+            deact_day[d] = (day - _EPOCH).days
+        if (deact_day == arrays["deact_day"]).all():
+            return self.sims, self.arrays
+        deact_hour = np.minimum(deact_day, _FAR_FUTURE_DAY) * 24
+        for name, values in (("deact_day", deact_day), ("deact_hour", deact_hour)):
+            values.setflags(write=False)
+            arrays[name] = values
+        return tuple(sims), arrays
 
     def effects_on(
         self, dev: npt.NDArray[np.int64], h0: int, h1: int
@@ -200,6 +239,36 @@ class Network:
     def sims_of(self, account_id: str) -> tuple[Sim, ...]:
         """Return the SIMs of one account, in inventory order."""
         return tuple(s for s in self.sims if s.account_id == account_id)
+
+    def inventory_rows(self, account_id: str | None = None) -> list[dict[str, Any]]:
+        """Return an account's inventory as an operator keeps it: one row per SIM with its
+        MSISDN, IMSI, device, customer site, eNodeB, activation and deactivation dates (ISO
+        texts; no deactivation: None), in inventory order (default: the primary account).
+
+        Raises:
+            ValueError: no account has that id.
+        """
+        account = self.primary_account_id if account_id is None else account_id
+        if account not in {a.account_id for a in self.accounts}:
+            raise ValueError(f"no account {account!r} in the sandbox's network")
+        device = {d.device_id: d for d in self.devices}
+        rows = []
+        for sim in self.sims_of(account):
+            dev = device[sim.device_id]
+            ends = sim.deactivation_date
+            rows.append(
+                {
+                    "msisdn": sim.msisdn,
+                    "imsi": sim.imsi,
+                    "device_id": sim.device_id,
+                    "customer_site_id": dev.customer_site_id,
+                    "enodeb_ip": dev.enodeb_ip,
+                    "activation_date": sim.activation_date.isoformat(),
+                    "deactivation_date": None if ends is None else ends.isoformat(),
+                    "account_id": account,
+                }
+            )
+        return rows
 
     def active_sim_counts(self, account_id: str, day: date) -> dict[str, int]:
         """Return ``{"physical": n, "esim": m}`` for the SIMs of an account active on ``day``."""

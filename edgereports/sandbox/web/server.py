@@ -87,6 +87,16 @@ class SandboxHandle:
         """The prefix of the campaign endpoints."""
         return f"{self.base_url}/rmn-api/api/v1/rmn/agencies"
 
+    def inventory(self, account_id: str | None = None) -> list[dict[str, Any]]:
+        """The inventory of an account (default: the primary one), one row per SIM: msisdn,
+        imsi, device_id, customer_site_id, enodeb_ip, activation_date, deactivation_date (ISO
+        dates; None: still active) and account_id; ``er.Inventory.from_sandbox`` reads it.
+
+        Raises:
+            ValueError: no account has that id.
+        """
+        return self.network.inventory_rows(account_id)
+
     @property
     def incidents(self) -> list[dict[str, Any]]:
         """The injected incidents (ground truth): kind, subject, start, end (UTC), hours."""
