@@ -23,10 +23,12 @@ from ..errors import InputError
 from ._common import (
     Scale,
     TzLike,
+    bare,
     chart_frame,
     frame_metrics,
     frame_shape,
     request_range_text,
+    row_groups,
     unit_scale,
 )
 from ._compare import own_rows, period_title, split_compared
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Scale",
+    "bare",
     "chart_for",
     "chart_png",
     "figure_png",
@@ -54,6 +57,7 @@ __all__ = [
     "plot_timeseries",
     "plot_ue_connections",
     "request_range_text",
+    "row_groups",
     "shown_columns",
     "split_compared",
     "unit_scale",
