@@ -178,6 +178,6 @@ def _print(ledger: pd.DataFrame, args: argparse.Namespace) -> None:
 def _plain(value: object) -> object:
     """JSON for pandas' scalars (an Int64 count is a number)."""
     try:
-        return int(value)  # type: ignore[call-overload,no-any-return]
+        return int(value)  # type: ignore[call-overload]
     except (TypeError, ValueError):
         return str(value)
