@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._dependencies import lazy_names
-from .api import BY, GRANULARITIES, availability, check_by, check_granularity
+from .api import availability, check_by, check_granularity
+from .columns import BY, COLUMNS, GRANULARITIES, SERIES, aggregation, place_columns
 
 if TYPE_CHECKING:
-    from .frame import COLUMNS, SERIES, ledger_series
+    from .frame import ledger_series
     from .hours import RULE, STATES
     from .render import ledger_table
 
@@ -26,18 +27,18 @@ __all__ = [
     "RULE",
     "SERIES",
     "STATES",
+    "aggregation",
     "availability",
     "check_by",
     "check_granularity",
     "ledger_series",
     "ledger_table",
+    "place_columns",
 ]
 
 __getattr__, __dir__ = lazy_names(
     __name__,
     {
-        "COLUMNS": ".frame",
-        "SERIES": ".frame",
         "ledger_series": ".frame",
         "RULE": ".hours",
         "STATES": ".hours",

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from ..errors import InputError
 from ..health.api import DEFAULT_HISTORY, ask
 from ..query.times import TimeLike
+from .columns import BY, GRANULARITIES
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -16,12 +17,7 @@ if TYPE_CHECKING:
     from ..inventory.model import Inventory
     from ..reporting import ReportingClient
 
-__all__ = ["BY", "GRANULARITIES", "availability", "check_by", "check_granularity"]
-
-#: What a ledger is per: a customer site, an eNodeB or a subscriber (its column's name).
-BY = {"customer_site_id": "customer_site_id", "enodeb": "enodeb_ip", "msisdn": "msisdn"}
-#: The buckets a ledger counts in (None: the whole range, one row per subject).
-GRANULARITIES = ("HOUR", "DAY", "MONTH", None)
+__all__ = ["availability", "check_by", "check_granularity"]
 
 #: What ``by`` also takes, for the one it means.
 _ALIASES = {"site": "customer_site_id", "enodeb_ip": "enodeb", "subscriber": "msisdn"}

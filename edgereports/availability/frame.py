@@ -12,37 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .columns import COLUMNS, SERIES, aggregation, place_columns
 from .hours import STATES, Hours
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["COLUMNS", "SERIES", "empty_ledger", "ledger_frame", "ledger_series", "place_columns"]
+__all__ = ["empty_ledger", "ledger_frame", "ledger_series"]
 
-#: The counted columns, in order (after the bucket, the account and the subject's columns).
-COLUMNS = (
-    "hours",
-    "available_hours",
-    "unavailable_hours",
-    "excluded_hours",
-    "maintenance_hours",
-    "inactive_hours",
-    "unknown_hours",
-    "availability_pct",
-    "basis",
-)
-#: The metrics of the long form, in order (hours counted, and the percentage).
-SERIES = COLUMNS[:-1]
 _HOURS = [f"{s}_hours" for s in STATES]
-
-
-def place_columns(by: str) -> list[str]:
-    """The columns that name a row's subject and where it is, for ``by``."""
-    if by == "msisdn":
-        return ["msisdn", "customer_site_id", "enodeb_ip"]
-    if by == "enodeb":
-        return ["enodeb_ip", "customer_site_id"]
-    return ["customer_site_id"]
 
 
 def empty_ledger(by: str) -> pd.DataFrame:
@@ -116,17 +94,15 @@ def ledger_frame(
 def ledger_series(ledger: pd.DataFrame) -> pd.DataFrame:
     """The ledger in long form: a time series frame (``time_stamp``, ``account_id``, the
     subject's columns, ``metric``, ``aggregation``, ``percentile``, ``value``), one row per
-    subject, bucket and counted column (:data:`SERIES`: hours as COUNT, the percentage with no
-    aggregation), ordered by bucket, subject and metric; what the export writes."""
-    import pandas as pd
+    subject, bucket and counted column (:data:`SERIES`: hours as COUNT, the percentage as AVG),
+    ordered by bucket, subject and metric; what the export writes."""
 
     from ..schema import validate_frame
 
     dims = [c for c in ledger.columns if c in ("msisdn", "customer_site_id", "enodeb_ip")]
     keys = ["time_stamp", "account_id", *dims]
     long = ledger.melt(id_vars=keys, value_vars=list(SERIES), var_name="metric")
-    pct = long["metric"] == "availability_pct"
-    long["aggregation"] = pd.Series("COUNT", index=long.index, dtype="string").mask(pct)
+    long["aggregation"] = long["metric"].map(aggregation).astype("string")
     long["percentile"] = np.nan
     long["value"] = long["value"].astype("float64")
     order = {name: i for i, name in enumerate(SERIES)}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .frame import place_columns
+from .columns import place_columns
 
 if TYPE_CHECKING:
     import pandas as pd

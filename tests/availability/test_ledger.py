@@ -269,7 +269,9 @@ def test_the_long_form_is_a_time_series_frame_of_the_same_numbers(
     for column in SERIES:
         expected = sites.set_index("customer_site_id")[column].astype("float64")
         pd.testing.assert_series_equal(back[column], expected, check_names=False)
-    assert long.loc[long["metric"] == "availability_pct", "aggregation"].isna().all()
+    pct = long["metric"] == "availability_pct"
+    assert (long.loc[pct, "aggregation"] == "AVG").all()
+    assert (long.loc[~pct, "aggregation"] == "COUNT").all()
 
 
 def test_bad_input_is_refused_before_any_request(
