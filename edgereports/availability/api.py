@@ -117,10 +117,12 @@ def availability(
         EdgeReportsError: the pull failed (see :meth:`ReportingClient.fetch`).
 
     Example:
-        >>> ledger = er.availability(client, inventory=inventory, start="30d", end="today",
-        ...                          by="site", granularity="MONTH")
+        >>> ledger = er.availability(client, msisdn=numbers, account_id=acct, start="7d",
+        ...                          end="today", by="site", granularity=None)
         >>> ledger.attrs["by"], list(ledger.columns[:3])
         ('customer_site_id', ['time_stamp', 'account_id', 'customer_site_id'])
+        >>> ledger.attrs["inventory"]["complete"]  # msisdn= is a partial list
+        False
     """
     by = check_by(by)
     grain = check_granularity(granularity)
