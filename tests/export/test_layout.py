@@ -18,6 +18,7 @@ FORMATS = ("edgereports.export.parquet", "edgereports.export.delta", "edgereport
 #: What every destination builds on (the entry points, and the registry of destinations, may
 #: use them all).
 SHARED = (
+    "availability",
     "bounds",
     "client",
     "days",
