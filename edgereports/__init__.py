@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from . import presets
 from ._dependencies import lazy_names
 from ._version import __version__
+from .availability import availability  # light; eager, so it is never the submodule
 from .config import Settings
 from .errors import (
     ApiError,
@@ -113,6 +114,7 @@ __all__ = [
     "TransportError",
     "VocabularyWarning",
     "__version__",
+    "availability",
     "bucket_start",
     "fetch",
     "fetch_clients",

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from .._version import __version__
 from ..errors import EdgeReportsError, InputError
 from . import (
+    availability,
     cache,
     campaigns,
     content,
@@ -38,6 +39,7 @@ examples:
   edgereports page nightly.toml --last 7d --compare previous_period --out weekly.html
   edgereports sandbox --port 8080
   edgereports health --last 7d
+  edgereports availability --last 30d --by site
   edgereports content list
   edgereports campaigns status spring-sale
   edgereports cache info
@@ -83,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     campaigns.add_parser(sub)
     demo.add_parser(sub)
     health.add_parser(sub)
+    availability.add_parser(sub)
     jupyter.add_parsers(sub)
     cache.add_parser(sub)
     return parser

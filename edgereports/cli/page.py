@@ -32,6 +32,7 @@ examples:
   edgereports page nightly.toml --last 7d --compare previous_week,previous_year_dow \
       --out weekly.html                   # against last week and the same weekdays last year
   edgereports page nightly.toml --last 24h --health --out today.html
+  edgereports page nightly.toml --last 7d --availability --out weekly.html
 """
 
 
@@ -54,6 +55,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "separated by commas",
     )
     p.add_argument("--health", action="store_true", help="add the account's health flags")
+    p.add_argument(
+        "--availability",
+        action="store_true",
+        help="add each site's availability this month against the previous month",
+    )
     p.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
     p.add_argument("--title", help="the page's title (default: the job's name and period)")
     add_progress(p, "progress bars (default: when stdout and stderr are terminals)")
@@ -72,7 +78,14 @@ def run(args: argparse.Namespace) -> int:
     from ..export.client import make_client
     from ..export.files import check_writable
     from ..export.job import load_job
-    from ..page import build_page, check_compare, check_last, health_sections, load_health
+    from ..page import (
+        availability_sections,
+        build_page,
+        check_compare,
+        check_last,
+        health_sections,
+        load_health,
+    )
     from ..page.sections import job_inventory
 
     try:
@@ -92,6 +105,9 @@ def run(args: argparse.Namespace) -> int:
             load_health()  # a missing package is one line, before any request
             job_inventory(job)  # so is a bad [inventory]
             makers.append(health_sections)
+        if args.availability:
+            job_inventory(job)  # a bad [inventory] is one line, before any request
+            makers.append(availability_sections)
         client = make_client(job)
     except InputError as exc:
         print(f"edgereports: error: {exc}", file=sys.stderr)

@@ -33,6 +33,8 @@ class Cost:
 
 def estimate(report: ReportJob, windows: tuple[ExportWindow, ...] | list[ExportWindow]) -> Cost:
     """The requests and rows of ``report``'s ``windows``."""
+    if report.ledger is not None:
+        return Cost(*report.ledger.cost(windows))
     total = Cost()
     seen: dict[tuple[object, ...], Cost] = {}
     for window in windows:

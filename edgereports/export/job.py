@@ -17,6 +17,7 @@ from typing import Any
 from ..config import Settings, check_rate_limit
 from ..errors import ConfigError, redact
 from ..inventory import check_table
+from .availability import parse_ledger
 from .formats import FORMATS as DESTINATIONS
 from .reports import (
     DEFAULT_KEYS,
@@ -264,7 +265,11 @@ def parse_job(data: Mapping[str, Any], *, source: str | Path | None = None) -> J
     for i, item in enumerate(items):
         if not isinstance(item, Mapping):
             raise ConfigError(f"{where}: reports[{i}] must be a table ([[reports]])")
-        reports.append(parse_report(item, defaults, where, i))
+        if "availability" in item:  # computed from the inventory, not fetched
+            base = src.resolve().parent if src is not None else None
+            reports.append(parse_ledger(item, defaults, where, i, inventory, base))
+        else:
+            reports.append(parse_report(item, defaults, where, i))
     seen: set[str] = set()
     for r in reports:
         if r.name in seen:

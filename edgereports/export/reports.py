@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import presets
 from ..errors import ConfigError, QueryError
@@ -21,12 +21,16 @@ from ..query.timegrid import BUCKETS, bucket_length, is_relative, resolve_relati
 from ..query.versions import API_VERSIONS
 from ..reporting.plan import branches, metric_groups
 
+if TYPE_CHECKING:
+    from .availability import Ledger
+
 __all__ = [
     "DEFAULT_KEYS",
     "DEFAULT_LOOKBACK",
     "MAX_WINDOW_DAYS",
     "WINDOW_ROWS",
     "ReportJob",
+    "check_name",
     "parse_lookback",
     "parse_report",
     "parse_start",
@@ -78,6 +82,8 @@ class ReportJob:
         shard_size: fan-out values per shard when a long range is fetched in shards (each
             shard's windows as long as a request may be); 0: never sharded (the job set
             ``window_days``, or the values are few enough for long windows anyway).
+        ledger: for an availability table, what its rows are computed from (its windows are
+            computed, not fetched: :mod:`.availability`); None for a report.
     """
 
     name: str
@@ -88,6 +94,7 @@ class ReportJob:
     window_days: int
     shard_size: int = 0
     relative_start: str | None = None
+    ledger: Ledger | None = None
 
     def at(self, now: datetime) -> ReportJob:
         """The report job with a relative ``start`` resolved against ``now`` (the service's
@@ -119,7 +126,10 @@ class ReportJob:
         return self.report.between(start, end)
 
     def definition(self) -> dict[str, Any]:
-        """The request without its range: what the dataset's rows mean (no secret in it)."""
+        """The request without its range: what the dataset's rows mean (no secret in it); for
+        an availability table, the ledger's rule and subjects."""
+        if self.ledger is not None:
+            return self.ledger.definition(self.report)
         request = self.report.to_request()
         return {k: v for k, v in request.items() if k not in ("start_date_time", "end_date_time")}
 
@@ -202,11 +212,7 @@ def parse_report(
     raw_name = item.get("name", item.get("preset"))
     label = f"{where} reports[{i}]" + (f" ({raw_name!r})" if isinstance(raw_name, str) else "")
     check_keys(item, _REPORT_KEYS, label)
-    if not isinstance(raw_name, str) or not _NAME.fullmatch(raw_name):
-        raise ConfigError(
-            f"{label}: name must be a directory name of letters, digits, '_', '.' or '-' "
-            f"that does not start with '_' or '.', got {raw_name!r}"
-        )
+    check_name(raw_name, label)
     merged = {**defaults, **{k: v for k, v in item.items() if k in DEFAULT_KEYS}}
     report = _build(item, merged, label)
     grain = item.get("granularity")
@@ -239,6 +245,19 @@ def parse_report(
         shard_size=shard_size,
         relative_start=str(merged["start"]).strip() if is_relative(merged["start"]) else None,
     )
+
+
+def check_name(name: object, label: str) -> None:
+    """Check a report's name: a directory name of letters, digits, ``_``, ``.`` or ``-``.
+
+    Raises:
+        ConfigError: anything else, naming ``label``.
+    """
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise ConfigError(
+            f"{label}: name must be a directory name of letters, digits, '_', '.' or '-' "
+            f"that does not start with '_' or '.', got {name!r}"
+        )
 
 
 def default_window_days(report: Report) -> int:

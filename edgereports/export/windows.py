@@ -57,14 +57,19 @@ def plan_report(
 
 
 def window_metadata(report: ReportJob, window: ExportWindow) -> dict[str, Any]:
-    """The facts stored with a window's data: the report, the request sent (no secret), the
-    API version it was sent to (its stamps' meaning), the window."""
+    """The facts stored with a window's data: the report, the request sent (no secret; an
+    availability table's definition), the API version it was sent to (its stamps' meaning),
+    the window."""
+    span = [window.start.isoformat(), window.end.isoformat()]
+    if report.ledger is not None:  # no request of its own: the ledger's rule and its DAYs
+        return {"report": report.name, "request": report.definition(), "api_version": "v1",
+                "window": span}  # fmt: skip
     sent = window_report(report, window)
     return {
         "report": report.name,
         "request": sent.for_window(window.start, window.end).to_request(),
         "api_version": sent.report.api_version,
-        "window": [window.start.isoformat(), window.end.isoformat()],
+        "window": span,
     }
 
 
@@ -137,9 +142,13 @@ def fetch_windows(
             fetcher = client.for_version(version)  # type: ignore[attr-defined]
         started = time.monotonic()
         try:
-            frame = fetcher.fetch(
-                sent.for_window(window.start, window.end), window=timedelta(days=sent.window_days)
-            )
+            if report.ledger is not None:  # an availability table: computed, not fetched
+                frame = report.ledger.frame(fetcher, window.start, window.end)  # type: ignore[arg-type]
+            else:
+                frame = fetcher.fetch(
+                    sent.for_window(window.start, window.end),
+                    window=timedelta(days=sent.window_days),
+                )
         except EdgeReportsError as exc:
             return Fetched(index, error=exc, seconds=time.monotonic() - started)
         return Fetched(index, frame=frame, seconds=time.monotonic() - started)

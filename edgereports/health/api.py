@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from ..inventory.model import Inventory
     from ..reporting import ReportingClient
 
-__all__ = ["DEFAULT_HISTORY", "KINDS", "health", "parse_shard"]
+__all__ = ["DEFAULT_HISTORY", "KINDS", "Asked", "ask", "health", "parse_shard"]
 
 #: How much history before ``start`` the baselines are learnt from.
 DEFAULT_HISTORY = timedelta(days=28)
@@ -159,6 +160,59 @@ def health(
         >>> flags.attrs["inventory"]["complete"]  # msisdn= is a partial list
         False
     """
+    asked = ask(client, inventory=inventory, msisdn=msisdn, account_id=account_id,
+                start=start, end=end, tz=tz, history=history, site_reports=site_reports,
+                shard=shard)  # fmt: skip
+    from .run import run
+
+    return run(client, asked.inventory, asked.whole, asked.account, asked.span, asked.zone,
+               asked.site_reports, asked.shard)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A judgement's checked arguments (what :func:`ask` returns).
+
+    Attributes:
+        inventory: the subscribers judged (one shard's, when asked).
+        whole: the whole inventory (its lives explain the SIM counts).
+        account: the account.
+        span: the history's first hour (a UTC midnight), the range's start and its end.
+        zone: the zone of hour classes.
+        site_reports: whether each site's own report is pulled.
+        shard: ``"i/n"``, or None.
+    """
+
+    inventory: Inventory
+    whole: Inventory
+    account: str
+    span: tuple[datetime, datetime, datetime]
+    zone: tzinfo
+    site_reports: bool
+    shard: str | None
+
+
+def ask(
+    client: ReportingClient,
+    *,
+    inventory: Inventory | None,
+    msisdn: Iterable[str | int] | str | int | None,
+    account_id: str | None,
+    start: TimeLike,
+    end: TimeLike,
+    tz: str | tzinfo | None,
+    history: timedelta = DEFAULT_HISTORY,
+    site_reports: bool | None = None,
+    shard: tuple[int, int] | str | None = None,
+    what: str = "er.health",
+) -> Asked:
+    """Check the arguments of a judgement (:func:`health`'s) and resolve the range, before any
+    request but the service's clock (for relative dates); ``what`` names the caller in
+    messages.
+
+    Raises:
+        InputError: a bad argument.
+    """
     inv, account = _inventory(inventory, msisdn, account_id)
     if not isinstance(history, timedelta) or history < timedelta(days=7):
         raise InputError(f"history must be a timedelta of at least 7 days, got {history!r}")
@@ -167,7 +221,7 @@ def health(
     parts = parse_shard(shard)
     judged_inv = inv.shard(*parts) if parts is not None else inv
     if getattr(client, "api_version", None) != "v1":
-        raise InputError("er.health needs a v1 ReportingClient (er.ReportingClient(...))")
+        raise InputError(f"{what} needs a v1 ReportingClient (er.ReportingClient(...))")
     zone = parse_tz(tz) if tz is not None else None
     guess = zone or _zone_of(start)
     needs_now = any(resolve_relative(v, UTC) is not None for v in (start, end))
@@ -177,9 +231,7 @@ def health(
     if t1 <= t0:
         raise InputError(f"end ({t1.isoformat()}) must be after start ({t0.isoformat()})")
     zone = zone or t0.tzinfo or UTC
-    from .run import run
-
     first = floor(t0 - history, BUCKETS["DAY"])
     pull_reports = not judged_inv.complete if site_reports is None else site_reports
     shard_name = None if parts is None else f"{parts[0]}/{parts[1]}"
-    return run(client, judged_inv, inv, account, (first, t0, t1), zone, pull_reports, shard_name)
+    return Asked(judged_inv, inv, account, (first, t0, t1), zone, pull_reports, shard_name)

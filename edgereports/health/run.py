@@ -1,30 +1,55 @@
-"""One judgement: pull, learn the lives and places, run the rules, and build the frame."""
+"""One judgement: pull, learn the lives and places, run the rules (:func:`assess`), and build
+the frame (:func:`run`)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 
+from ..inventory.model import Inventory
 from ..query.timegrid import BUCKETS, ceil, floor
 from .frame import flags_frame
-from .grid import make_grid
-from .judge import judge
-from .lifecycle import lives_of
-from .pull import pull_devices, pull_sim_counts, pull_sites
-from .rules import load_rules
+from .grid import Grid, make_grid
+from .judge import Judged, judge
+from .lifecycle import Lives, lives_of
+from .pull import Pulled, pull_devices, pull_sim_counts, pull_sites
+from .rules import Rule, load_rules
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..inventory.model import Inventory
     from ..reporting import ReportingClient
 
-__all__ = ["run"]
+__all__ = ["Assessed", "assess", "run"]
 
 _HOUR = BUCKETS["HOUR"]
 
 
-def run(
+@dataclass
+class Assessed:
+    """What one judgement pulled, learnt and found, before it becomes a frame.
+
+    Attributes:
+        grid: the hours (history and judged), up to the service's present.
+        placed: the subscribers judged, with the sites and eNodeBs the service told.
+        pulled: their hourly reports on the grid.
+        lives: their known active hours.
+        judged: the flags (with the site each was judged in), episodes and windows.
+        reports: each site's own hourly time online, when pulled.
+        provenance: the provenance of each report pulled.
+    """
+
+    grid: Grid
+    placed: Inventory
+    pulled: Pulled
+    lives: Lives
+    judged: Judged
+    reports: dict[str, Any]
+    provenance: list[dict[str, Any]]
+
+
+def assess(
     client: ReportingClient,
     inventory: Inventory,
     whole: Inventory,
@@ -32,10 +57,11 @@ def run(
     span: tuple[datetime, datetime, datetime],
     zone: tzinfo,
     site_reports: bool,
-    shard: str | None,
-) -> pd.DataFrame:
-    """Judge ``inventory`` (a shard of ``whole``, perhaps) over ``span`` (the history's first
-    hour, the range's start and end): the flags frame."""
+    rules: tuple[Rule, ...] | None = None,
+) -> Assessed:
+    """Pull, learn the lives and places, and run ``rules`` (default: every rule) over
+    ``inventory`` (a shard of ``whole``, perhaps) and ``span`` (the history's first hour, the
+    range's start and end)."""
     first, start, end = span
     asked = make_grid(first, start, ceil(end, _HOUR), end, zone)
     pulled = pull_devices(client, account_id, inventory.msisdns, asked)
@@ -52,7 +78,26 @@ def run(
         reports, sites_told = pull_sites(client, account_id, placed.sites, grid)
         reports = {k: v[:h] for k, v in reports.items()}
         provenance.append(sites_told)
-    judged = judge(placed, pulled, lives, grid, reports, load_rules())
+    judged = judge(placed, pulled, lives, grid, reports, load_rules() if rules is None else rules)
+    return Assessed(grid, placed, pulled, lives, judged, reports, provenance)
+
+
+def run(
+    client: ReportingClient,
+    inventory: Inventory,
+    whole: Inventory,
+    account_id: str,
+    span: tuple[datetime, datetime, datetime],
+    zone: tzinfo,
+    site_reports: bool,
+    shard: str | None,
+) -> pd.DataFrame:
+    """Judge ``inventory`` (a shard of ``whole``, perhaps) over ``span`` (the history's first
+    hour, the range's start and end): the flags frame."""
+    first, start, end = span
+    done = assess(client, inventory, whole, account_id, span, zone, site_reports)
+    grid, placed, lives, judged = done.grid, done.placed, done.lives, done.judged
+    provenance = done.provenance
     attrs = {
         "range": [start.isoformat(), end.isoformat()],
         "zone": _zone_name(zone, start),

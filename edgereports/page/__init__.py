@@ -3,7 +3,8 @@
 Made for cron and mail: charts are inline PNG images, nothing is fetched when it is opened; a
 report that fails is a section that names it, and the rest of the page is still written.
 Sections are pluggable: a section maker takes the :class:`PageContext` and returns
-:class:`Section` objects (:func:`health_sections` adds the health flags).
+:class:`Section` objects (:func:`health_sections` adds the health flags,
+:func:`availability_sections` each site's availability this month against the last).
 
 Example:
     >>> from edgereports.page import build_page
@@ -14,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+from .availability import availability_sections
 from .build import Page, build_page, check_compare, check_last, page_range
 from .compared import comparison_table
 from .html import Section, chart_img, png_img, render_document, table_html
@@ -33,6 +35,7 @@ __all__ = [
     "PageContext",
     "Section",
     "SectionMaker",
+    "availability_sections",
     "build_page",
     "change_text",
     "chart_img",

@@ -204,6 +204,8 @@ def _report_sections(
     built: list[Section] = []
     refused: str | None = None
     for rj in job.reports:
+        if rj.ledger is not None:  # an availability table: --availability shows the ledger
+            continue
         anchor, title = f"report-{rj.name}", rj.name
         purpose = _purpose(rj)
         if refused is not None:

@@ -14,13 +14,15 @@ import pytest
 
 import edgereports.export
 
-FORMATS = ("edgereports.export.parquet", "edgereports.export.delta")
+FORMATS = ("edgereports.export.parquet", "edgereports.export.delta", "edgereports.export.iceberg")
 #: What every destination builds on (the entry points, and the registry of destinations, may
 #: use them all).
 SHARED = (
+    "availability",
     "bounds",
     "client",
     "days",
+    "described",
     "destination",
     "engine",
     "estimate",

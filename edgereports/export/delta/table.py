@@ -40,12 +40,13 @@ from ...errors import ConfigError, redact
 from ...query.versions import stamps_at_end
 from ..bounds import bounds_filter, read_bounds
 from ..days import DAY_COLUMN, DayRows, conform, with_day
+from ..described import check_identity, describe_report, recorded_of, table_dimensions, table_schema
 from ..destination import ReadBack, Recorded
 from ..ledger import Marks, removal_marks
 from ..plan import ExportWindow
 from ..reports import ReportJob
 from ..summary import Written
-from ..values import Values, read_values, split_definition
+from ..values import Values
 
 # the optional extra edgereports[delta]: loaded (and checked by require_deltalake) on
 # first use, so the job file and the Parquet format never need it
@@ -137,7 +138,7 @@ def open_table(
     if not deltalake.DeltaTable.is_deltatable(location, options):
         if not create:
             return None
-        empty = _arrow_schema(report, _dimensions(report)).empty_table()
+        empty = table_schema(report, table_dimensions(report)).empty_table()
         # several processes creating it at once: one wins, the others find it made
         with contextlib.suppress(deltalake.exceptions.CommitFailedError):
             deltalake.write_deltalake(
@@ -146,7 +147,7 @@ def open_table(
                 partition_by=["day"],
                 mode="ignore",
                 name=report.name,
-                description=json.dumps(_description(report), sort_keys=True),
+                description=json.dumps(describe_report(report), sort_keys=True),
                 configuration={"delta.checkpointInterval": str(CHECKPOINT_INTERVAL)},
                 storage_options=options,
             )
@@ -155,15 +156,7 @@ def open_table(
             table.create_checkpoint()
     else:
         table = deltalake.DeltaTable(location, storage_options=options)
-    # the identity (metrics, dimensions, granularity, filters other than the fan-out values)
-    recorded = _recorded(table).get("definition")
-    identity = split_definition(_description(report)["definition"])[0]
-    if recorded is not None and split_definition(recorded)[0] != identity:
-        raise ConfigError(
-            f"report {report.name!r} asks for other data than the Delta table at "
-            f"{redact(location)} holds (its request changed: metrics, dimensions, filters or "
-            "granularity); give the changed report a new name, or remove the table"
-        )
+    check_identity(_recorded(table).get("definition"), report, "Delta table", location)
     return DeltaReport(table, report, location, options)
 
 
@@ -189,13 +182,7 @@ class DeltaReport:
 
     def recorded(self) -> Recorded:
         """The definition and values the table's description records."""
-        recorded = _recorded(self.table)
-        definition = recorded.get("definition")
-        held = read_values(recorded.get("values"))
-        if held is None and isinstance(definition, dict):
-            held = split_definition(definition)[1]
-        retired = read_values(recorded.get("retired")) or {}
-        return Recorded(definition if isinstance(definition, dict) else None, held, retired)
+        return recorded_of(_recorded(self.table))
 
     def damaged(self) -> list[date]:
         """None: a commit is all or nothing."""
@@ -214,8 +201,8 @@ class DeltaReport:
         other values stay), streaming the rows a day at a time, with ``marks`` as
         application transactions."""
         require_deltalake()
-        dims = tuple(dict.fromkeys((*_dimensions(self.report), *rows.dimensions)))
-        target = _arrow_schema(self.report, dims)
+        dims = tuple(dict.fromkeys((*table_dimensions(self.report), *rows.dimensions)))
+        target = table_schema(self.report, dims)
         bare = schema.schema_for(self.report.shape).arrow_schema(dims)
         txns = [deltalake.Transaction(app, version) for app, version in marks.values.items()]
         spans = rows.spans(COMMIT_ROWS, COMMIT_DAYS)
@@ -262,7 +249,7 @@ class DeltaReport:
             return 0
         marks = removal_marks(self.report, sorted(outside), end)
         txns = [deltalake.Transaction(app, version) for app, version in marks.values.items()]
-        empty = _arrow_schema(self.report, _dimensions(self.report))
+        empty = table_schema(self.report, table_dimensions(self.report))
         predicate = f"day < '{first.isoformat()}' OR day > '{last.isoformat()}'"
         _commit(table, lambda: empty.empty_table(), predicate, txns, metadata)
         return len(outside)
@@ -271,7 +258,7 @@ class DeltaReport:
         """Record the values in the table's description (one commit)."""
         require_deltalake()
         description = {
-            **_description(self.report),
+            **describe_report(self.report),
             "values": {d: list(v) for d, v in held.items()},
             "retired": {d: list(v) for d, v in retired.items()},
         }
@@ -400,22 +387,3 @@ def _and(a: Any, b: Any) -> Any:
 
 def _options(storage_options: Mapping[str, str] | None) -> dict[str, str] | None:
     return dict(storage_options) if storage_options else None
-
-
-def _dimensions(report: ReportJob) -> tuple[str, ...]:
-    return () if report.shape == "sim_count" else tuple(report.report.dimensions or ())
-
-
-def _description(report: ReportJob) -> dict[str, Any]:
-    definition = json.loads(json.dumps(report.definition()))
-    return {
-        "report": report.name,
-        "shape": report.shape,
-        "definition": definition,
-        "api_version": report.report.api_version,
-    }
-
-
-def _arrow_schema(report: ReportJob, dims: tuple[str, ...]) -> Any:
-    base = schema.schema_for(report.shape).arrow_schema(dims)
-    return base.append(pa.field("day", pa.date32(), nullable=False))

@@ -30,15 +30,15 @@ from typing import Any
 
 from ..._dependencies import lazy_import
 from ..._version import __version__
-from ...errors import ConfigError, redact
 from ...schema import schema_for
 from ..days import DAY_COLUMN, DayRows, conform, with_day
+from ..described import check_identity, describe_report, recorded_of, table_dimensions, table_schema
 from ..destination import Recorded
 from ..job import Job
 from ..ledger import Marks, is_day_key, kept_marks, removal_marks
 from ..reports import ReportJob
 from ..summary import Written
-from ..values import Values, read_values, split_definition
+from ..values import Values
 from .catalog import NAMESPACE, catalog_of
 
 pa = lazy_import("pyarrow")
@@ -92,13 +92,7 @@ class IcebergReport:
 
     def recorded(self) -> Recorded:
         """The definition and values the table's properties record."""
-        recorded = recorded_description(self.table)
-        definition = recorded.get("definition")
-        held = read_values(recorded.get("values"))
-        if held is None and isinstance(definition, dict):
-            held = split_definition(definition)[1]
-        retired = read_values(recorded.get("retired")) or {}
-        return Recorded(definition if isinstance(definition, dict) else None, held, retired)
+        return recorded_of(recorded_description(self.table))
 
     def damaged(self) -> list[date]:
         """None: a commit is all or nothing."""
@@ -121,7 +115,7 @@ class IcebergReport:
         )
         for dim, vals in (values or {}).items():
             where = _expr.And(where, _expr.In(dim, [str(v) for v in vals]))
-        dims = tuple(dict.fromkeys((*_dimensions(self.report), *rows.dimensions)))
+        dims = tuple(dict.fromkeys((*table_dimensions(self.report), *rows.dimensions)))
         bare = schema_for(self.report.shape).arrow_schema(dims)
         if not _has_columns(self.table, bare):  # a dimension the report did not ask for
             self._commit(lambda tx: _widen(tx, bare))
@@ -179,7 +173,7 @@ class IcebergReport:
     def record_values(self, held: Values, retired: Values) -> None:
         """Record the values in the table's description (one commit)."""
         description = {
-            **_description(self.report),
+            **describe_report(self.report),
             "values": {d: list(v) for d, v in held.items()},
             "retired": {d: list(v) for d, v in retired.items()},
         }
@@ -293,25 +287,6 @@ def recorded_description(table: Any) -> dict[str, Any]:
     return recorded if isinstance(recorded, dict) else {}
 
 
-def _dimensions(report: ReportJob) -> tuple[str, ...]:
-    return () if report.shape == "sim_count" else tuple(report.report.dimensions or ())
-
-
-def _description(report: ReportJob) -> dict[str, Any]:
-    definition = json.loads(json.dumps(report.definition()))
-    return {
-        "report": report.name,
-        "shape": report.shape,
-        "definition": definition,
-        "api_version": report.report.api_version,
-    }
-
-
-def _schema(report: ReportJob, dims: tuple[str, ...]) -> Any:
-    base = schema_for(report.shape).arrow_schema(dims)
-    return base.append(pa.field(DAY_COLUMN, pa.date32(), nullable=False))
-
-
 def open_table(job: Job, report: ReportJob, *, create: bool) -> IcebergReport | None:
     """Open (or create) the report's table in the job's catalog; it must hold this report's
     data (``None``: missing and not created).
@@ -327,12 +302,12 @@ def open_table(job: Job, report: ReportJob, *, create: bool) -> IcebergReport | 
     except _exceptions.NoSuchTableError:
         if not create:
             return None
-        description = json.dumps(_description(report), sort_keys=True)
+        description = json.dumps(describe_report(report), sort_keys=True)
         try:  # made whole, partitioned, in one commit: units may race to make it
             with (
                 catalog.create_table_transaction(
                     identifier,
-                    schema=_schema(report, _dimensions(report)),
+                    schema=table_schema(report, table_dimensions(report)),
                     location=location,
                     properties={DESCRIPTION: description, MARKS: "{}", **PROPERTIES},
                 ) as tx,
@@ -342,14 +317,7 @@ def open_table(job: Job, report: ReportJob, *, create: bool) -> IcebergReport | 
         except (_exceptions.TableAlreadyExistsError, _exceptions.CommitFailedException):
             pass  # another unit made it first: the load below finds it (or says why not)
         table = catalog.load_table(identifier)
-    recorded = recorded_description(table).get("definition")
-    identity = split_definition(_description(report)["definition"])[0]
-    if recorded is not None and split_definition(recorded)[0] != identity:
-        raise ConfigError(
-            f"report {report.name!r} asks for other data than the Iceberg table at "
-            f"{redact(location)} holds (its request changed: metrics, dimensions, filters or "
-            "granularity); give the changed report a new name, or drop the table"
-        )
+    check_identity(recorded_description(table).get("definition"), report, "Iceberg table", location)
     opened = IcebergReport(table, report, location)
     if any(table.properties.get(k) != v for k, v in PROPERTIES.items()):
         opened._commit(lambda tx: tx.set_properties(PROPERTIES))  # a table made before
