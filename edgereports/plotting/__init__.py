@@ -191,6 +191,9 @@ def figure_png(ax: Axes, *, dpi: int = 96) -> bytes:
     """The figure of ``ax`` as PNG bytes (white background); the figure is closed, so a
     notebook does not show it again.
 
+    The figure is drawn once, its layout worked out in that draw (``savefig`` draws a figure
+    with a layout engine twice: once to lay it out, once to render it).
+
     Example:
         >>> import matplotlib.pyplot as plt
         >>> figure_png(plt.figure().add_subplot())[:4]
@@ -199,13 +202,16 @@ def figure_png(ax: Axes, *, dpi: int = 96) -> bytes:
     import io
 
     import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     figure = ax.figure
     assert isinstance(figure, Figure)
     buffer = io.BytesIO()
     try:
-        figure.savefig(buffer, format="png", dpi=dpi, facecolor="white")
+        figure.set_dpi(dpi)
+        figure.set_facecolor("white")
+        FigureCanvasAgg(figure).print_png(buffer)  # type: ignore[no-untyped-call]
     finally:
         plt.close(figure)
     return buffer.getvalue()
