@@ -63,6 +63,8 @@ MIN_SAMPLES = 48
 SHRINK = 4.0
 #: The same, for the median rate of a class (a median of few hours is noisy).
 SHRINK_RATE = 12.0
+#: How far a figure summed in another order may stray: a shortcut is taken only beyond it.
+_SLACK = 1e-6
 _NORMAL = NormalDist()
 _Z = np.linspace(-5.0, 5.0, 2001)
 _U = np.array([_NORMAL.cdf(float(z)) for z in _Z])
@@ -183,9 +185,17 @@ def gaps(
         history = judged.copy()
         history[i0:] = False
         base = class_baseline(offline, cls, history)
+    spans = [(a, b) for a, b in runs(offline & judged) if b > i0]
+    if not spans:
+        return [], base
+    # Each run's bound (never below its score) from running sums: a run whose bound is
+    # clearly below GAP_SCORE is not flagged, and is not scored one by one.
+    total = np.concatenate(([0.0], np.cumsum(-np.log10(base.per_class)[cls])))
+    a_s, b_s = np.asarray(spans).T
+    rough = (total[b_s] - total[a_s]).tolist()
     found = []
-    for a, b in runs(offline & judged):
-        if b <= i0:
+    for (a, b), bound in zip(spans, rough, strict=True):
+        if bound < GAP_SCORE - _SLACK:
             continue
         s = base.score(cls[a:b])
         if s >= GAP_SCORE:
@@ -237,6 +247,8 @@ def _cusum(z: F64, sign: int, k: float, h: float) -> list[tuple[int, int]]:
     """Sample ranges ``[i, j)`` of sustained shifts in direction ``sign`` (reference ``k``,
     threshold ``h``): each starts after the sum last left zero and ends at its peak."""
     out: list[tuple[int, int]] = []
+    if _under(z, sign, k, h):
+        return out
     s, start, i, n = 0.0, 0, 0, len(z)
     while i < n:
         s = max(0.0, s + sign * z[i] - k)
@@ -256,6 +268,16 @@ def _cusum(z: F64, sign: int, k: float, h: float) -> list[tuple[int, int]]:
             continue
         i += 1
     return out
+
+
+def _under(z: F64, sign: int, k: float, h: float) -> bool:
+    """Whether the CUSUM of ``z`` stays clearly under ``h`` (no alarm), from its closed form:
+    the running sum of ``sign * z - k`` less its running minimum (at most 0)."""
+    if not len(z):
+        return True
+    steps = np.cumsum(sign * z - k)
+    top = steps - np.minimum.accumulate(np.minimum(steps, 0.0))
+    return float(top.max()) < h - _SLACK
 
 
 def normal_scores(values: F64, reference: F64) -> F64:

@@ -18,14 +18,20 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from .._dependencies import lazy_import
 from ..query import Report
 from ..query.timegrid import BUCKETS, ceil
 from .grid import Grid
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
     from ..reporting import ReportingClient
+else:
+    pa = lazy_import("pyarrow")
+    pc = lazy_import("pyarrow.compute")
 
 __all__ = [
     "CHUNK",
@@ -44,6 +50,7 @@ METRICS = ("time_usage_seconds", "uplink_bytes", "downlink_bytes")
 CHUNK = 128
 _PROVENANCE = ("request", "shape", "source", "dropped_after_end", "empty", "failures")
 F32 = npt.NDArray[np.float32]
+I64 = npt.NDArray[np.int64]
 
 
 def device_report(
@@ -138,11 +145,10 @@ def pull_devices(
     Raises:
         EdgeReportsError: a chunk failed (see :meth:`ReportingClient.fetch`).
     """
-    import pandas as pd
-
     n, h = len(msisdns), len(grid)
     out = Pulled(np.zeros((n, h), np.float32), np.zeros((n, h), np.float32), np.zeros(n, bool))
     row = {m: i for i, m in enumerate(msisdns)}
+    names, rows = pa.array(list(row), pa.string()), np.fromiter(row.values(), np.int64, len(row))
     end = ceil(grid.end, BUCKETS["HOUR"])
     told = _Provenance("devices")
     for c0 in range(0, n, CHUNK):
@@ -150,27 +156,44 @@ def pull_devices(
         frame = client.fetch(device_report(account_id, chunk, grid.first, end))
         told.add(frame, len(chunk))
         if len(frame):
-            who = frame["msisdn"].astype(str).map(row)
-            at = _hour_index(grid, frame["time_stamp"])
-            ok = (at >= 0) & who.notna().to_numpy()
-            who_i = who.to_numpy()[ok].astype(np.int64)
-            at_i = at[ok]
-            value = frame["value"].to_numpy(dtype=np.float64, na_value=0.0)[ok]
-            time_used = frame["metric"].astype(str).to_numpy()[ok] == METRICS[0]
-            np.add.at(out.seconds, (who_i[time_used], at_i[time_used]), value[time_used])
-            np.add.at(out.octets, (who_i[~time_used], at_i[~time_used]), value[~time_used])
-            out.answered[np.unique(who.dropna().to_numpy().astype(np.int64))] = True
-            firsts = frame.drop_duplicates("msisdn")
-            for column, learnt in (("customer_site_id", out.sites), ("enodeb_ip", out.enodebs)):
-                if column in firsts.columns:
-                    for m, v in zip(firsts["msisdn"].astype(str), firsts[column], strict=True):
-                        if not pd.isna(v):
-                            learnt[m] = str(v)
+            _lay(frame, out, names, rows, grid)
         del frame
         if progress is not None:
             progress(len(chunk))
     out.reports.append(told.out)
     return out
+
+
+def _column(frame: pd.DataFrame, name: str) -> pa.ChunkedArray:
+    """A column of a pulled frame as Arrow (its own chunks, no copy)."""
+    column: pa.ChunkedArray = pa.chunked_array(pa.array(frame[name]))
+    return column
+
+
+def _lay(frame: pd.DataFrame, out: Pulled, names: pa.Array, rows: I64, grid: Grid) -> None:
+    """Add one chunk's rows to ``out``: their seconds and bytes at their subscriber's row
+    (``rows`` per position in ``names``) and hour, and the site and eNodeB of each subscriber's
+    first row."""
+    code = pc.fill_null(pc.index_in(_column(frame, "msisdn"), value_set=names), -1).to_numpy()
+    who = np.where(code >= 0, rows[code], -1)
+    at = _hour_index(grid, frame["time_stamp"])
+    ok = (at >= 0) & (who >= 0)
+    who_i, at_i = who[ok], at[ok]
+    value = frame["value"].to_numpy(dtype=np.float64, na_value=0.0)[ok]
+    used = pc.fill_null(pc.equal(_column(frame, "metric"), METRICS[0]), False)
+    time_used = used.to_numpy()[ok]
+    np.add.at(out.seconds, (who_i[time_used], at_i[time_used]), value[time_used])
+    np.add.at(out.octets, (who_i[~time_used], at_i[~time_used]), value[~time_used])
+    out.answered[who[who >= 0]] = True
+    known, first = np.unique(code, return_index=True)
+    first = first[known >= 0]
+    numbers = names.take(pa.array(known[known >= 0])).to_pylist()
+    for column, learnt in (("customer_site_id", out.sites), ("enodeb_ip", out.enodebs)):
+        if column in frame.columns:
+            values = _column(frame, column).take(pa.array(first)).to_pylist()
+            learnt.update(
+                (m, str(v)) for m, v in zip(numbers, values, strict=True) if v is not None
+            )
 
 
 def pull_sites(

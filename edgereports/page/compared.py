@@ -8,16 +8,20 @@ series, the mean for the others (a mean is never set against a total), named in
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
-from ..plotting import period_title, split_compared
+from ..plotting import bare, period_title, row_groups, split_compared
 from ..schema import TIMESERIES, shape_of
-from .summary import by_enodeb, change_text, readable
+from .summary import by_enodeb, change_text, figures, readable
 
 __all__ = ["comparison_table"]
 
 
-def comparison_table(df: pd.DataFrame) -> pd.DataFrame:
+def comparison_table(df: pd.DataFrame, *, summary: pd.DataFrame | None = None) -> pd.DataFrame:
     """This period against each other one, per series, in a few rows of text.
 
     One row per series (and per other period, named in ``vs`` when there are several, or per
@@ -31,6 +35,7 @@ def comparison_table(df: pd.DataFrame) -> pd.DataFrame:
 
     Args:
         df: a frame fetched with ``compare=`` or ``compare_by=``.
+        summary: ``summary_table(df)``, when the caller has it already.
 
     Returns:
         A frame of strings; empty (no columns) for a frame that is not compared or has no row.
@@ -46,58 +51,85 @@ def comparison_table(df: pd.DataFrame) -> pd.DataFrame:
     if compared is None or own.empty:
         return pd.DataFrame()
     shape = shape_of(df)
-    summary = summary_table(own)
+    if summary is None:
+        summary = summary_table(own)
     stats = ("per bucket", "points", "over the window", "devices", "value")
     keep = []
     for column in summary.columns:
         if column in stats:
             break
         keep.append(column)
+    parts, online = _parts(own, shape)
+    table = bare(own)
+    rows = _Rows(
+        table["value"].to_numpy(dtype=float),
+        (table["aggregation"].astype(object) == "COUNT").to_numpy(dtype=bool),
+        table["metric"],
+    )
+    changes = bare(df)["change"].notna().to_numpy()
     blocks = []
     for k, name in enumerate(compared.names):
-        alike = df["change"].iloc[k * len(own) : (k + 1) * len(own)].notna().to_numpy()
-        rows = own.assign(_then=compared.values[k], _alike=alike)
+        alike = changes[k * len(own) : (k + 1) * len(own)]
         block = summary[keep].copy()
         if len(compared.names) > 1 or compared.cohorts:
             block["vs"] = period_title(name)
-        for column, values in _figures(rows, shape).items():
+        figures = _figures(rows, compared.values[k], alike, parts, shape, online)
+        for column, values in figures.items():
             block[column] = values
         blocks.append(block)
     return pd.concat(blocks, ignore_index=True)
 
 
-def _figures(rows: pd.DataFrame, shape: str) -> dict[str, list[str]]:
-    """Per summary row (in :func:`_series`'s or :func:`_current`'s order), the compared
-    figure of both periods and the change. ``rows`` holds this period's rows with the other
-    period's value (``_then``) and whether their change is computed (``_alike``)."""
+@dataclass(frozen=True)
+class _Rows:
+    """This period's rows as the figures read them: values, COUNT or not, and metrics."""
+
+    values: npt.NDArray[np.float64]
+    count: npt.NDArray[np.bool_]
+    metric: pd.Series
+
+
+def _parts(own: pd.DataFrame, shape: str) -> tuple[list[npt.NDArray[np.int64]], bool]:
+    """The positions of the rows of each summary row (in :func:`~.summary.summary_table`'s
+    order), and whether they are online devices per eNodeB."""
+    if shape == "current" and by_enodeb(own):  # online devices per eNodeB
+        status = np.flatnonzero((bare(own)["metric"] == "ue_online_status").to_numpy(dtype=bool))
+        groups = row_groups(own.iloc[status], ["enodeb_ip"], sort=True, dropna=True)
+        return [status[at] for _, at in groups], True
+    if shape == "current":
+        return [np.array([i]) for i in range(len(own))], False
+    keys = [*TIMESERIES.dimensions_of(own), "metric", "aggregation", "percentile"]
+    return [at for _, at in row_groups(own, keys)], False
+
+
+def _figures(
+    rows: _Rows,
+    then: npt.NDArray[np.float64],
+    alike: npt.NDArray[np.bool_],
+    parts: list[npt.NDArray[np.int64]],
+    shape: str,
+    online: bool,
+) -> dict[str, list[str]]:
+    """Per summary row (its rows' positions in ``parts``), the compared figure of both periods
+    and the change. ``then`` holds the other period's value at each row, ``alike`` whether the
+    row's change is computed."""
     out: dict[str, list[str]] = {"compared": [], "this": [], "other": [], "change": []}
-    dims = [d for d in TIMESERIES.dimensions_of(rows) if d not in ("_then", "_alike")]
-    online = shape == "current" and by_enodeb(rows)
-    if online:  # online devices per eNodeB
-        status = rows[rows["metric"] == "ue_online_status"]
-        parts = [part for _, part in status.groupby("enodeb_ip", sort=True)]
-    elif shape == "current":
-        parts = [rows.iloc[[i]] for i in range(len(rows))]
-    else:
-        keys = [*dims, "metric", "aggregation", "percentile"]
-        parts = [part for _, part in rows.groupby(keys, dropna=False, sort=False)]
     for part in parts:
-        count = bool((part["aggregation"].astype(object) == "COUNT").all())
-        total = online or (count and shape != "current")
-        metric = str(part["metric"].iloc[0])
-        alike = part[part["_alike"]]
+        total = online or (bool(rows.count[part].all()) and shape != "current")
+        metric = str(rows.metric.iloc[int(part[0])])
+        mine = part[alike[part]]
         what = "online" if online else "value" if shape == "current" else "mean"
         out["compared"].append("total" if total and not online else what)
-        if alike.empty:
-            none = part["_then"].isna().all()
+        if not len(mine):
+            none = bool(np.isnan(then[part]).all())
             out["this"].append("")
             out["other"].append("")
             out["change"].append("no counterpart" if none else "not like for like")
             continue
-        now, then = alike["value"].astype(float), alike["_then"].astype(float)
-        mine, theirs = (now.sum(), then.sum()) if total else (now.mean(), then.mean())
-        out["this"].append(readable(metric, mine))
-        out["other"].append(readable(metric, theirs))
-        share = f" ({len(alike)} of {len(part)})" if len(alike) < len(part) else ""
-        out["change"].append(change_text(mine, theirs) + share)
+        now, earlier = figures(rows.values[mine]), figures(then[mine])
+        this, other = (now[3], earlier[3]) if total else (now[1], earlier[1])
+        out["this"].append(readable(metric, this))
+        out["other"].append(readable(metric, other))
+        share = f" ({len(mine)} of {len(part)})" if len(mine) < len(part) else ""
+        out["change"].append(change_text(this, other) + share)
     return out

@@ -98,8 +98,9 @@ def report_section(
     if frame is not None:
         parts.append(chart if chart is not None else _chart(frame, title))
         parts += [f'<p class="note">{html.escape(n)}</p>' for n in period_notes(frame)]
-        parts.append(f"<h3>Summary</h3>{table_html(summary_table(frame))}")
-        compared = comparison_table(frame)
+        summary = summary_table(frame)
+        parts.append(f"<h3>Summary</h3>{table_html(summary)}")
+        compared = comparison_table(frame, summary=summary)
         if not compared.empty:  # like with like: totals with totals, means with means
             parts.append(f"<h3>Compared</h3>{table_html(compared)}")
         shown = min(HEAD_ROWS, len(frame))

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from datetime import datetime
 
+import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from ..normalize.buckets import bucket_start
-from ..plotting import member_text, over_what, own_rows, unit_scale, whose
+from ..plotting import bare, member_text, over_what, own_rows, row_groups, unit_scale, whose
 from ..query.timegrid import frame_buckets
 from ..schema import CURRENT, TIMESERIES, shape_of
 
-__all__ = ["by_enodeb", "change_text", "readable", "summary_table"]
+__all__ = ["by_enodeb", "change_text", "figures", "readable", "summary_table"]
 
 _MANY_DEVICES = 12
 
@@ -51,21 +54,24 @@ def _series(df: pd.DataFrame) -> pd.DataFrame:
     dims = TIMESERIES.dimensions_of(df)
     keys = [*dims, "metric", "aggregation", "percentile"]
     rows = []
-    starts = bucket_start(df)  # a v2 row covers the bucket before its stamp
+    # a v2 row covers the bucket before its stamp
+    starts = bucket_start(df).to_numpy(dtype="datetime64[us]")
+    values = bare(df)["value"].to_numpy(dtype=float)
     bucketed = frame_buckets(df.attrs) is not None
     provisional = df.attrs.get("provisional_from")
-    for key, part in df.groupby(keys, dropna=False, sort=False):
+    for key, at in row_groups(df, keys):
         named = dict(zip(keys, key, strict=True))
-        values = part["value"].astype(float)
+        low, mean, high, total = figures(values[at])
         metric = str(named["metric"])
         agg = _text(named["aggregation"])
         pct = _text(named["percentile"])
         how = f"p{float(pct):g}" if pct else agg
-        stamps = starts.loc[part.index]
-        first, last = f"{stamps.min():%Y-%m-%d %H:%M}Z", f"{stamps.max():%Y-%m-%d %H:%M}Z"
+        stamps = starts[at]
+        early, late = pd.Timestamp(stamps.min(), tz="UTC"), pd.Timestamp(stamps.max(), tz="UTC")
+        first, last = f"{early:%Y-%m-%d %H:%M}Z", f"{late:%Y-%m-%d %H:%M}Z"
         if not bucketed:  # one value over the whole range (PERCENTILE): the range
             first, last = _request_range(df)
-        elif provisional and stamps.max() >= pd.Timestamp(provisional):
+        elif provisional and late >= pd.Timestamp(provisional):
             last += " (so far)"
         rows.append(
             {
@@ -74,16 +80,33 @@ def _series(df: pd.DataFrame) -> pd.DataFrame:
                 "metric": str(named["metric"]),
                 "agg": how,
                 "per bucket": over_what(agg) if not pct else f"{how} of the 5-minute samples",
-                "points": len(part),
+                "points": len(at),
                 "from": first,
                 "to": last,
-                "min": readable(metric, values.min()),
-                "mean": readable(metric, values.mean()),
-                "max": readable(metric, values.max()),
-                "total": readable(metric, values.sum()) if agg == "COUNT" else "",
+                "min": readable(metric, low),
+                "mean": readable(metric, mean),
+                "max": readable(metric, high),
+                "total": readable(metric, total) if agg == "COUNT" else "",
             }
         )
     return pd.DataFrame(rows)
+
+
+def figures(values: npt.NDArray[np.float64]) -> tuple[float, float, float, float]:
+    """The minimum, mean, maximum and total of ``values``, NaN left out, as pandas' ``min``,
+    ``mean``, ``max`` and ``sum`` give them (NaN for all but the total when none is left).
+
+    Example:
+        >>> figures(np.array([1.0, float("nan"), 5.0]))
+        (1.0, 3.0, 5.0, 6.0)
+    """
+    seen = ~np.isnan(values)
+    count = int(seen.sum())
+    total = float(np.where(seen, values, 0.0).sum())
+    if not count:
+        return math.nan, math.nan, math.nan, total
+    kept = values[seen]
+    return float(kept.min()), total / count, float(kept.max()), total
 
 
 def by_enodeb(df: pd.DataFrame) -> bool:

@@ -23,10 +23,12 @@ from ..errors import InputError
 from ._common import (
     Scale,
     TzLike,
+    bare,
     chart_frame,
     frame_metrics,
     frame_shape,
     request_range_text,
+    row_groups,
     unit_scale,
 )
 from ._compare import own_rows, period_title, split_compared
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Scale",
+    "bare",
     "chart_for",
     "chart_png",
     "figure_png",
@@ -54,6 +57,7 @@ __all__ = [
     "plot_timeseries",
     "plot_ue_connections",
     "request_range_text",
+    "row_groups",
     "shown_columns",
     "split_compared",
     "unit_scale",
@@ -187,6 +191,9 @@ def figure_png(ax: Axes, *, dpi: int = 96) -> bytes:
     """The figure of ``ax`` as PNG bytes (white background); the figure is closed, so a
     notebook does not show it again.
 
+    The figure is drawn once, its layout worked out in that draw (``savefig`` draws a figure
+    with a layout engine twice: once to lay it out, once to render it).
+
     Example:
         >>> import matplotlib.pyplot as plt
         >>> figure_png(plt.figure().add_subplot())[:4]
@@ -195,13 +202,16 @@ def figure_png(ax: Axes, *, dpi: int = 96) -> bytes:
     import io
 
     import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     figure = ax.figure
     assert isinstance(figure, Figure)
     buffer = io.BytesIO()
     try:
-        figure.savefig(buffer, format="png", dpi=dpi, facecolor="white")
+        figure.set_dpi(dpi)
+        figure.set_facecolor("white")
+        FigureCanvasAgg(figure).print_png(buffer)  # type: ignore[no-untyped-call]
     finally:
         plt.close(figure)
     return buffer.getvalue()

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import numpy as np
 import pandas as pd
 
 from ..errors import InputError
@@ -92,8 +93,9 @@ def unit_scale(metric: str, values: Iterable[float]) -> Scale:
         'MB'
     """
     kind = metric_kind(metric)
-    finite = [abs(float(v)) for v in values if v is not None and math.isfinite(float(v))]
-    top = max(finite, default=0.0)
+    array = np.abs(np.asarray(values if isinstance(values, np.ndarray) else list(values), float))
+    finite = array[np.isfinite(array)]
+    top = float(finite.max()) if len(finite) else 0.0
     if kind == "count":
         return Scale(kind, 1.0, "")
     table = {"bytes": _BYTES, "bandwidth": _BITS, "seconds": _SECONDS}[kind]
@@ -327,9 +329,11 @@ def first_upper(text: str) -> str:
 def frame_metrics(df: pd.DataFrame) -> list[tuple[str, str | None, bool]]:
     """Return ``(name, aggregation, has percentile)`` of the frame's rows, else its request's."""
     if not df.empty and "metric" in df:
-        cols = df[["metric", "aggregation"]].astype(object)
-        pct = df["percentile"].notna().tolist() if "percentile" in df else [False] * len(df)
-        triples = zip(cols["metric"], cols["aggregation"], pct, strict=True)
+        table = bare(df)
+        pct = table["percentile"].notna() if "percentile" in table else False
+        # each distinct row once (in order), then named: the same first occurrences
+        cols = table[["metric", "aggregation"]].assign(pct=pct).drop_duplicates().astype(object)
+        triples = zip(cols["metric"], cols["aggregation"], cols["pct"], strict=True)
         return list(
             dict.fromkeys(
                 (str(m), a if isinstance(a, str) else None, bool(p)) for m, a, p in triples
@@ -351,3 +355,44 @@ def request_dimensions(df: pd.DataFrame) -> list[str]:
     request: Any = df.attrs.get("request")
     dims = request.get("dimensions") if isinstance(request, Mapping) else None
     return [str(d) for d in dims] if isinstance(dims, list) else []
+
+
+def bare(df: pd.DataFrame) -> pd.DataFrame:
+    """``df``'s columns without its ``attrs`` (the data shared, not copied).
+
+    pandas deep-copies a frame's ``attrs`` into every column it reads and every selection of
+    rows; a loop over a frame's series reads the bare frame, and ``df.attrs`` once.
+    """
+    return pd.DataFrame(df, copy=False)
+
+
+def row_groups(
+    df: pd.DataFrame, keys: Sequence[str], *, sort: bool = False, dropna: bool = False
+) -> list[tuple[tuple[Any, ...], np.ndarray]]:
+    """The rows of each group of ``df`` by ``keys``, as ``df.groupby(keys, sort=sort,
+    dropna=dropna)`` groups them, without a frame per group.
+
+    Returns:
+        Per group, in that order: its key (the values of its first row, as ``df`` holds them)
+        and the positions of its rows (ascending).
+
+    Example:
+        >>> df = pd.DataFrame({"msisdn": ["b", "a", "b"], "value": [1.0, 2.0, 3.0]})
+        >>> [(key, rows.tolist()) for key, rows in row_groups(df, ["msisdn"])]
+        [(('b',), [0, 2]), (('a',), [1])]
+    """
+    table = bare(df)
+    if table.empty:
+        return []
+    numbers = table.groupby(list(keys), sort=sort, dropna=dropna).ngroup()
+    codes = numbers.to_numpy(dtype=float, na_value=np.nan)  # NaN: a row with a NA key, dropped
+    kept = np.flatnonzero(~np.isnan(codes))
+    if not len(kept):
+        return []
+    groups = codes[kept].astype(np.int64)
+    order = kept[np.argsort(groups, kind="stable")]
+    ends = np.cumsum(np.bincount(groups))
+    positions = np.split(order, ends[:-1])
+    firsts = [int(p[0]) for p in positions]
+    values = [table[k].iloc[firsts].tolist() for k in keys]
+    return [(tuple(v[i] for v in values), p) for i, p in enumerate(positions)]

@@ -27,6 +27,7 @@ from ._axes import (
 )
 from ._common import (
     TzLike,
+    bare,
     chart_frame,
     check_shape,
     dimension_columns,
@@ -40,6 +41,7 @@ from ._common import (
     request_granularity,
     request_range_text,
     resolve_tz,
+    row_groups,
     unit_scale,
     zone_name,
 )
@@ -85,15 +87,19 @@ class _Series:
 
 def _split(df: pd.DataFrame, keys: list[str], compared: Compared | None) -> list[_Series]:
     """The series of ``df`` (this period's rows, index = row position in ``compared``)."""
+    table = bare(df)
+    stamps = table["time_stamp"]
+    when = stamps.to_numpy(dtype="datetime64[us]")
+    labels = table.index.to_numpy()
+    values = table["value"].to_numpy(dtype=float)
     out: list[_Series] = []
-    for values, part in df.groupby(keys, dropna=False, sort=False):
-        part = part.sort_values("time_stamp")
-        key = dict(zip(keys, values if isinstance(values, tuple) else (values,), strict=True))
-        rows = part.index.to_numpy()
+    for key, at in row_groups(df, keys):
+        at = at[np.argsort(when[at], kind="stable")]
+        rows = labels[at]
         previous = [] if compared is None else list(compared.values[:, rows])
         marked = [] if compared is None else list(compared.partial[:, rows])
-        values_ = part["value"].to_numpy(dtype=float)
-        out.append(_Series(key, part["time_stamp"], values_, previous, marked))
+        named = dict(zip(keys, key, strict=True))
+        out.append(_Series(named, stamps.iloc[at], values[at], previous, marked))
     return out
 
 
@@ -107,9 +113,11 @@ def _labels(series: list[_Series], dims: list[str], df: pd.DataFrame) -> list[st
     A top talker's value is named as what it is, a total (COUNT) or its own value (MAX, MIN,
     AVG): :func:`._labels.member_text`.
     """
+    columns = [*dims, "metric", "aggregation", "percentile"]
+    varying = {c for c in columns if len({_text(s.key[c]) for s in series}) > 1}
 
     def varies(column: str) -> bool:
-        return len({_text(s.key[column]) for s in series}) > 1
+        return column in varying
 
     varying_dims = [d for d in dims if varies(d)]
     labels = []
