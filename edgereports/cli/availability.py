@@ -9,10 +9,9 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ..config import Settings
-from ..errors import ConfigError, InputError
+from ..errors import InputError
+from ._account import add_account_arguments, connect, range_of
 from ._command import add_command
-from .health import _given, _range
 from .report import emit
 
 if TYPE_CHECKING:
@@ -68,32 +67,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         description=DESCRIPTION,
         epilog=EPILOG,
     )
-    when = p.add_argument_group("range (--last, or --start and --end)")
-    when.add_argument("--last", metavar="PERIOD", help="e.g. 30d, 4w or 48h, up to now")
-    when.add_argument("--start", help="a date, an ISO 8601 timestamp or a relative date")
-    when.add_argument("--end", help="the end (exclusive)")
-    when.add_argument("--tz", help="zone of the hour classes outages are judged by")
+    add_account_arguments(
+        p,
+        last="e.g. 30d, 4w or 48h, up to now",
+        tz="zone of the hour classes outages are judged by",
+    )
     what = p.add_argument_group("the ledger")
     what.add_argument("--by", default="site", help=f"{', '.join(_BY)} (default site)")
     what.add_argument(
         "--granularity", metavar="GRAIN", help="DAY or MONTH (UTC); default: the whole range"
-    )
-    who = p.add_argument_group("the account")
-    who.add_argument("--inventory", metavar="FILE", help="the account's inventory, CSV or Parquet")
-    who.add_argument("--maintenance", metavar="FILE", help="maintenance windows, CSV or Parquet")
-    who.add_argument("--account-id", help="the account (default EDGEREPORTS_ACCOUNT_ID)")
-    who.add_argument("--msisdn", action="append", default=[], help="a subscriber (repeat)")
-    who.add_argument("--msisdn-file", metavar="FILE", help="subscribers, one per line")
-    sb = p.add_argument_group("sandbox")
-    sb.add_argument("--sandbox", action="store_true", help="use the local sandbox")
-    sb.add_argument("--seed", type=int, default=0, help="the sandbox's seed (default 0)")
-    sb.add_argument("--now", help="fix the sandbox's clock at this ISO 8601 instant")
-    sb.add_argument(
-        "--incident",
-        action="append",
-        default=[],
-        metavar="KIND:SUBJECT:START:HOURS",
-        help="inject an incident into the sandbox (repeat); see 'edgereports sandbox --help'",
     )
     out = p.add_argument_group("output")
     out.add_argument(
@@ -110,9 +92,8 @@ def cmd_availability(args: argparse.Namespace) -> int:
         EdgeReportsError: the pull failed (exit 1).
     """
     from ..availability import availability, check_by, check_granularity
-    from ..reporting import ReportingClient
 
-    start, end = _range(args)
+    start, end = range_of(args)
     try:
         by = check_by(args.by)
     except InputError:
@@ -120,37 +101,8 @@ def cmd_availability(args: argparse.Namespace) -> int:
     grain = check_granularity(args.granularity)
     if grain == "HOUR":
         raise InputError("--granularity must be DAY or MONTH (HOUR rows: er.availability)")
-    settings = Settings.from_env()
-    live = settings.api_key is not None and settings.reporting_url is not None
     with contextlib.ExitStack() as stack:
-        if args.sandbox or not live:
-            from ..inventory.model import Inventory
-            from ..sandbox import serve
-
-            try:
-                sb = stack.enter_context(
-                    serve(seed=args.seed, clock=args.now, incidents=args.incident)
-                )
-            except ValueError as exc:
-                raise InputError(str(exc)) from None
-            given = _given(args, args.account_id or sb.account_id) or {
-                "inventory": Inventory.from_sandbox(sb)
-            }
-            client = ReportingClient(sb.api_key, sb.reporting_url)
-        else:
-            if args.incident or args.now:
-                raise InputError("--incident and --now are for the sandbox (add --sandbox)")
-            account = args.account_id or settings.account_id
-            if not account and not args.inventory:
-                raise ConfigError("give --account-id (or set EDGEREPORTS_ACCOUNT_ID)")
-            given = _given(args, account)
-            if not given:
-                raise InputError(
-                    "msisdn must name the subscribers to count (--msisdn, --msisdn-file), or "
-                    "give the account's --inventory: the service has no list of its devices"
-                )
-            client = ReportingClient.from_settings(settings)
-        stack.enter_context(client)
+        client, given = connect(args, stack, verb="count")
         ledger = availability(client, **given, start=start, end=end, by=by, granularity=grain,
                               tz=args.tz)  # fmt: skip
     _print(ledger, args)

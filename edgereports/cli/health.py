@@ -10,9 +10,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..config import Settings
-from ..errors import ConfigError, InputError
-from ..query.timegrid import relative_end
+from ..errors import InputError
+from ._account import add_account_arguments, connect, range_of
 from ._command import add_command
 from .report import emit
 
@@ -66,29 +65,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         description=DESCRIPTION,
         epilog=EPILOG,
     )
-    when = p.add_argument_group("range (--last, or --start and --end)")
-    when.add_argument("--last", metavar="PERIOD", help="e.g. 7d, 2w or 48h, up to now")
-    when.add_argument("--start", help="a date, an ISO 8601 timestamp or a relative date")
-    when.add_argument("--end", help="the end (exclusive)")
-    when.add_argument("--tz", help="zone of hour of day, weekends and the times printed")
-    who = p.add_argument_group("the account")
-    who.add_argument("--inventory", metavar="FILE", help="the account's inventory, CSV or Parquet")
-    who.add_argument("--maintenance", metavar="FILE", help="maintenance windows, CSV or Parquet")
-    who.add_argument("--account-id", help="the account (default EDGEREPORTS_ACCOUNT_ID)")
-    who.add_argument("--msisdn", action="append", default=[], help="a subscriber (repeat)")
-    who.add_argument("--msisdn-file", metavar="FILE", help="subscribers, one per line")
-    who.add_argument("--shard", metavar="I/N", help="judge the sites of shard I of N only")
-    sb = p.add_argument_group("sandbox")
-    sb.add_argument("--sandbox", action="store_true", help="use the local sandbox")
-    sb.add_argument("--seed", type=int, default=0, help="the sandbox's seed (default 0)")
-    sb.add_argument("--now", help="fix the sandbox's clock at this ISO 8601 instant")
-    sb.add_argument(
-        "--incident",
-        action="append",
-        default=[],
-        metavar="KIND:SUBJECT:START:HOURS",
-        help="inject an incident into the sandbox (repeat); see 'edgereports sandbox --help'",
+    who = add_account_arguments(
+        p,
+        last="e.g. 7d, 2w or 48h, up to now",
+        tz="zone of hour of day, weekends and the times printed",
     )
+    who.add_argument("--shard", metavar="I/N", help="judge the sites of shard I of N only")
     out = p.add_argument_group("output")
     out.add_argument(
         "--json", nargs="?", const="-", metavar="FILE", help="JSON records to FILE or stdout"
@@ -97,47 +79,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--merge", nargs="+", metavar="FILE", help="merge the --json files of the shards of a run"
     )
     return p
-
-
-def _range(args: argparse.Namespace) -> tuple[str, str]:
-    if args.last:
-        if args.start or args.end:
-            raise InputError("give --last, or --start and --end, not both")
-        end = relative_end(args.last)
-        if end is None:
-            raise InputError(f"--last {args.last!r} must look like 7d, 2w or 48h")
-        return args.last, end
-    if not (args.start and args.end):
-        raise InputError("give the range: --last 7d, or --start and --end")
-    return str(args.start), str(args.end)
-
-
-def _subscribers(args: argparse.Namespace) -> list[str]:
-    numbers = list(args.msisdn)
-    if args.msisdn_file:
-        try:
-            text = Path(args.msisdn_file).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InputError(
-                f"--msisdn-file: cannot read {args.msisdn_file}: {exc.strerror}"
-            ) from None
-        numbers += [line.strip() for line in text.splitlines() if line.strip()]
-    return numbers
-
-
-def _given(args: argparse.Namespace, account: str | None) -> dict[str, Any]:
-    """``inventory=`` or ``msisdn=`` as the flags say (checked before any request)."""
-    from ..inventory.model import Inventory
-
-    numbers = _subscribers(args)
-    if args.inventory and numbers:
-        raise InputError("give --inventory or --msisdn/--msisdn-file, not both")
-    if args.maintenance and not args.inventory:
-        raise InputError("--maintenance goes with --inventory")
-    if args.inventory:
-        return {"inventory": Inventory.from_file(args.inventory, args.maintenance,
-                                                 account_id=account)}  # fmt: skip
-    return {"msisdn": numbers, "account_id": account} if numbers else {}
 
 
 def cmd_health(args: argparse.Namespace) -> int:
@@ -150,45 +91,11 @@ def cmd_health(args: argparse.Namespace) -> int:
     if args.merge:
         return _merge(args)
     from ..health import health, parse_shard
-    from ..reporting import ReportingClient
 
-    start, end = _range(args)
+    start, end = range_of(args)
     shard = parse_shard(args.shard)
-    settings = Settings.from_env()
-    live = settings.api_key is not None and settings.reporting_url is not None
     with contextlib.ExitStack() as stack:
-        if args.sandbox or not live:
-            from ..inventory.model import Inventory
-            from ..sandbox import serve
-
-            try:
-                sb = stack.enter_context(
-                    serve(seed=args.seed, clock=args.now, incidents=args.incident)
-                )
-            except ValueError as exc:
-                raise InputError(str(exc)) from None
-            given = _given(args, args.account_id or sb.account_id) or {
-                "inventory": Inventory.from_sandbox(sb)
-            }
-            client = ReportingClient(sb.api_key, sb.reporting_url)
-        else:
-            if args.incident or args.now:
-                raise InputError("--incident and --now are for the sandbox (add --sandbox)")
-            account = args.account_id or settings.account_id
-            if not account and not args.inventory:
-                raise ConfigError("give --account-id (or set EDGEREPORTS_ACCOUNT_ID)")
-            given = _given(args, account)
-            if not given:
-                raise InputError(
-                    "msisdn must name the subscribers to check (--msisdn, --msisdn-file), or "
-                    "give the account's --inventory: the service has no list of its devices"
-                )
-            if not account and not given["inventory"].account_id:
-                raise ConfigError(
-                    "give --account-id (or set EDGEREPORTS_ACCOUNT_ID): the inventory names none"
-                )
-            client = ReportingClient.from_settings(settings)
-        stack.enter_context(client)
+        client, given = connect(args, stack, verb="check")
         flags = health(client, **given, start=start, end=end, tz=args.tz, shard=shard)
     _print(flags, args)
     return 0
