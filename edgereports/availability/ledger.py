@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..health.api import Asked
 from ..health.rules import load_rules
-from ..health.run import _zone_name, assess
+from ..health.run import assess, judged_facts
 from .frame import ledger_frame
 from .hours import OUTAGE_KINDS, RULE, hours_of
 
@@ -27,22 +27,12 @@ def ledger(client: ReportingClient, asked: Asked, by: str, granularity: str | No
     grid = done.grid
     frame = ledger_frame(found, grid.hours[grid.i0 :], by, granularity, asked.account)
     _, start, end = asked.span
-    whole = asked.whole
     attrs: dict[str, Any] = {
         "shape": "availability",
         "rule": RULE,
         "by": by,
         "granularity": granularity,
-        "range": [start.isoformat(), end.isoformat()],
-        "zone": _zone_name(asked.zone, start),
-        "history": grid.learnt(0),
-        "judged_until": grid.stop.isoformat(),
-        "inventory": {
-            "source": whole.source,
-            "complete": whole.complete,
-            "subscribers": len(whole),
-            "lives": "the inventory" if whole.lifecycle_known else "the service's evidence",
-        },
+        **judged_facts(done, asked.whole, asked.zone, (start, end)),
         "maintenance": done.judged.windows,
         "outages": found.outages,
         "unjudged": done.lives.unjudged,

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from ..reporting import ReportingClient
 
-__all__ = ["Assessed", "assess", "run"]
+__all__ = ["Assessed", "assess", "judged_facts", "run"]
 
 _HOUR = BUCKETS["HOUR"]
 
@@ -96,20 +96,11 @@ def run(
     hour, the range's start and end): the flags frame."""
     first, start, end = span
     done = assess(client, inventory, whole, account_id, span, zone, site_reports)
-    grid, placed, lives, judged = done.grid, done.placed, done.lives, done.judged
+    placed, lives, judged = done.placed, done.lives, done.judged
     provenance = done.provenance
     attrs = {
-        "range": [start.isoformat(), end.isoformat()],
-        "zone": _zone_name(zone, start),
+        **judged_facts(done, whole, zone, (start, end)),
         "history_start": first.isoformat(),
-        "history": grid.learnt(0),
-        "judged_until": grid.stop.isoformat(),
-        "inventory": {
-            "source": whole.source,
-            "complete": whole.complete,
-            "subscribers": len(whole),
-            "lives": "the inventory" if whole.lifecycle_known else "the service's evidence",
-        },
         "subjects": len(placed),
         "sites": list(placed.sites),
         "bases": judged.bases,
@@ -122,6 +113,26 @@ def run(
         "reports": provenance,
     }
     return flags_frame(judged.flags, attrs)
+
+
+def judged_facts(
+    done: Assessed, whole: Inventory, zone: tzinfo, span: tuple[datetime, datetime]
+) -> dict[str, Any]:
+    """What a judgement records of itself: its range and zone, the history it learnt from, how
+    far it judged, and the inventory (``whole``) it judged from."""
+    start, end = span
+    return {
+        "range": [start.isoformat(), end.isoformat()],
+        "zone": _zone_name(zone, start),
+        "history": done.grid.learnt(0),
+        "judged_until": done.grid.stop.isoformat(),
+        "inventory": {
+            "source": whole.source,
+            "complete": whole.complete,
+            "subscribers": len(whole),
+            "lives": "the inventory" if whole.lifecycle_known else "the service's evidence",
+        },
+    }
 
 
 def _zone_name(zone: tzinfo, at: datetime) -> str:

@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..availability import availability
 from ..availability.render import pct_text
-from ..errors import EdgeReportsError
 from .html import Section
-from .sections import PageContext, failed_section, job_inventory
+from .sections import PageContext, account_sections
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -145,36 +144,18 @@ def availability_sections(context: PageContext) -> list[Section]:
     granularity="MONTH")`` for its account; else for the subscribers the job's reports name (a
     partial list, which the section says).
     """
-    inventory = job_inventory(context.job)
-    accounts = list(context.accounts)
-    if inventory is not None and inventory.account_id and inventory.account_id not in accounts:
-        accounts.append(inventory.account_id)
     now = context.client.service_now()
     before, this = month_starts(now)
-    sections = []
-    for account in accounts:
-        anchor, title = f"availability-{account}", f"Availability · account {account}"
-        msisdns = context.subscribers.get(account, ())
-        mine = inventory is not None and inventory.account_id in (None, account)
-        if not mine and not msisdns:
-            why = (
-                "the job has no [inventory] of this account and its reports name no "
-                "subscriber (msisdn) of it to count"
-            )
-            sections.append(failed_section(anchor, title, why))
-            continue
-        given: dict[str, Any] = {"inventory": inventory} if mine else {"msisdn": list(msisdns)}
-        try:
-            ledger = availability(context.client, **given, account_id=account, start=before,
-                                  end=now, by="customer_site_id", granularity="MONTH")  # fmt: skip
-        except EdgeReportsError as exc:
-            sections.append(failed_section(anchor, title, f"{type(exc).__name__}: {exc}"))
-            continue
+
+    def section(anchor: str, title: str, given: dict[str, Any]) -> Section:
+        ledger = availability(context.client, **given, start=before, end=now,
+                              by="customer_site_id", granularity="MONTH")  # fmt: skip
         purpose = (f"Per site: {this:%B %Y} so far against {before:%B %Y} (UTC months), hours of "
                    "each state and the change in percentage points.")  # fmt: skip
         notes = "".join(
             f'<p class="note">{html.escape(n)}</p>' for n in _notes(ledger, this, before)
         )
         body = f'<p class="purpose">{html.escape(purpose)}</p>{months_table(ledger, this)}{notes}'
-        sections.append(Section(anchor, title, body))
-    return sections
+        return Section(anchor, title, body)
+
+    return account_sections(context, ("availability", "Availability", "count"), section)

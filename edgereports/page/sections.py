@@ -265,34 +265,52 @@ def health_sections(context: PageContext) -> list[Section]:
     partial list, which the section says), and renders the flags with ``flags_html``.
     """
     module = load_health()
-    inventory = job_inventory(context.job)
-    accounts = list(context.accounts)
-    if inventory is not None and inventory.account_id and inventory.account_id not in accounts:
-        accounts.append(inventory.account_id)
-    sections = []
-    for account in accounts:
-        anchor, title = f"health-{account}", f"Health flags · account {account}"
-        msisdns = context.subscribers.get(account, ())
-        mine = inventory is not None and inventory.account_id in (None, account)
-        if not mine and not msisdns:
-            why = (
-                "the job has no [inventory] of this account and its reports name no "
-                "subscriber (msisdn) of it to check"
-            )
-            sections.append(failed_section(anchor, title, why))
-            continue
-        given: dict[str, Any] = {"inventory": inventory} if mine else {"msisdn": list(msisdns)}
-        try:
-            flags = module.health(context.client, **given, account_id=account,
-                                  start=context.start, end=context.end)  # fmt: skip
-        except EdgeReportsError as exc:
-            sections.append(failed_section(anchor, title, f"{type(exc).__name__}: {exc}"))
-            continue
+
+    def section(anchor: str, title: str, given: dict[str, Any]) -> Section:
+        flags = module.health(context.client, **given, start=context.start, end=context.end)
         body = module.flags_html(flags, title=None)
         episodes = len(flags.attrs.get("episodes") or [])
         note = (
             f"{episodes} episode(s) and {len(flags)} flag(s) for {flags.attrs.get('subjects', 0)} "
             f"subscriber(s)."
         )
-        sections.append(Section(anchor, title, f'<p class="purpose">{note}</p>{body}'))
+        return Section(anchor, title, f'<p class="purpose">{note}</p>{body}')
+
+    return account_sections(context, ("health", "Health flags", "check"), section)
+
+
+def account_sections(
+    context: PageContext,
+    naming: tuple[str, str, str],
+    section: Callable[[str, str, dict[str, Any]], Section],
+) -> list[Section]:
+    """One section per account of the page's reports (and of the job's ``[inventory]``):
+    ``section(anchor, title, given)``, ``given`` being ``inventory=`` (the job's, for its
+    account) or ``msisdn=`` (the subscribers the reports name: a partial list), with
+    ``account_id=``. ``naming`` is the anchors' prefix, the titles' heading and the verb of
+    what the section does with the subscribers. An account with neither, or whose section
+    raised an :class:`EdgeReportsError`, gets a failed section saying why.
+    """
+    prefix, heading, verb = naming
+    inventory = job_inventory(context.job)
+    accounts = list(context.accounts)
+    if inventory is not None and inventory.account_id and inventory.account_id not in accounts:
+        accounts.append(inventory.account_id)
+    sections = []
+    for account in accounts:
+        anchor, title = f"{prefix}-{account}", f"{heading} · account {account}"
+        msisdns = context.subscribers.get(account, ())
+        mine = inventory is not None and inventory.account_id in (None, account)
+        if not mine and not msisdns:
+            why = (
+                "the job has no [inventory] of this account and its reports name no "
+                f"subscriber (msisdn) of it to {verb}"
+            )
+            sections.append(failed_section(anchor, title, why))
+            continue
+        given: dict[str, Any] = {"inventory": inventory} if mine else {"msisdn": list(msisdns)}
+        try:
+            sections.append(section(anchor, title, {**given, "account_id": account}))
+        except EdgeReportsError as exc:
+            sections.append(failed_section(anchor, title, f"{type(exc).__name__}: {exc}"))
     return sections
