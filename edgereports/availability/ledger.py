@@ -32,7 +32,7 @@ def ledger(client: ReportingClient, asked: Asked, by: str, granularity: str | No
         "rule": RULE,
         "by": by,
         "granularity": granularity,
-        **judged_facts(done, asked.whole, asked.zone, (start, end)),
+        **judged_facts(grid, asked.whole, asked.zone, (start, end)),
         "maintenance": done.judged.windows,
         "outages": found.outages,
         "unjudged": done.lives.unjudged,

@@ -99,7 +99,7 @@ def run(
     placed, lives, judged = done.placed, done.lives, done.judged
     provenance = done.provenance
     attrs = {
-        **judged_facts(done, whole, zone, (start, end)),
+        **judged_facts(done.grid, whole, zone, (start, end)),
         "history_start": first.isoformat(),
         "subjects": len(placed),
         "sites": list(placed.sites),
@@ -116,16 +116,16 @@ def run(
 
 
 def judged_facts(
-    done: Assessed, whole: Inventory, zone: tzinfo, span: tuple[datetime, datetime]
+    grid: Grid, whole: Inventory, zone: tzinfo, span: tuple[datetime, datetime]
 ) -> dict[str, Any]:
-    """What a judgement records of itself: its range and zone, the history it learnt from, how
-    far it judged, and the inventory (``whole``) it judged from."""
+    """What a judgement over ``grid`` records of itself: its range and zone, the history it
+    learnt from, how far it judged, and the inventory (``whole``) it judged from."""
     start, end = span
     return {
         "range": [start.isoformat(), end.isoformat()],
         "zone": _zone_name(zone, start),
-        "history": done.grid.learnt(0),
-        "judged_until": done.grid.stop.isoformat(),
+        "history": grid.learnt(0),
+        "judged_until": grid.stop.isoformat(),
         "inventory": {
             "source": whole.source,
             "complete": whole.complete,

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..availability import availability
 from ..availability.render import pct_text
 from .html import Section
-from .sections import PageContext, account_sections
+from .sections import PageContext, account_sections, job_inventory
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -144,6 +144,7 @@ def availability_sections(context: PageContext) -> list[Section]:
     granularity="MONTH")`` for its account; else for the subscribers the job's reports name (a
     partial list, which the section says).
     """
+    inventory = job_inventory(context.job)  # read, and checked, before any request
     now = context.client.service_now()
     before, this = month_starts(now)
 
@@ -158,4 +159,5 @@ def availability_sections(context: PageContext) -> list[Section]:
         body = f'<p class="purpose">{html.escape(purpose)}</p>{months_table(ledger, this)}{notes}'
         return Section(anchor, title, body)
 
-    return account_sections(context, ("availability", "Availability", "count"), section)
+    naming = ("availability", "Availability", "count")
+    return account_sections(context, inventory, naming, section)

@@ -276,23 +276,25 @@ def health_sections(context: PageContext) -> list[Section]:
         )
         return Section(anchor, title, f'<p class="purpose">{note}</p>{body}')
 
-    return account_sections(context, ("health", "Health flags", "check"), section)
+    inventory = job_inventory(context.job)
+    return account_sections(context, inventory, ("health", "Health flags", "check"), section)
 
 
 def account_sections(
     context: PageContext,
+    inventory: Inventory | None,
     naming: tuple[str, str, str],
     section: Callable[[str, str, dict[str, Any]], Section],
 ) -> list[Section]:
-    """One section per account of the page's reports (and of the job's ``[inventory]``):
-    ``section(anchor, title, given)``, ``given`` being ``inventory=`` (the job's, for its
-    account) or ``msisdn=`` (the subscribers the reports name: a partial list), with
-    ``account_id=``. ``naming`` is the anchors' prefix, the titles' heading and the verb of
-    what the section does with the subscribers. An account with neither, or whose section
-    raised an :class:`EdgeReportsError`, gets a failed section saying why.
+    """One section per account of the page's reports (and of ``inventory``, the job's, read
+    by the caller before any request): ``section(anchor, title, given)``, ``given`` being
+    ``inventory=`` (for its account) or ``msisdn=`` (the subscribers the reports name: a
+    partial list), with ``account_id=``. ``naming`` is the anchors' prefix, the titles'
+    heading and the verb of what the section does with the subscribers. An account with
+    neither, or whose section raised an :class:`EdgeReportsError`, gets a failed section
+    saying why.
     """
     prefix, heading, verb = naming
-    inventory = job_inventory(context.job)
     accounts = list(context.accounts)
     if inventory is not None and inventory.account_id and inventory.account_id not in accounts:
         accounts.append(inventory.account_id)
